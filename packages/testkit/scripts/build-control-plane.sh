@@ -45,66 +45,33 @@ if [[ -z "${missing_after_lock:-}" ]]; then echo "$out"; exit 0; fi
 
 echo "testkit: building Kubernetes ${KUBERNETES_VERSION} control plane and etcd ${ETCD_VERSION} (first time on this machine; takes a while)" >&2
 
-staging=(api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider cluster-bootstrap
-  code-generator component-base component-helpers controller-manager cri-api cri-client cri-streaming
-  csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator
-  kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission
-  streaming)
-
-export GOFLAGS="-mod=mod -buildvcs=false"
-# The checksum database does not answer for every version the module proxy serves here; integrity comes
-# from the go.sum files committed beside this script instead.
+modules="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/control-plane-modules"
+# -mod=readonly: every module's hash must already be in the committed go.sum files, so what is built is
+# exactly what was pinned. The checksum database does not answer for every version the proxy serves here.
+export GOFLAGS="-mod=readonly -buildvcs=false"
 export GOSUMDB=off
 export CGO_ENABLED=0
 
-# k8s.io/kubernetes replaces its staging modules with local paths, so `go install pkg@version` refuses it;
-# a throwaway module that requires it and pins each staging module to its published twin builds it as released.
-mkdir -p "$work/k8s"
-{
-  echo "module testkit.local/k8s"
-  echo "go 1.26.0"
-  echo "require k8s.io/kubernetes ${KUBERNETES_VERSION}"
-  for m in "${staging[@]}"; do echo "replace k8s.io/$m => k8s.io/$m ${STAGING_VERSION}"; done
-} > "$work/k8s/go.mod"
-cat > "$work/k8s/tools.go" <<'GO'
-//go:build tools
-
-package tools
-
-import (
-	_ "k8s.io/kubernetes/cmd/kube-apiserver"
-	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
-	_ "k8s.io/kubernetes/cmd/kubectl"
-)
-GO
 minor="${KUBERNETES_VERSION#v1.}"; minor="${minor%%.*}"
 ldflags="-s -w"
 for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags+=" -X $pkg.gitVersion=${KUBERNETES_VERSION} -X $pkg.gitMajor=1 -X $pkg.gitMinor=${minor}"
   ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=${BUILD_DATE}"
 done
-(
-  cd "$work/k8s"
-  go mod tidy -e >/dev/null 2>&1 || true
-  go get "k8s.io/kubernetes@${KUBERNETES_VERSION}"
-  for b in kube-apiserver kube-controller-manager kubectl; do
-    [[ -x "$out/$b" ]] && continue
-    echo "testkit: go build $b" >&2
-    go build -trimpath -ldflags "$ldflags" -o "$out/.$b.tmp" "k8s.io/kubernetes/cmd/$b"
-    mv "$out/.$b.tmp" "$out/$b"
-  done
-)
 
+# k8s.io/kubernetes replaces its staging modules with local paths, so `go install pkg@version` refuses it;
+# the module in control-plane-modules/k8s requires it and pins each staging module to its published twin.
+cp -r "$modules/k8s" "$modules/etcd" "$work/"
+for b in kube-apiserver kube-controller-manager kubectl; do
+  [[ -x "$out/$b" ]] && continue
+  echo "testkit: go build $b" >&2
+  (cd "$work/k8s" && go build -trimpath -ldflags "$ldflags" -o "$out/.$b.tmp" "k8s.io/kubernetes/cmd/$b")
+  mv "$out/.$b.tmp" "$out/$b"
+done
 if [[ ! -x "$out/etcd" ]]; then
   echo "testkit: go build etcd ${ETCD_VERSION}" >&2
-  mkdir -p "$work/etcd"
-  (
-    cd "$work/etcd"
-    printf 'module testkit.local/etcd\ngo 1.26.0\n' > go.mod
-    go get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}"
-    go build -trimpath -ldflags "-s -w" -o "$out/.etcd.tmp" go.etcd.io/etcd/server/v3
-    mv "$out/.etcd.tmp" "$out/etcd"
-  )
+  (cd "$work/etcd" && go build -trimpath -ldflags "-s -w" -o "$out/.etcd.tmp" go.etcd.io/etcd/server/v3)
+  mv "$out/.etcd.tmp" "$out/etcd"
 fi
 
 echo "$out"
