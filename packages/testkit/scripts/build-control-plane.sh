@@ -12,9 +12,11 @@ KUBERNETES_VERSION=v1.36.5
 STAGING_VERSION=v0.36.5   # k8s.io/* staging modules are tagged v0.<minor>.<patch> alongside v1.<minor>.<patch>
 ETCD_VERSION=v3.6.16
 BUILD_DATE=2026-01-01T00:00:00Z
+# Bumped whenever patches/ changes, so a machine's cache never mixes old and new builds.
+TESTKIT_PATCH_LEVEL=1
 
 cache_root="${TESTKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/operators-testkit}"
-out="$cache_root/bin/k8s-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}"
+out="$cache_root/bin/k8s-${KUBERNETES_VERSION}-testkit.${TESTKIT_PATCH_LEVEL}-etcd-${ETCD_VERSION}"
 
 if [[ "${1:-}" == "--print-dir" ]]; then echo "$out"; exit 0; fi
 
@@ -62,6 +64,17 @@ done
 # k8s.io/kubernetes replaces its staging modules with local paths, so `go install pkg@version` refuses it;
 # the module in control-plane-modules/k8s requires it and pins each staging module to its published twin.
 cp -r "$modules/k8s" "$modules/etcd" "$work/"
+# The released source, verified against go.sum, plus testkit's patches (see patches/: one validation that
+# would keep loopback Pod addresses out of EndpointSlices).
+(
+  cd "$work/k8s"
+  go mod download k8s.io/kubernetes
+  src="$(go list -m -f '{{.Dir}}' k8s.io/kubernetes)"
+  cp -r "$src" "$work/kubernetes"
+  chmod -R u+w "$work/kubernetes"
+  for p in "$(dirname "$modules")"/patches/*.patch; do patch -s -p1 -d "$work/kubernetes" < "$p"; done
+  go mod edit -replace "k8s.io/kubernetes=$work/kubernetes"
+)
 for b in kube-apiserver kube-controller-manager kubectl; do
   [[ -x "$out/$b" ]] && continue
   echo "testkit: go build $b" >&2

@@ -46,7 +46,7 @@ export async function resolveBinaries(env: NodeJS.ProcessEnv = process.env): Pro
     cacheDir = stdout.trim().split('\n').at(-1) ?? '';
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? String(error);
-    throw new Error(`testkit could not provide the control-plane binaries (${missing.join(', ')}):\n${stderr.trim()}`);
+    throw new Error(`testkit could not provide the control-plane binaries (${missing.join(', ')}):\n${stderr.trim()}`, { cause: error });
   }
   for (const name of missing) {
     const candidate = join(cacheDir, name);

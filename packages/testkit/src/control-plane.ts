@@ -81,7 +81,10 @@ export class ControlPlane {
       `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
       '--authorization-mode=RBAC',
       '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount,PodSecurity,DefaultStorageClass,StorageObjectInUseProtection,ResourceQuota,LimitRanger',
-      '--allow-privileged=false',
+      // As on kind: privileged Pods are possible, so Pod Security admission is what keeps them out.
+      '--allow-privileged=true',
+      // Reach the local node's log server by address; its name resolves nowhere.
+      '--kubelet-preferred-address-types=InternalIP',
       '--event-ttl=1h',
     ];
     const plane = new ControlPlane({ dir: options.dir, binaries, pki, url, etcdUrl, adminKubeconfig, admin, apiServerArgs, startTimeoutMs: options.startTimeoutMs ?? 60_000 });

@@ -39,7 +39,7 @@ export class KubeApi {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error(`kubeconfig ${path} has no current cluster`);
     const opts: { ca?: unknown; cert?: unknown; key?: unknown; headers?: Record<string, string> } = {};
-    await kc.applyToHTTPSOptions(opts as never);
+    await kc.applyToHTTPSOptions(opts);
     const dispatcher = new Agent({
       connect: { ca: opts.ca as string | undefined, cert: opts.cert as string | undefined, key: opts.key as string | undefined },
       keepAliveTimeout: 30_000,
@@ -47,7 +47,7 @@ export class KubeApi {
     return new KubeApi(cluster.server, dispatcher, { ...(opts.headers ?? {}) });
   }
 
-  async request<T>(method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> {
+  async request(method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: unknown }> {
     const response = await request(`${this.server}${path}`, {
       method,
       dispatcher: this.#dispatcher,
@@ -55,22 +55,21 @@ export class KubeApi {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.body.text();
-    const parsed = text ? (JSON.parse(text) as T) : (undefined as T);
-    return { status: response.statusCode, body: parsed };
+    return { status: response.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined };
   }
 
   async #expect<T>(method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType?: string): Promise<T> {
-    const response = await this.request<T>(method, path, body, contentType);
+    const response = await this.request(method, path, body, contentType);
     if (response.status >= 400) throw new KubeApiError(method, path, response.status, response.body);
-    return response.body;
+    return response.body as T;
   }
 
   /** GET; undefined when the object does not exist. */
   async get<T>(path: string): Promise<T | undefined> {
-    const response = await this.request<T>('GET', path);
+    const response = await this.request('GET', path);
     if (response.status === 404) return undefined;
     if (response.status >= 400) throw new KubeApiError('GET', path, response.status, response.body);
-    return response.body;
+    return response.body as T;
   }
 
   create<T>(path: string, body: unknown): Promise<T> {

@@ -64,10 +64,8 @@ export class ManagedProcess {
         resolve(exit);
       };
       this.#child.once('exit', (code, signal) => { finish({ code, signal }); });
-      this.#child.once('error', (error) => {
-        finish({ code: -1, signal: null });
-        void error;
-      });
+      // The program could not be started at all (missing binary): report it like a failed exit.
+      this.#child.once('error', () => { finish({ code: -1, signal: null }); });
     });
   }
 

@@ -4,7 +4,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-const openssl = promisify(execFile).bind(null, 'openssl');
+const run = promisify(execFile);
+const openssl = (args: string[]): Promise<unknown> => run('openssl', args);
 
 /** Files of one cluster's certificate authority; every path is absolute. */
 export interface ClusterPki {
@@ -46,6 +47,15 @@ export async function createClusterPki(dir: string): Promise<ClusterPki> {
   await writeFile(serviceAccountPublicKey, publicKey.export({ type: 'spki', format: 'pem' }));
 
   return { caCert, caKey, serverCert, serverKey, serviceAccountKey, serviceAccountPublicKey, caPem: await readFile(caCert, 'utf8') };
+}
+
+/** A TLS serving certificate for loopback addresses, signed by the cluster CA (the local node's log server). */
+export async function createServingCertificate(dir: string, pki: ClusterPki, name: string): Promise<ClientCertificate> {
+  const key = join(dir, `${name}.key`);
+  const cert = join(dir, `${name}.crt`);
+  await signCertificate(dir, { caCert: pki.caCert, caKey: pki.caKey, key, cert, subject: `/CN=${name}`,
+    extensions: ['subjectAltName=DNS:localhost,IP:127.0.0.1', 'extendedKeyUsage=serverAuth', 'keyUsage=critical,digitalSignature,keyEncipherment'] });
+  return { cert, key };
 }
 
 /** A client certificate: the API server maps CN to the user name and each O to a group. */

@@ -18,27 +18,29 @@ export interface ListWatchHandlers<T> {
 export async function runListWatch<T extends { metadata?: { resourceVersion?: string } }>(
   api: KubeApi, path: string, handlers: ListWatchHandlers<T>, signal: AbortSignal,
 ): Promise<void> {
-  while (!signal.aborted) {
+  // A function, not the property: the flag changes while we await, which control-flow narrowing cannot see.
+  const stopped = (): boolean => signal.aborted;
+  while (!stopped()) {
     try {
       const list = await api.get<Listed<T>>(path);
       if (!list) throw new Error(`${path} is not served`);
       handlers.onList(list.items);
       let resourceVersion = list.metadata.resourceVersion;
       for (;;) {
-        let expired = false;
+        const stream: { expired: boolean } = { expired: false };
         await api.watch<T>(path, resourceVersion, (event) => {
           if (event.type === 'ERROR') {
-            expired = true;
+            stream.expired = true;
             return;
           }
           const rv = event.object.metadata?.resourceVersion;
           if (rv) resourceVersion = rv;
           if (event.type !== 'BOOKMARK') handlers.onEvent(event);
         }, signal);
-        if (expired || signal.aborted) break;
+        if (stream.expired || stopped()) break;
       }
     } catch (error) {
-      if (signal.aborted) return;
+      if (stopped()) return;
       if (!(error instanceof KubeApiError && error.status === 410)) {
         await new Promise((resolve) => setTimeout(resolve, 500));
       }

@@ -24,6 +24,8 @@ export const DEFAULT_IMAGE_RULES: readonly ImageRule[] = [
   { match: '*/nutanix-ahvvm-operator:*', runner: 'node', with: { entry: 'packages/nutanix-ahvvm-operator/dist/main.js' } },
   { match: 'postgres:*', runner: 'postgres' },
   { match: 'docker.io/library/postgres:*', runner: 'postgres' },
+  { match: 'busybox:*', runner: 'command' },
+  { match: 'docker.io/library/busybox:*', runner: 'command' },
   { match: 'quay.io/daein/prodpage:*', runner: 'http-static', with: { body: 'Production Page !\n', status: 200 } },
   { match: 'quay.io/daein/maintpage:*', runner: 'http-static', with: { body: 'Maintenance Page !\n', status: 200 } },
 ];

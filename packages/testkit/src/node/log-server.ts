@@ -1,0 +1,68 @@
+import { createReadStream } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import { join } from 'node:path';
+
+/**
+ * The piece of the kubelet API that `kubectl logs` uses: the API server proxies
+ * /api/v1/namespaces/NS/pods/POD/log to the node's /containerLogs/NS/POD/CONTAINER. With it, `kubectl logs`
+ * (also `-f` and `--tail`) works against the local node exactly as against a real one.
+ */
+export async function startLogServer(options: { certFile: string; keyFile: string; logDirOf: (namespace: string, pod: string) => string | undefined }): Promise<{ server: Server; port: number }> {
+  const [cert, key] = await Promise.all([readFile(options.certFile), readFile(options.keyFile)]);
+  const server = createServer({ cert, key }, (req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'https://node');
+      const match = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+      const dir = match ? options.logDirOf(decodeURIComponent(match[1] ?? ''), decodeURIComponent(match[2] ?? '')) : undefined;
+      if (!match || !dir) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+        return;
+      }
+      const file = join(dir, `${decodeURIComponent(match[3] ?? '')}.log`);
+      let size: number;
+      try {
+        size = (await stat(file)).size;
+      } catch {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end(`no logs for container ${match[3] ?? ''} yet\n`);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      const tail = url.searchParams.get('tailLines');
+      if (tail !== null) {
+        const lines = (await readFile(file, 'utf8')).split('\n');
+        if (lines.at(-1) === '') lines.pop();
+        res.write(lines.slice(-Number(tail) || lines.length).map((l) => `${l}\n`).join(''));
+      } else {
+        await new Promise<void>((resolve) => {
+          const done = (): void => { resolve(); };
+          createReadStream(file, { end: size - 1 }).on('end', done).on('error', done).pipe(res, { end: false });
+        });
+      }
+      if (url.searchParams.get('follow') !== 'true') {
+        res.end();
+        return;
+      }
+      // Follow: send what is appended until the client goes away.
+      let offset = size;
+      const handle = await open(file, 'r');
+      const timer = setInterval(() => {
+        void (async () => {
+          const { size: now } = await handle.stat();
+          if (now <= offset) return;
+          const buffer = Buffer.alloc(now - offset);
+          await handle.read(buffer, 0, buffer.length, offset);
+          offset = now;
+          res.write(buffer);
+        })();
+      }, 250);
+      res.on('close', () => {
+        clearInterval(timer);
+        void handle.close();
+      });
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { server, port: typeof address === 'object' && address ? address.port : 0 };
+}
