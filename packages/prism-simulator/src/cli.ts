@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// Runs a Prism Central v3 simulator in the foreground until SIGINT or SIGTERM:
+//
+//   npm run prism-simulator -- --port <p> [--host <addr>] [--tls] [--ca-out <file>] [--tls-san <name>]...
+//       [--user <u>] [--password <p>] [--cluster-name <n>] [--cluster-uuid <uuid>] [--config <file.json>]
+//
+// --config reads a JSON file with any of startPrismSimulator's options (seeds, timings, editConflicts,
+// faults); the flags win over it.
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { ADMIN_BASE_PATH } from './admin-api.ts';
+import { DEFAULT_CLUSTERS, type ClusterSeed } from './inventory.ts';
+import { PRISM_BASE_PATH } from './prism-endpoints.ts';
+import { validate, type ObjectSchema } from './schema-validation.ts';
+import { startPrismSimulator, type PrismSimulatorOptions } from './server.ts';
+
+const USAGE = `Usage: prism-simulator [options]
+
+  --port <p>            port to listen on (default 9440; 0 picks a free port)
+  --host <addr>         address to listen on (default 127.0.0.1)
+  --tls                 serve HTTPS with a certificate signed by a fresh CA
+  --ca-out <file>       with --tls: write the CA certificate (PEM) to <file>
+  --tls-san <name>      with --tls: extra DNS name or IP for the certificate (repeatable)
+  --user <u>            user name (default admin)
+  --password <p>        password (default Nutanix/4u)
+  --cluster-name <n>    name of the (first) cluster
+  --cluster-uuid <uuid> uuid of the (first) cluster
+  --config <file>       JSON file with startPrismSimulator options (flags win)
+  --help                show this help
+`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      tls: { type: 'boolean' },
+      'ca-out': { type: 'string' },
+      'tls-san': { type: 'string', multiple: true },
+      user: { type: 'string' },
+      password: { type: 'string' },
+      'cluster-name': { type: 'string' },
+      'cluster-uuid': { type: 'string' },
+      config: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (values.help === true) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const options = values.config === undefined ? {} : await readConfig(values.config);
+  const port = values.port === undefined ? (options.port ?? 9440) : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got '${values.port ?? ''}'`);
+  if (values['ca-out'] !== undefined && values.tls !== true && options.tls !== true) throw new Error('--ca-out needs --tls');
+  const [firstCluster = DEFAULT_CLUSTERS[0], ...otherClusters] = options.clusters ?? DEFAULT_CLUSTERS;
+  const cluster: ClusterSeed = {
+    name: values['cluster-name'] ?? firstCluster?.name ?? 'sim-cluster-01',
+    uuid: values['cluster-uuid'] ?? firstCluster?.uuid ?? '',
+  };
+
+  const simulator = await startPrismSimulator({
+    ...options,
+    port,
+    ...(values.host === undefined ? {} : { host: values.host }),
+    ...(values.tls === true ? { tls: true } : {}),
+    ...(values['tls-san'] === undefined ? {} : { tlsHostnames: values['tls-san'] }),
+    ...(values.user === undefined ? {} : { username: values.user }),
+    ...(values.password === undefined ? {} : { password: values.password }),
+    clusters: [cluster, ...otherClusters],
+  });
+  const caOut = values['ca-out'];
+  if (caOut !== undefined && simulator.caCertPem !== undefined) await writeFile(caOut, simulator.caCertPem);
+
+  const lines = [
+    `Prism Central v3 simulator listening on ${simulator.url}`,
+    `  api:       ${simulator.url}${PRISM_BASE_PATH}`,
+    `  username:  ${simulator.username}`,
+    `  password:  ${simulator.password}`,
+    ...simulator.clusters.map((c) => `  cluster:   ${c.name} ${c.uuid}`),
+    ...simulator.images.map((i) => `  image:     ${i.name} ${i.uuid}`),
+    ...simulator.subnets.map((s) => `  subnet:    ${s.name} ${s.uuid} ${s.cidr}${s.ipam ? ' (IPAM)' : ' (external DHCP)'}`),
+    `  admin:     ${simulator.url}${ADMIN_BASE_PATH}/faults, ${simulator.url}${ADMIN_BASE_PATH}/inspect`,
+  ];
+  if (simulator.caCertPem !== undefined) lines.push(caOut === undefined ? `  CA certificate:\n${simulator.caCertPem.trimEnd()}` : `  CA certificate written to ${caOut}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: NodeJS.Signals): void => {
+      process.stdout.write(`received ${signal}, stopping\n`);
+      resolve();
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+  });
+  await simulator.stop();
+}
+
+const seed = (properties: ObjectSchema['properties'], required: string[]): ObjectSchema => ({ type: 'object', additionalProperties: false, required, properties });
+const name = { type: 'string', minLength: 1 } as const;
+
+/** The JSON-expressible options of startPrismSimulator. Fault rules are checked when they are added. */
+const configSchema: ObjectSchema = seed({
+  host: name,
+  port: { type: 'integer', minimum: 0, maximum: 65535 },
+  tls: { type: 'boolean' },
+  tlsHostnames: { type: 'array', items: name },
+  username: name,
+  password: name,
+  clusters: { type: 'array', items: seed({ name, uuid: name }, ['name', 'uuid']) },
+  images: { type: 'array', items: seed({ name, uuid: name, sizeBytes: { type: 'integer', minimum: 0 } }, ['name', 'uuid', 'sizeBytes']) },
+  subnets: { type: 'array', items: seed({ name, uuid: name, cidr: name, ipam: { type: 'boolean' }, clusterUuid: name }, ['name', 'uuid', 'cidr', 'ipam']) },
+  timings: seed(Object.fromEntries(['createMs', 'updateMs', 'deleteMs', 'learnedIpMs'].map((key) => [key, { type: 'integer', minimum: 0 }])), []),
+  editConflicts: { type: 'string', enum: ['sync-409', 'async-task'] },
+  faults: seed({ seed: { type: 'integer' }, rules: { type: 'array', items: { type: 'object' } } }, []),
+}, []);
+
+async function readConfig(file: string): Promise<PrismSimulatorOptions> {
+  const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+  const details = validate(configSchema, parsed);
+  if (Object.keys(details).length > 0) throw new Error(`${file} is not a valid simulator configuration: ${JSON.stringify(details)}`);
+  return parsed as PrismSimulatorOptions;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`prism-simulator: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

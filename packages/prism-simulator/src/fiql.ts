@@ -1,0 +1,110 @@
+// The FIQL subset the simulator understands in POST /vms/list `filter`:
+//
+//   filter     := or
+//   or         := and ( ',' and )*          (',' is OR, as in FIQL)
+//   and        := primary ( ';' primary )*  (';' is AND)
+//   primary    := '(' or ')' | constraint
+//   constraint := selector ( '==' | '!=' ) value
+//
+// Selectors: `vm_name` only. `==` is an exact, case-sensitive match. Whether the real API treats `==` as
+// exact, substring or regex is unverified (contract 1.6), so clients must re-check names themselves, as
+// kubermatic and the Ansible modules do. Values are percent-decoded, so a name containing ',' ';' '(' or ')'
+// can be sent as %2C %3B %28 %29.
+
+/** The facts about a VM a filter can look at. */
+export interface FilterableVm {
+  name: string;
+}
+
+export type VmPredicate = (vm: FilterableVm) => boolean;
+
+export const SUPPORTED_SELECTORS = ['vm_name'] as const;
+
+export class FiqlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FiqlError';
+  }
+}
+
+/** Parses a filter into a predicate; an empty or absent filter matches everything. */
+export function parseVmFilter(filter: string | undefined): VmPredicate {
+  if (filter === undefined || filter.trim() === '') return () => true;
+  const parser = new Parser(filter);
+  const predicate = parser.parseOr();
+  parser.expectEnd();
+  return predicate;
+}
+
+class Parser {
+  private readonly text: string;
+  private position = 0;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  parseOr(): VmPredicate {
+    const first = this.parseAnd();
+    const alternatives = [first];
+    while (this.peek() === ',') {
+      this.position += 1;
+      alternatives.push(this.parseAnd());
+    }
+    return alternatives.length === 1 ? first : (vm) => alternatives.some((p) => p(vm));
+  }
+
+  expectEnd(): void {
+    if (this.position < this.text.length) throw new FiqlError(`unexpected '${this.text.slice(this.position)}' at position ${this.position}`);
+  }
+
+  private parseAnd(): VmPredicate {
+    const first = this.parsePrimary();
+    const parts = [first];
+    while (this.peek() === ';') {
+      this.position += 1;
+      parts.push(this.parsePrimary());
+    }
+    return parts.length === 1 ? first : (vm) => parts.every((p) => p(vm));
+  }
+
+  private parsePrimary(): VmPredicate {
+    if (this.peek() === '(') {
+      this.position += 1;
+      const inner = this.parseOr();
+      if (this.peek() !== ')') throw new FiqlError(`missing ')' at position ${this.position}`);
+      this.position += 1;
+      return inner;
+    }
+    return this.parseConstraint();
+  }
+
+  private parseConstraint(): VmPredicate {
+    const selectorMatch = /^[A-Za-z_][A-Za-z0-9_.]*/.exec(this.text.slice(this.position));
+    if (!selectorMatch) throw new FiqlError(`expected a selector at position ${this.position}`);
+    const selector = selectorMatch[0];
+    this.position += selector.length;
+    const operator = this.text.slice(this.position, this.position + 2);
+    if (operator !== '==' && operator !== '!=') throw new FiqlError(`expected '==' or '!=' after '${selector}' at position ${this.position}`);
+    this.position += 2;
+    const valueMatch = /^[^,;()]*/.exec(this.text.slice(this.position));
+    const raw = valueMatch?.[0] ?? '';
+    if (raw === '') throw new FiqlError(`missing value after '${selector}${operator}'`);
+    this.position += raw.length;
+    const value = percentDecode(raw);
+    if (selector !== 'vm_name') throw new FiqlError(`unsupported filter attribute '${selector}'; the simulator supports ${SUPPORTED_SELECTORS.join(', ')}`);
+    return operator === '==' ? (vm) => vm.name === value : (vm) => vm.name !== value;
+  }
+
+  private peek(): string | undefined {
+    return this.text[this.position];
+  }
+}
+
+function percentDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new FiqlError(`malformed percent-encoding in '${value}'`);
+  }
+}

@@ -1,0 +1,30 @@
+// What a test can ask the simulator about itself: every VM including those still being created, and
+// counts of the Prism traffic it has seen.
+
+import type { RequestCount, RequestStats } from './request-stats.ts';
+import type { TaskRunner, TaskStatus } from './tasks.ts';
+import type { InspectedVm, VmService } from './vm-service.ts';
+
+export interface SimulatorInspection {
+  /** Every VM held, in creation order: being created, ready, or being deleted. */
+  vms: InspectedVm[];
+  /** POST /vms requests received, whatever their outcome (faulted, rejected or accepted). */
+  createRequests: number;
+  /** The most Prism API requests that were in progress at the same time. */
+  peakConcurrentRequests: number;
+  inFlightRequests: number;
+  /** Requests by method, endpoint and status code (or `dropped`). */
+  requests: RequestCount[];
+  tasks: Partial<Record<TaskStatus, number>>;
+}
+
+export function inspectSimulator(vms: VmService, stats: RequestStats, tasks: TaskRunner): SimulatorInspection {
+  return {
+    vms: vms.inspect(),
+    createRequests: stats.total('POST /vms'),
+    peakConcurrentRequests: stats.peakConcurrentRequests,
+    inFlightRequests: stats.inFlightRequests,
+    requests: stats.requestCounts(),
+    tasks: tasks.countsByStatus(),
+  };
+}

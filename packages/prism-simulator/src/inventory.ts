@@ -1,0 +1,99 @@
+// The clusters, images and subnets a simulator is started with. VMs may only reference these; a
+// reference to anything else fails the VM's task, as pc.2022.1+ reports such errors asynchronously.
+
+import { randomUUID } from 'node:crypto';
+import { parseCidr, type Ipv4Range } from './nic-addresses.ts';
+
+export interface ClusterSeed {
+  name: string;
+  uuid: string;
+}
+
+export interface ImageSeed {
+  name: string;
+  uuid: string;
+  /** Size of the image; a disk cloned from it without `disk_size_mib` gets this size (rounded up to MiB). */
+  sizeBytes: number;
+}
+
+export interface SubnetSeed {
+  name: string;
+  uuid: string;
+  /** IPv4 range of the subnet, e.g. `10.40.0.0/24`. */
+  cidr: string;
+  /**
+   * `true` for an AHV IPAM-managed subnet: NICs get an `ASSIGNED` IP at creation, even while the VM is OFF.
+   * `false` for a subnet with an external DHCP server: a `LEARNED` IP shows up only once the VM runs.
+   */
+  ipam: boolean;
+  /** The cluster the subnet lives on; defaults to the first cluster. */
+  clusterUuid?: string;
+}
+
+export const DEFAULT_CLUSTERS: readonly ClusterSeed[] = [{ name: 'sim-cluster-01', uuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a01' }];
+
+export const DEFAULT_IMAGES: readonly ImageSeed[] = [
+  { name: 'ubuntu-24.04-server-cloudimg', uuid: '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e01', sizeBytes: 3_758_096_384 },
+  { name: 'rocky-9-genericcloud', uuid: '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e02', sizeBytes: 10_737_418_240 },
+  { name: 'alpine-3.20-virt-iso', uuid: '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e03', sizeBytes: 66_060_288 },
+];
+
+export const DEFAULT_SUBNETS: readonly SubnetSeed[] = [
+  { name: 'vlan10-ipam', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f01', cidr: '10.40.10.0/24', ipam: true },
+  { name: 'vlan20-dhcp', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f02', cidr: '192.168.20.0/24', ipam: false },
+  { name: 'vlan30-ipam', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f03', cidr: '10.40.30.0/24', ipam: true },
+];
+
+export interface Cluster extends ClusterSeed {
+  /** The default storage container new disks land in, as `storage_config` in the recorded GET shows. */
+  storageContainer: { name: string; uuid: string };
+}
+
+export interface Subnet extends Required<SubnetSeed> {
+  range: Ipv4Range;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class Inventory {
+  readonly clusters: readonly Cluster[];
+  readonly images: readonly ImageSeed[];
+  readonly subnets: readonly Subnet[];
+
+  /** Validates the seeds so that a typo fails at start-up rather than as a puzzling task failure. */
+  constructor(clusters: readonly ClusterSeed[], images: readonly ImageSeed[], subnets: readonly SubnetSeed[]) {
+    const firstCluster = clusters[0];
+    if (!firstCluster) throw new Error('the simulator needs at least one cluster');
+    for (const seed of [...clusters, ...images, ...subnets]) {
+      if (!UUID.test(seed.uuid)) throw new Error(`'${seed.uuid}' (${seed.name}) is not a UUID`);
+    }
+    const uuids = [...clusters, ...images, ...subnets].map((seed) => seed.uuid.toLowerCase());
+    if (new Set(uuids).size !== uuids.length) throw new Error('cluster, image and subnet UUIDs must be unique');
+    this.clusters = clusters.map((seed) => ({ ...seed, storageContainer: { name: 'SelfServiceContainer', uuid: randomUUID() } }));
+    this.images = images.map((seed) => ({ ...seed }));
+    this.subnets = subnets.map((seed) => {
+      const clusterUuid = seed.clusterUuid ?? firstCluster.uuid;
+      if (!clusters.some((c) => c.uuid === clusterUuid)) throw new Error(`subnet ${seed.name} names unknown cluster ${clusterUuid}`);
+      return { ...seed, clusterUuid, range: parseCidr(seed.cidr) };
+    });
+  }
+
+  /** Where a VM without `cluster_reference` is placed (the minimal documented body has none). */
+  get defaultCluster(): Cluster {
+    const [first] = this.clusters;
+    if (!first) throw new Error('unreachable: the constructor requires a cluster');
+    return first;
+  }
+
+  cluster(uuid: string): Cluster | undefined {
+    return this.clusters.find((c) => c.uuid === uuid);
+  }
+
+  image(uuid: string): ImageSeed | undefined {
+    return this.images.find((i) => i.uuid === uuid);
+  }
+
+  subnet(uuid: string): Subnet | undefined {
+    return this.subnets.find((s) => s.uuid === uuid);
+  }
+}

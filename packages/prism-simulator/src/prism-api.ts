@@ -1,0 +1,78 @@
+// Dispatches an authenticated request for a known endpoint to the code that serves it.
+
+import { API_VERSION, PrismApiError, invalidRequest } from './errors.ts';
+import type { HttpReply } from './http-io.ts';
+import type { IdempotenceRegistry } from './idempotence.ts';
+import type { EndpointMatch, PrismEndpoint } from './prism-endpoints.ts';
+import { validate } from './schema-validation.ts';
+import type { TaskRunner } from './tasks.ts';
+import { idempotenceInputSchema, type IdempotenceInput } from './vm-schema.ts';
+import type { VmService } from './vm-service.ts';
+import type { Reference } from './vm-store.ts';
+
+export interface PrismApiDependencies {
+  vms: VmService;
+  tasks: TaskRunner;
+  idempotence: IdempotenceRegistry;
+  user: Required<Reference>;
+}
+
+/** The `kind` error bodies of an endpoint carry. */
+export function kindOf(endpoint: PrismEndpoint | undefined): string {
+  if (endpoint?.includes('/tasks')) return 'task';
+  if (endpoint?.includes('/idempotence_identifiers')) return 'idempotence_identifier';
+  if (endpoint?.includes('/users')) return 'user';
+  return 'vm';
+}
+
+export async function servePrismEndpoint(match: EndpointMatch, readBody: () => Promise<unknown>, deps: PrismApiDependencies): Promise<HttpReply> {
+  const param = match.param ?? '';
+  switch (match.endpoint) {
+    case 'POST /vms':
+      return deps.vms.create(await readBody());
+    case 'GET /vms/{uuid}':
+      return deps.vms.get(param);
+    case 'PUT /vms/{uuid}':
+      return deps.vms.update(param, await readBody());
+    case 'DELETE /vms/{uuid}':
+      return deps.vms.remove(param);
+    case 'POST /vms/list':
+      return deps.vms.list(await readBody());
+    case 'GET /tasks/{uuid}': {
+      const task = deps.tasks.view(param.toLowerCase());
+      // Clients look for INVALID_UUID in this error (TF helpers.go, kubermatic, CAPX v1.7).
+      if (!task) throw new PrismApiError(404, 'INVALID_UUID', `INVALID_UUID: Task with uuid ${param} does not exist.`, { kind: 'task' });
+      return { status: 200, json: task };
+    }
+    case 'POST /idempotence_identifiers': {
+      const body = await readBody();
+      const details = validate(idempotenceInputSchema, body);
+      if (Object.keys(details).length > 0) throw invalidRequest(details, kindOf(match.endpoint));
+      return { status: 200, json: deps.idempotence.issue(body as IdempotenceInput) };
+    }
+    case 'GET /idempotence_identifiers/{client_identifier}': {
+      const batch = deps.idempotence.forClient(param);
+      if (!batch) throw identifiersNotFound(param);
+      return { status: 200, json: batch };
+    }
+    case 'DELETE /idempotence_identifiers/{client_identifier}':
+      if (!deps.idempotence.deleteClient(param)) throw identifiersNotFound(param);
+      // The recorded response is 200 with the JSON body `null`.
+      return { status: 200, json: null };
+    case 'GET /users/me':
+      // prism-go-client's session mode fetches its cookies with this call (contract 2.2).
+      return {
+        status: 200,
+        json: {
+          api_version: API_VERSION,
+          metadata: { kind: 'user', uuid: deps.user.uuid },
+          spec: { resources: {} },
+          status: { name: deps.user.name, state: 'COMPLETE', resources: { display_name: deps.user.name, user_type: 'LOCAL' } },
+        },
+      };
+  }
+}
+
+function identifiersNotFound(clientIdentifier: string): PrismApiError {
+  return new PrismApiError(404, 'ENTITY_NOT_FOUND', `No idempotence identifiers for client ${clientIdentifier}.`, { kind: 'idempotence_identifier' });
+}

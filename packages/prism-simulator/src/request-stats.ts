@@ -1,0 +1,60 @@
+// Counts of the Prism API traffic a simulator has seen, for tests that assert on client behaviour: how many
+// creates were sent, how many requests ran at once, which calls failed how. Admin (/__sim) traffic is not
+// counted.
+
+import type { PrismEndpoint } from './prism-endpoints.ts';
+
+/** `dropped` when the connection was destroyed instead of answered. */
+export type RequestOutcome = number | 'dropped';
+
+export interface RequestCount {
+  method: string;
+  /** The endpoint name, or `unknown` for paths the simulator does not serve. */
+  endpoint: PrismEndpoint | 'unknown';
+  outcome: RequestOutcome;
+  count: number;
+}
+
+export class RequestStats {
+  private readonly counts = new Map<string, RequestCount>();
+  private inFlight = 0;
+  private peak = 0;
+
+  /** Marks a request as started; call the returned function once when it is over. */
+  begin(): () => void {
+    this.inFlight += 1;
+    this.peak = Math.max(this.peak, this.inFlight);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.inFlight -= 1;
+    };
+  }
+
+  record(method: string, endpoint: PrismEndpoint | 'unknown', outcome: RequestOutcome): void {
+    const key = `${method} ${endpoint} ${String(outcome)}`;
+    const entry = this.counts.get(key) ?? { method, endpoint, outcome, count: 0 };
+    entry.count += 1;
+    this.counts.set(key, entry);
+  }
+
+  requestCounts(): RequestCount[] {
+    return [...this.counts.values()].map((entry) => ({ ...entry }));
+  }
+
+  /** Requests to `endpoint`, whatever their outcome. */
+  total(endpoint: PrismEndpoint): number {
+    let total = 0;
+    for (const entry of this.counts.values()) if (entry.endpoint === endpoint) total += entry.count;
+    return total;
+  }
+
+  get inFlightRequests(): number {
+    return this.inFlight;
+  }
+
+  get peakConcurrentRequests(): number {
+    return this.peak;
+  }
+}

@@ -1,0 +1,213 @@
+// Starts a simulator: wires the parts together and runs every Prism request through the same steps a
+// client would meet on a real Prism Central: the gateway's faults (latency, 5xx, 429, dropped connections),
+// authentication, then the endpoint.
+
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ADMIN_BASE_PATH, serveAdmin } from './admin-api.ts';
+import { SessionAuthenticator, unauthorizedReply } from './auth.ts';
+import { createServingCertificates } from './certificates.ts';
+import { PrismApiError, errorBody } from './errors.ts';
+import { FaultInjector, type FaultController, type FaultRule, type RequestAction } from './faults.ts';
+import { readJsonBody, writeReply, type HttpReply } from './http-io.ts';
+import { IdempotenceRegistry } from './idempotence.ts';
+import { inspectSimulator, type SimulatorInspection } from './inspection.ts';
+import { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_SUBNETS, Inventory, type ClusterSeed, type ImageSeed, type SubnetSeed } from './inventory.ts';
+import { kindOf, servePrismEndpoint } from './prism-api.ts';
+import { PRISM_BASE_PATH, matchEndpoint, type PrismEndpoint } from './prism-endpoints.ts';
+import { RequestStats } from './request-stats.ts';
+import { TaskRunner } from './tasks.ts';
+import { VmService, type EditConflictMode, type SimulatorTimings } from './vm-service.ts';
+import { VmStore } from './vm-store.ts';
+
+export interface PrismSimulatorOptions {
+  /** Address to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Port to listen on; 0 (the default) picks a free one. */
+  port?: number;
+  /** Serve HTTPS with a certificate from a fresh CA (see `caCertPem`). Default false (plain HTTP). */
+  tls?: boolean;
+  /** Extra DNS names or IPs for the certificate, besides localhost, 127.0.0.1 and ::1. */
+  tlsHostnames?: string[];
+  /** Default `admin`. */
+  username?: string;
+  /** Default `Nutanix/4u`, Prism's well-known factory password. */
+  password?: string;
+  /** Default: one cluster, `sim-cluster-01`. */
+  clusters?: ClusterSeed[];
+  /** Default: three images. */
+  images?: ImageSeed[];
+  /** Default: `vlan10-ipam` and `vlan30-ipam` (IPAM) and `vlan20-dhcp` (external DHCP). */
+  subnets?: SubnetSeed[];
+  /** Task durations; each defaults to 200 ms. `learnedIpMs` also defaults to 200 ms. */
+  timings?: Partial<SimulatorTimings>;
+  /** Default `async-task`: a stale spec_version gets 202 and a FAILED task. */
+  editConflicts?: EditConflictMode;
+  /** Fault rules active from the start, and the seed their probabilities draw from (default 1). */
+  faults?: { seed?: number; rules?: FaultRule[] };
+  /**
+   * The wall clock (ms since the epoch) for timestamps, session expiry and idempotence-identifier expiry.
+   * Tests pass a fake one to expire sessions without waiting 15 minutes. Task durations use real timers.
+   */
+  now?: () => number;
+}
+
+export interface PrismSimulator {
+  /** Origin of the server, e.g. `https://127.0.0.1:40123`; the v3 API is below `${url}/api/nutanix/v3`. */
+  url: string;
+  host: string;
+  port: number;
+  /** PEM of the CA that signed the server certificate; only with `tls: true`. */
+  caCertPem?: string;
+  username: string;
+  password: string;
+  clusters: readonly ClusterSeed[];
+  images: readonly ImageSeed[];
+  subnets: readonly SubnetSeed[];
+  faults: FaultController;
+  /** A snapshot of VMs and traffic counts. */
+  inspect(): SimulatorInspection;
+  /** Closes every connection, cancels running tasks and stops listening. */
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_USERNAME = 'admin';
+export const DEFAULT_PASSWORD = 'Nutanix/4u';
+export const DEFAULT_TIMINGS: SimulatorTimings = { createMs: 200, updateMs: 200, deleteMs: 200, learnedIpMs: 200 };
+
+export async function startPrismSimulator(options: PrismSimulatorOptions = {}): Promise<PrismSimulator> {
+  const now = options.now ?? Date.now;
+  const username = options.username ?? DEFAULT_USERNAME;
+  const password = options.password ?? DEFAULT_PASSWORD;
+  const inventory = new Inventory(options.clusters ?? DEFAULT_CLUSTERS, options.images ?? DEFAULT_IMAGES, options.subnets ?? DEFAULT_SUBNETS);
+  const faults = new FaultInjector(options.faults?.seed ?? 1, options.faults?.rules ?? []);
+  const stats = new RequestStats();
+  const tasks = new TaskRunner(now, faults);
+  const idempotence = new IdempotenceRegistry(now);
+  const user = { kind: 'user', name: username, uuid: randomUUID() };
+  const vms = new VmService({
+    inventory,
+    store: new VmStore(),
+    tasks,
+    idempotence,
+    timings: { ...DEFAULT_TIMINGS, ...options.timings },
+    editConflicts: options.editConflicts ?? 'async-task',
+    now,
+    owner: user,
+  });
+  const authenticator = new SessionAuthenticator({ username, password, now, secureCookies: options.tls === true });
+  const inspect = (): SimulatorInspection => inspectSimulator(vms, stats, tasks);
+  const stopping = new AbortController();
+
+  const handlePrism = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const end = stats.begin();
+    res.once('close', end);
+    const match = path.startsWith(`${PRISM_BASE_PATH}/`) ? matchEndpoint(method, path.slice(PRISM_BASE_PATH.length)) : undefined;
+    const endpoint = match?.endpoint;
+    const decision = faults.decideRequest(endpoint);
+    const finish = (reply: HttpReply | 'drop'): void => {
+      stats.record(method, endpoint ?? 'unknown', reply === 'drop' ? 'dropped' : reply.status);
+      if (reply === 'drop') req.socket.destroy();
+      else writeReply(res, reply);
+    };
+    if (decision.latencyMs > 0) await sleep(decision.latencyMs, undefined, { signal: stopping.signal });
+    if (decision.before) {
+      finish(faultReply(decision.before, endpoint));
+      return;
+    }
+    let reply: HttpReply;
+    const auth = authenticator.authenticate(req.headers);
+    if (!auth.ok) reply = unauthorizedReply();
+    else if (!match) reply = { status: 404, json: errorBody(404, 'vm', { reason: 'NOT_FOUND', message: `${method} ${path} is not an endpoint of the Prism Central v3 API simulator.` }) };
+    else {
+      reply = await servePrismEndpoint(match, () => readJsonBody(req, kindOf(endpoint)), { vms, tasks, idempotence, user }).catch((error: unknown) => errorReply(error, kindOf(endpoint)));
+      if (auth.setCookie.length > 0) reply.headers = { ...reply.headers, 'set-cookie': auth.setCookie };
+    }
+    finish(decision.after ? faultReply(decision.after, endpoint) : reply);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://simulator').pathname;
+    if (path === ADMIN_BASE_PATH || path.startsWith(`${ADMIN_BASE_PATH}/`)) {
+      const reply = await serveAdmin(req.method ?? 'GET', path, () => readJsonBody(req, 'admin'), { faults, inspect }).catch((error: unknown) => errorReply(error, 'admin'));
+      writeReply(res, reply);
+      return;
+    }
+    await handlePrism(req, res, path);
+  };
+
+  let certificates: Awaited<ReturnType<typeof createServingCertificates>> | undefined;
+  let server: Server;
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch(() => {
+      // Only a stop() during an injected delay lands here; the connection is going away anyway.
+      req.socket.destroy();
+    });
+  };
+  if (options.tls === true) {
+    certificates = await createServingCertificates(options.tlsHostnames);
+    server = createHttpsServer({ cert: certificates.certPem, key: certificates.keyPem }, listener);
+  } else {
+    server = createHttpServer(listener);
+  }
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: `${options.tls === true ? 'https' : 'http'}://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${port}`,
+    host,
+    port,
+    ...(certificates ? { caCertPem: certificates.caCertPem } : {}),
+    username,
+    password,
+    clusters: inventory.clusters.map(({ name, uuid }) => ({ name, uuid })),
+    images: inventory.images,
+    subnets: inventory.subnets.map(({ name, uuid, cidr, ipam, clusterUuid }) => ({ name, uuid, cidr, ipam, clusterUuid })),
+    faults,
+    inspect,
+    stop: () => {
+      stopped ??= new Promise<void>((resolve) => {
+        stopping.abort();
+        tasks.stop();
+        server.close(() => { resolve(); });
+        server.closeAllConnections();
+      });
+      return stopped;
+    },
+  };
+}
+
+function faultReply(action: RequestAction, endpoint: PrismEndpoint | undefined): HttpReply | 'drop' {
+  const kind = kindOf(endpoint);
+  switch (action.kind) {
+    case 'drop':
+      return 'drop';
+    case 'error':
+      return { status: action.status, json: errorBody(action.status, kind, { reason: 'INTERNAL_ERROR', message: 'Internal Server Error (injected by the simulator).' }) };
+    case 'rate-limit':
+      return {
+        status: 429,
+        headers: { 'retry-after': String(action.retryAfterSeconds) },
+        json: errorBody(429, kind, { reason: 'RATE_LIMIT_EXCEEDED', message: `Too many requests; retry after ${action.retryAfterSeconds} seconds.` }),
+      };
+  }
+}
+
+function errorReply(error: unknown, kind: string): HttpReply {
+  if (error instanceof PrismApiError) return { status: error.status, json: error.toBody() };
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: 500, json: errorBody(500, kind, { reason: 'INTERNAL_ERROR', message }) };
+}
