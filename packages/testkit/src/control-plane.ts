@@ -140,7 +140,17 @@ export class ControlPlane {
 
   /** Stops and starts kube-apiserver on the same etcd and port: every watch is cut, no data is lost. */
   async restartApiServer(): Promise<void> {
+    await this.stopApiServer();
+    await this.#startApiServer();
+  }
+
+  /** Stops kube-apiserver alone (clients see connection errors) until {@link startApiServer}. */
+  async stopApiServer(): Promise<void> {
     await this.#apiServer?.stop(5_000);
+  }
+
+  async startApiServer(): Promise<void> {
+    if (this.#apiServer?.running) return;
     await this.#startApiServer();
   }
 
