@@ -1,0 +1,107 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { ApiError, isConflict } from '../client/errors.ts';
+import { defineResource, type ResourceRef } from '../client/resources.ts';
+import type { Condition } from '../conditions.ts';
+import { nextStatus, StatusWriter, type ConditionedStatus } from './status-writer.ts';
+
+interface Gadget extends KubernetesObject {
+  status?: ConditionedStatus & { phase?: string };
+}
+const GadgetResource = defineResource<Gadget>({ group: 'example.com', version: 'v1', resource: 'gadgets', kind: 'Gadget', namespaced: true });
+
+const T1 = new Date('2026-03-01T10:00:00Z');
+const T2 = new Date('2026-03-01T11:00:00Z');
+
+const ready: Condition = { type: 'Ready', status: 'True', reason: 'Available', message: '', lastTransitionTime: '2026-03-01T10:00:00Z', observedGeneration: 3 };
+
+function gadget(status?: Gadget['status']): Gadget {
+  return Object.freeze({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { namespace: 'ns', name: 'g', resourceVersion: '7' }, ...(status && { status }) });
+}
+
+/** Records each status write and answers like the API server, with a new resourceVersion. */
+function fakeClient(answer?: Error) {
+  const written: KubernetesObject[] = [];
+  return {
+    written,
+    updateStatus<T extends KubernetesObject>(_ref: ResourceRef<T>, obj: T): Promise<T> {
+      written.push(obj);
+      if (answer) return Promise.reject(answer);
+      const stored = structuredClone(obj);
+      if (stored.metadata) stored.metadata.resourceVersion = String(Number(stored.metadata.resourceVersion) + 1);
+      return Promise.resolve(stored);
+    },
+  };
+}
+
+describe('nextStatus', () => {
+  it('sets conditions, observedGeneration and fields, stamping new conditions with now', () => {
+    const status = nextStatus<NonNullable<Gadget['status']>>(undefined, {
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }],
+      observedGeneration: 3,
+      fields: { phase: 'Running' },
+      now: T1,
+    });
+    expect(status).toEqual({ phase: 'Running', observedGeneration: 3, conditions: [ready] });
+  });
+
+  it('moves lastTransitionTime only when a condition’s status moves', () => {
+    const sameStatus = nextStatus({ conditions: [ready] }, { conditions: [{ type: 'Ready', status: 'True', reason: 'StillAvailable' }], now: T2 });
+    expect(sameStatus.conditions[0]).toMatchObject({ reason: 'StillAvailable', lastTransitionTime: '2026-03-01T10:00:00Z' });
+    const flipped = nextStatus({ conditions: [ready] }, { conditions: [{ type: 'Ready', status: 'False', reason: 'Down' }], now: T2 });
+    expect(flipped.conditions[0]).toMatchObject({ status: 'False', lastTransitionTime: '2026-03-01T11:00:00Z' });
+  });
+
+  it('keeps conditions and fields the update does not name, and lets a condition keep its own generation', () => {
+    const current = { phase: 'Running', observedGeneration: 3, conditions: [ready] };
+    const status = nextStatus(current, {
+      conditions: [{ type: 'Degraded', status: 'False', reason: 'AsExpected', observedGeneration: 2 }],
+      observedGeneration: 4,
+      now: T2,
+    });
+    expect(status).toEqual({
+      phase: 'Running',
+      observedGeneration: 4,
+      conditions: [ready, { type: 'Degraded', status: 'False', reason: 'AsExpected', message: '', observedGeneration: 2, lastTransitionTime: '2026-03-01T11:00:00Z' }],
+    });
+    expect(current.conditions).toEqual([ready]);
+  });
+});
+
+describe('StatusWriter', () => {
+  it('writes a changed status and skips one equal to the current status, whatever the key order', async () => {
+    const client = fakeClient();
+    const writer = new StatusWriter(client);
+    const stored = await writer.write(GadgetResource, gadget(), { phase: 'Running', observedGeneration: 3 });
+    expect(stored.metadata?.resourceVersion).toBe('8');
+    expect(client.written).toEqual([{ ...gadget(), status: { phase: 'Running', observedGeneration: 3 } }]);
+
+    const current = gadget({ phase: 'Running', observedGeneration: 3 });
+    expect(await writer.write(GadgetResource, current, { observedGeneration: 3, phase: 'Running' })).toBe(current);
+    expect({ writes: writer.writes, skipped: writer.skipped }).toEqual({ writes: 1, skipped: 1 });
+  });
+
+  it('writes conditions only when setStatusCondition changes them', async () => {
+    const client = fakeClient();
+    const writer = new StatusWriter(client);
+    const update = { conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }] as const, observedGeneration: 3, now: T1 };
+    await writer.writeConditions(GadgetResource, gadget({ observedGeneration: 3, conditions: [ready] }), update);
+    await writer.writeConditions(GadgetResource, gadget({ observedGeneration: 2, conditions: [ready] }), update);
+    expect({ writes: writer.writes, skipped: writer.skipped }).toEqual({ writes: 1, skipped: 1 });
+  });
+
+  it('lets a conflict surface, so the reconcile is requeued with fresh data', async () => {
+    const conflict = new ApiError({ status: 409, body: { kind: 'Status', reason: 'Conflict', message: 'the object has been modified' }, request: 'PUT x' });
+    const writer = new StatusWriter(fakeClient(conflict));
+    const error: unknown = await writer.write(GadgetResource, gadget(), { phase: 'Running' }).catch((e: unknown) => e);
+    expect(isConflict(error)).toBe(true);
+    expect(writer.writes).toBe(1);
+  });
+
+  it('refuses an object without a resourceVersion, which would overwrite whatever is stored', async () => {
+    const writer = new StatusWriter(fakeClient());
+    const unread = { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { namespace: 'ns', name: 'g' } };
+    await expect(writer.write(GadgetResource, unread, { phase: 'Running' })).rejects.toThrow(/Gadget g has no resourceVersion/);
+    expect(writer.writes).toBe(0);
+  });
+});
