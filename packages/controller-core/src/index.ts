@@ -71,3 +71,33 @@ export {
   type CreateLoggerOptions,
   type ReconcileLogContext,
 } from './log.ts';
+
+export { KubeClient, type ApplyConfiguration, type ApplyOptions, type DeleteOptions, type JsonPatchOperation, type KubeClientOptions, type ListOptions, type ObjectList, type Patch, type WatchOptions as ClientWatchOptions, type WriteOptions } from './client/kube-client.ts';
+export { resourcePath } from './client/resource-path.ts';
+export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, isTooManyRequests, isUnauthorized, type StatusBody, type StatusReason } from './client/errors.ts';
+export { Resources, apiVersionOf, defineResource, groupResourceOf, type ObjectOf, type Plain, type ResourceRef } from './client/resources.ts';
+export { RETRY_AFTER_LIMITS, retryOnConflict, type RetryOnConflictOptions } from './client/retry.ts';
+export type { RequestCounts, RequestVerb, RestClientMetricsSink } from './client/rest-metrics.ts';
+export type { WatchEvent } from './client/watch-stream.ts';
+
+export { SharedInformerFactory, type InformerFactoryOptions } from './informer/informer-factory.ts';
+export { SharedInformer, type InformerEventHandler, type InformerHealth, type InformerLogger, type InformerMetricsSink, type SharedInformerOptions } from './informer/shared-informer.ts';
+export { stripManagedFields, type ObjectTransform } from './informer/transform.ts';
+export type { ReadonlyCache } from './informer/cache.ts';
+export { CONTROLLER_OWNER_INDEX, NAMESPACE_INDEX, type IndexFunc } from './informer/indexer.ts';
+export type { InformerScope, WatchEndReason } from './informer/reflector.ts';
+
+export { Controller, type ControllerOptions } from './controller/controller.ts';
+export { ControllerBuilder, type ControllerSettings, type MapToKeys, type WatchOptions as ControllerWatchOptions } from './controller/builder.ts';
+export { TerminalError, type ReconcileContext, type ReconcileRequest, type ReconcileResult as ReconcileOutcome, type Reconciler } from './controller/reconciler.ts';
+export { and, annotationsChanged, generationChanged, hasLabels, labelsChanged, not, or, resourceVersionChanged, type Predicate } from './controller/predicates.ts';
+
+export { LeaderElector, type LeaderElectionOptions } from './leader/leader-elector.ts';
+export { Manager, type ManagerOptions } from './manager/manager.ts';
+export { podNamespace } from './manager/pod-namespace.ts';
+
+export { applyOwned, ownershipConflict, type ApplyOwnedOptions } from './writes/apply-owned.ts';
+export { StatusWriter, nextStatus, type ConditionedStatus, type StatusUpdate, type StatusWriterOptions } from './writes/status-writer.ts';
+export { ensureFinalizer, removeFinalizer } from './writes/finalizers.ts';
+export { EventRecorder, type EventDetails, type EventRecorderOptions, type EventType } from './writes/event-recorder.ts';
+export { jsonEqual } from './writes/json-equal.ts';

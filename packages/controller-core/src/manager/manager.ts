@@ -1,0 +1,248 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { KubeClient } from '../client/kube-client.ts';
+import type { RestClientMetricsSink } from '../client/rest-metrics.ts';
+import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
+import type { Controller } from '../controller/controller.ts';
+import { SharedInformerFactory } from '../informer/informer-factory.ts';
+import type { InformerMetricsSink } from '../informer/shared-informer.ts';
+import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elector.ts';
+import { createLogger } from '../log.ts';
+import { createMetrics, type ControllerCoreMetrics } from '../metrics/create-metrics.ts';
+import { parseBindAddress } from './bind-address.ts';
+import { podNamespace } from './pod-namespace.ts';
+import { ProbeServer, type Check } from './probe-server.ts';
+
+export interface ManagerOptions {
+  /** Names the field manager, the leader-election lease and log lines, e.g. `maintpage-operator`. */
+  name: string;
+  /** Default: loaded from KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount. */
+  kubeConfig?: KubeConfig;
+  /** Limit every informer to one namespace (default: all namespaces). */
+  namespace?: string;
+  leaderElection?: Partial<Omit<LeaderElectionOptions, 'masterStatus' | 'logger'>> & {
+    /** Default true. Turn off only for single-replica development. */
+    enabled?: boolean;
+  };
+  /** `/healthz` and `/readyz` (default `:8081`; `0` disables; `:0` picks a free port). */
+  healthProbeBindAddress?: string;
+  /** `/metrics` and `/debug/queue` (default `:8080`; `0` disables). */
+  metricsBindAddress?: string;
+  /** How long a stop waits for reconciles in flight before aborting them (default 30 s, as controller-runtime). */
+  gracefulShutdownTimeoutMs?: number;
+  /** Fail start-up when caches have not synced in this time (default 2 min, as controller-runtime). */
+  cacheSyncTimeoutMs?: number;
+  /**
+   * Readiness fails when a watch has been silent this long; liveness fails at three times this, so a "healthy but
+   * dead" operator is restarted by the kubelet (default 5 min).
+   */
+  watchStaleAfterMs?: number;
+  logger?: Logger;
+  registry?: Registry;
+}
+
+/**
+ * Runs controllers: starts informers on every replica (so a successor has warm caches), waits for them to sync,
+ * runs controllers only while leader, serves probes and metrics, and shuts down gracefully: stop taking work, finish
+ * what is in flight (bounded), release the lease, stop watches.
+ */
+export class Manager implements ControllerHost {
+  readonly name: string;
+  readonly client: KubeClient;
+  readonly informers: SharedInformerFactory;
+  readonly metrics: ControllerCoreMetrics;
+  readonly logger: Logger;
+  readonly namespace: string | undefined;
+  readonly #options: ManagerOptions;
+  readonly #controllers: Controller[] = [];
+  readonly #probes = new ProbeServer();
+  readonly #metricsServer = new ProbeServer();
+  readonly #stop = new AbortController();
+  #synced = false;
+  #stopping = false;
+  #ports: { health?: number; metrics?: number } = {};
+  #elector: LeaderElector | undefined;
+
+  private constructor(options: ManagerOptions, client: KubeClient, metrics: ControllerCoreMetrics, logger: Logger) {
+    this.name = options.name;
+    this.#options = options;
+    this.client = client;
+    this.metrics = metrics;
+    this.logger = logger;
+    this.namespace = options.namespace;
+    const informerLogger = logger.child({ component: 'informer' });
+    const informerMetrics: InformerMetricsSink = {
+      onWatchRestart: (resource, reason) => { metrics.informers.watchRestarts.inc({ resource, reason }); },
+      onRelist: (resource) => { metrics.informers.relists.inc({ resource }); },
+      reportLastEvent: (resource, lastEventAt) => metrics.informers.reportLastEvent(resource, lastEventAt),
+    };
+    this.informers = new SharedInformerFactory(client, { logger: informerLogger, metrics: informerMetrics, inactivityTimeoutMs: Math.min(180_000, options.watchStaleAfterMs ?? 300_000) });
+  }
+
+  static async create(options: ManagerOptions): Promise<Manager> {
+    const logger = options.logger ?? createLogger({ name: options.name });
+    const metrics = createMetrics(options.registry ?? new Registry());
+    let kubeConfig = options.kubeConfig;
+    if (!kubeConfig) {
+      kubeConfig = new KubeConfig();
+      kubeConfig.loadFromDefault();
+    }
+    const client = await KubeClient.fromKubeConfig(kubeConfig, { metrics: restMetricsSink(metrics), userAgent: options.name });
+    return new Manager(options, client, metrics, logger);
+  }
+
+  /** Starts building a controller; `complete()` registers it. */
+  controller(name: string): ControllerBuilder {
+    if (this.#controllers.some((c) => c.name === name)) throw new Error(`a controller named "${name}" already exists; names must be unique (they label metrics)`);
+    return new ControllerBuilder(this, name);
+  }
+
+  register(controller: Controller): void {
+    this.#controllers.push(controller);
+  }
+
+  addHealthzCheck(name: string, check: Check): void {
+    this.#probes.addCheck('healthz', name, check);
+  }
+
+  addReadyzCheck(name: string, check: Check): void {
+    this.#probes.addCheck('readyz', name, check);
+  }
+
+  /** Ports the servers listen on, once started (useful with `:0`). */
+  get ports(): Readonly<{ health?: number; metrics?: number }> {
+    return this.#ports;
+  }
+
+  get isLeader(): boolean {
+    return this.#elector?.isLeader ?? !(this.#options.leaderElection?.enabled ?? true);
+  }
+
+  /** Asks a running manager to stop gracefully; `start()` then resolves. */
+  stop(): void {
+    this.#stop.abort();
+  }
+
+  /**
+   * Runs until {@link stop} (or `signal`) or until leadership is lost, which rejects: another replica may already be
+   * reconciling, so the process should exit and restart (controller-runtime does the same).
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    signal?.addEventListener('abort', () => { this.stop(); }, { once: true });
+    const stopSignal = this.#stop.signal;
+    await this.#startServers();
+    this.informers.start();
+    const syncTimeout = this.#options.cacheSyncTimeoutMs ?? 120_000;
+    try {
+      await Promise.race([
+        Promise.all(this.informers.informers().map((i) => i.waitForSync(syncTimeout))),
+        new Promise((_, reject) => { stopSignal.addEventListener('abort', () => { reject(new Error('stopped before caches synced')); }, { once: true }); }),
+      ]);
+      this.#synced = true;
+      this.logger.info({ informers: this.informers.informers().length }, 'caches synced');
+
+      const election = this.#options.leaderElection ?? {};
+      if (election.enabled ?? true) {
+        const namespace = election.namespace ?? podNamespace() ?? 'default';
+        this.#elector = new LeaderElector(this.client, {
+          ...election, namespace, name: election.name ?? `${this.name}-leader`,
+          masterStatus: this.metrics.leaderElectionMasterStatus, logger: this.logger.child({ component: 'leader-election' }),
+        });
+        this.logger.info({ lease: `${namespace}/${election.name ?? `${this.name}-leader`}`, identity: this.#elector.identity }, 'waiting to become leader');
+        if (!(await this.#elector.acquire(stopSignal))) return;
+      }
+      for (const controller of this.#controllers) controller.start();
+      this.logger.info({ controllers: this.#controllers.map((c) => c.name) }, 'controllers started');
+      const outcome = this.#elector ? await this.#elector.hold(stopSignal) : await new Promise<'stopped'>((resolve) => {
+        stopSignal.addEventListener('abort', () => { resolve('stopped'); }, { once: true });
+      });
+      if (outcome === 'lost') {
+        for (const controller of this.#controllers) controller.abort();
+        throw new Error('leader election lost');
+      }
+    } finally {
+      await this.#shutdown();
+    }
+  }
+
+  async #shutdown(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    const timeoutMs = this.#options.gracefulShutdownTimeoutMs ?? 30_000;
+    this.logger.info({ timeoutMs }, 'stopping: finishing reconciles in flight');
+    await Promise.all(this.#controllers.map((c) => c.stop(timeoutMs)));
+    // Only now, with no reconcile running, may a successor start.
+    await this.#elector?.release();
+    await this.informers.stop();
+    await Promise.all([this.#probes.close(), this.#metricsServer.close()]);
+    await this.client.close();
+    this.logger.info('stopped');
+  }
+
+  async #startServers(): Promise<void> {
+    const staleMs = this.#options.watchStaleAfterMs ?? 300_000;
+    this.addHealthzCheck('ping', () => undefined);
+    this.addHealthzCheck('watches', () => {
+      const dead = this.informers.health(3 * staleMs).filter((h) => h.status === 'stale');
+      return dead.length ? `watches silent for too long: ${dead.map((h) => h.informer).join('; ')}` : undefined;
+    });
+    this.addReadyzCheck('informers', () => {
+      if (!this.#synced) return 'caches not synced yet';
+      const unhealthy = this.informers.health(staleMs).filter((h) => h.status !== 'ok');
+      return unhealthy.length ? unhealthy.map((h) => `${h.informer}: ${h.status}${h.lastError ? ` (${h.lastError})` : ''}`).join('; ') : undefined;
+    });
+    this.addReadyzCheck('shutdown', () => (this.#stop.signal.aborted ? 'shutting down' : undefined));
+    this.#metricsServer.addRoute('/metrics', async (_req, res) => {
+      res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(await this.metrics.registry.metrics());
+    });
+    this.#metricsServer.addRoute('/debug/queue', (_req, res) => {
+      const queues = Object.fromEntries(this.#controllers.map((c) => [c.name, c.queue.snapshot()]));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ leader: this.isLeader, queues }, null, 2));
+    });
+    const health = parseBindAddress(this.#options.healthProbeBindAddress ?? ':8081');
+    if (health) this.#ports.health = await this.#probes.listen(health.host, health.port);
+    const metrics = parseBindAddress(this.#options.metricsBindAddress ?? ':8080');
+    if (metrics) this.#ports.metrics = await this.#metricsServer.listen(metrics.host, metrics.port);
+  }
+
+  /**
+   * Runs the manager as the process: SIGTERM/SIGINT stop it gracefully (exit 0); a second signal exits at once
+   * (exit 1), as controller-runtime; a lost leadership or a start-up failure exits 1.
+   */
+  async runUntilSignalled(): Promise<never> {
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals): void => {
+      signals++;
+      if (signals > 1) {
+        this.logger.warn({ signal: sig }, 'second signal: exiting now');
+        process.exit(1);
+      }
+      this.logger.info({ signal: sig }, 'signal received: shutting down gracefully');
+      this.stop();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    try {
+      await this.start();
+      process.exit(0);
+    } catch (error) {
+      this.logger.error({ err: error }, 'manager stopped with an error');
+      process.exit(1);
+    }
+  }
+}
+
+/** Feeds the client's request observations into controller-runtime's rest_client metrics. */
+// client-go labels these with the HTTP method (its `verb` label holds GET, PUT, ...), so dashboards match.
+function restMetricsSink(metrics: ControllerCoreMetrics): RestClientMetricsSink {
+  return {
+    observeRequest(info) {
+      metrics.restClientRequests.inc({ code: info.code, method: info.method, host: info.host });
+      metrics.restClientRequestDuration.observe({ verb: info.method, host: info.host }, info.durationSeconds);
+    },
+    observeRetry(info) {
+      metrics.restClientRequestRetries.inc({ code: info.code, verb: info.method, host: info.host });
+    },
+  };
+}

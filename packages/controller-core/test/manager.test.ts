@@ -1,0 +1,195 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ControlPlane, KubeApi, waitFor } from '@k8s-operators/testkit';
+import { Manager, Resources, TerminalError, type ReconcileContext } from '../src/index.ts';
+
+let cp: ControlPlane;
+let api: KubeApi;
+const quiet = pino({ level: 'silent' });
+
+beforeAll(async () => {
+  cp = await ControlPlane.start({ dir: await mkdtemp(join(tmpdir(), 'manager-')) });
+  api = await KubeApi.fromKubeconfig(cp.adminKubeconfig);
+});
+afterAll(async () => {
+  await api.close();
+  await cp.stop();
+});
+
+function kubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(cp.adminKubeconfig);
+  return kc;
+}
+
+async function namespace(name: string): Promise<string> {
+  await api.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  return name;
+}
+
+async function configMap(ns: string, name: string, data: Record<string, string> = {}): Promise<void> {
+  await api.create(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data });
+}
+
+interface Started { manager: Manager; done: Promise<void>; reconciles: ReconcileContext[] }
+
+/** A manager with one ConfigMap controller whose reconciler is given; leader election with short test durations. */
+async function startManager(ns: string, identity: string, reconcile: (ctx: ReconcileContext) => Promise<{ requeueAfterMs?: number } | undefined>, options: { releaseOnCancel?: boolean; maxConcurrentReconciles?: number; watchStaleAfterMs?: number; leaderElection?: boolean } = {}): Promise<Started> {
+  const manager = await Manager.create({
+    name: 'test', kubeConfig: kubeConfig(), namespace: ns, logger: quiet,
+    healthProbeBindAddress: '127.0.0.1:0', metricsBindAddress: '127.0.0.1:0', gracefulShutdownTimeoutMs: 5_000,
+    ...(options.watchStaleAfterMs ? { watchStaleAfterMs: options.watchStaleAfterMs } : {}),
+    leaderElection: { enabled: options.leaderElection ?? true, namespace: ns, name: 'test-leader', identity, leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500, releaseOnCancel: options.releaseOnCancel ?? true },
+  });
+  const reconciles: ReconcileContext[] = [];
+  manager.controller('configmaps').for(Resources.ConfigMap).withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 }).complete(async (ctx) => {
+    reconciles.push(ctx);
+    return reconcile(ctx);
+  });
+  const done = manager.start();
+  done.catch(() => undefined);
+  return { manager, done, reconciles };
+}
+
+async function holder(ns: string): Promise<string | undefined> {
+  const lease = await api.get<{ spec: { holderIdentity?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/test-leader`);
+  // An empty holder (a released lease) means nobody leads.
+  const holderIdentity = lease?.spec.holderIdentity;
+  return holderIdentity === '' ? undefined : holderIdentity;
+}
+
+describe('leader election', () => {
+  test('exactly one of two managers leads; a graceful stop hands over within 3 s; no reconcile runs on a non-leader', async () => {
+    const ns = await namespace('leader-graceful');
+    await configMap(ns, 'a');
+    const one = await startManager(ns, 'one', () => Promise.resolve(undefined));
+    const two = await startManager(ns, 'two', () => Promise.resolve(undefined));
+    const first = await waitFor(() => holder(ns), { what: 'a leader' });
+    const [leader, follower] = first === 'one' ? [one, two] : [two, one];
+    await waitFor(() => leader.reconciles.length > 0, { what: 'the leader to reconcile' });
+    expect(leader.manager.isLeader).toBe(true);
+    expect(follower.manager.isLeader).toBe(false);
+    expect(follower.reconciles).toHaveLength(0);
+
+    const stoppedAt = Date.now();
+    leader.manager.stop();
+    await leader.done;
+    await waitFor(() => follower.manager.isLeader, { what: 'the follower to lead', timeoutMs: 10_000 });
+    const handover = Date.now() - stoppedAt;
+    expect(handover).toBeLessThan(3_000);
+    await waitFor(() => follower.reconciles.length > 0, { what: 'the new leader to reconcile' });
+    follower.manager.stop();
+    await follower.done;
+  });
+
+  test('a leader that dies without releasing is replaced within LeaseDuration + RetryPeriod', async () => {
+    const ns = await namespace('leader-crash');
+    const one = await startManager(ns, 'one', () => Promise.resolve(undefined), { releaseOnCancel: false });
+    await waitFor(() => one.manager.isLeader, { what: 'the first manager to lead' });
+    const two = await startManager(ns, 'two', () => Promise.resolve(undefined));
+    const stoppedAt = Date.now();
+    one.manager.stop();
+    await one.done;
+    expect(await holder(ns)).toBe('one');
+    await waitFor(() => two.manager.isLeader, { what: 'the second manager to lead', timeoutMs: 15_000 });
+    // LeaseDuration 4 s + RetryPeriod 0.5 s (× 1.2 jitter), with 1 s for a busy CI machine to schedule the timers.
+    expect(Date.now() - stoppedAt).toBeLessThan(4_000 + 600 + 1_000);
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(3_000);
+    two.manager.stop();
+    await two.done;
+  });
+
+  test('a leader that cannot renew stops reconciling and start() rejects, so the process restarts', async () => {
+    const ns = await namespace('leader-lost');
+    const one = await startManager(ns, 'one', () => Promise.resolve(undefined));
+    await waitFor(() => one.manager.isLeader, { what: 'leadership' });
+    await cp.stopApiServer();
+    try {
+      await expect(one.done).rejects.toThrow('leader election lost');
+      expect(one.manager.isLeader).toBe(false);
+    } finally {
+      await cp.startApiServer();
+    }
+  });
+});
+
+describe('reconcile semantics', () => {
+  test('failures back off exponentially, terminal errors are not retried, requeueAfter fires, one key never runs twice at once', async () => {
+    const ns = await namespace('semantics');
+    const attempts = new Map<string, number[]>();
+    const running = new Set<string>();
+    let overlaps = 0;
+    const { manager, done } = await startManager(ns, 'solo', async (ctx) => {
+      const key = ctx.request.key;
+      if (running.has(key)) overlaps++;
+      running.add(key);
+      try {
+        attempts.set(key, [...(attempts.get(key) ?? []), performance.now()]);
+        const n = attempts.get(key)?.length ?? 0;
+        await new Promise((r) => setTimeout(r, 20));
+        if (ctx.request.name === 'failing' && n <= 5) throw new Error(`attempt ${n} fails`);
+        if (ctx.request.name === 'terminal') throw new TerminalError('spec is invalid');
+        if (ctx.request.name === 'periodic' && n < 3) return { requeueAfterMs: 300 };
+        return undefined;
+      } finally {
+        running.delete(key);
+      }
+    }, { maxConcurrentReconciles: 4 });
+    await waitFor(() => manager.isLeader, { what: 'leadership' });
+    await configMap(ns, 'failing');
+    await configMap(ns, 'terminal');
+    await configMap(ns, 'periodic');
+    await waitFor(() => (attempts.get(`${ns}/failing`)?.length ?? 0) >= 6, { what: 'the failing key to succeed on its 6th attempt' });
+    await waitFor(() => (attempts.get(`${ns}/periodic`)?.length ?? 0) >= 3, { what: 'requeueAfter to fire twice' });
+    // Hammer one key with updates while it reconciles: it must never run concurrently with itself.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => api.mergePatch(`/api/v1/namespaces/${ns}/configmaps/periodic`, { data: { i: String(i) } })));
+
+    const failing = attempts.get(`${ns}/failing`) ?? [];
+    const gaps = failing.slice(1).map((t, i) => t - (failing[i] ?? t));
+    // 5 ms, 10 ms, 20 ms, 40 ms, 80 ms of back-off on top of the 20 ms the reconcile takes: each gap grows.
+    expect(gaps[4] ?? 0).toBeGreaterThan(gaps[0] ?? Infinity);
+    const periodic = attempts.get(`${ns}/periodic`) ?? [];
+    expect((periodic[1] ?? 0) - (periodic[0] ?? 0)).toBeGreaterThanOrEqual(300);
+
+    const metrics = await (await fetch(`http://127.0.0.1:${String(manager.ports.metrics)}/metrics`)).text();
+    expect(metrics).toMatch(/workqueue_retries_total\{name="configmaps",controller="configmaps"\} ([5-9]|\d\d+)/);
+    expect(metrics).toMatch(/controller_runtime_terminal_reconcile_errors_total\{controller="configmaps"\} 1\n/);
+    expect(metrics).toMatch(/controller_runtime_reconcile_total\{controller="configmaps",result="requeue_after"\} [2-9]/);
+    expect(metrics).toContain('controller_runtime_reconcile_time_seconds_bucket{le="0.005",controller="configmaps"}');
+    expect(metrics).toContain('leader_election_master_status{name="test-leader"} 1');
+    expect(metrics).toMatch(/rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\}/);
+    expect(attempts.get(`${ns}/terminal`)).toHaveLength(1);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${String(manager.ports.metrics)}/debug/queue`)).ok, { what: '/debug/queue' });
+    expect(overlaps).toBe(0);
+    manager.stop();
+    await done;
+  });
+});
+
+describe('probes', () => {
+  test('/readyz is ok once caches sync and fails while the API server is down (a stalled watch), then recovers', async () => {
+    const ns = await namespace('probes');
+    // Without leader election: a leader that cannot renew for the renew deadline exits, by design.
+    const { manager, done } = await startManager(ns, 'probe', () => Promise.resolve(undefined), { watchStaleAfterMs: 1_500, leaderElection: false });
+    const readyz = async (): Promise<{ status: number; body: string }> => {
+      const response = await fetch(`http://127.0.0.1:${String(manager.ports.health)}/readyz?verbose`);
+      return { status: response.status, body: await response.text() };
+    };
+    await waitFor(async () => (await readyz()).status === 200, { what: 'readyz ok' });
+    expect((await readyz()).body).toContain('[+]informers ok');
+    await cp.stopApiServer();
+    try {
+      const failing = await waitFor(async () => { const r = await readyz(); return r.status === 500 ? r : undefined; }, { what: 'readyz to fail', timeoutMs: 20_000 });
+      expect(failing.body).toContain('[-]informers failed');
+    } finally {
+      await cp.startApiServer();
+    }
+    await waitFor(async () => (await readyz()).status === 200, { what: 'readyz to recover', timeoutMs: 30_000 });
+    manager.stop();
+    await done;
+  });
+});
