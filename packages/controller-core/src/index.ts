@@ -96,7 +96,7 @@ export { LeaderElector, type LeaderElectionOptions } from './leader/leader-elect
 export { Manager, type ManagerOptions } from './manager/manager.ts';
 export { podNamespace } from './manager/pod-namespace.ts';
 
-export { applyOwned, ownershipConflict, type ApplyOwnedOptions } from './writes/apply-owned.ts';
+export { APPLIED_HASH_ANNOTATION, applyOwned, containsDesired, ownershipConflict, type ApplyOwnedOptions } from './writes/apply-owned.ts';
 export { StatusWriter, nextStatus, type ConditionedStatus, type StatusUpdate, type StatusWriterOptions } from './writes/status-writer.ts';
 export { ensureFinalizer, removeFinalizer } from './writes/finalizers.ts';
 export { EventRecorder, type EventDetails, type EventRecorderOptions, type EventType } from './writes/event-recorder.ts';

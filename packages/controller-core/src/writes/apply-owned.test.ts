@@ -1,9 +1,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import type { ApplyConfiguration, ApplyOptions } from '../client/kube-client.ts';
 import { Resources, type ResourceRef } from '../client/resources.ts';
 import type { OwnerReference } from '../objects/owner-references.ts';
-import { applyOwned, ownershipConflict } from './apply-owned.ts';
+import { APPLIED_HASH_ANNOTATION, applyOwned, containsDesired, ownershipConflict } from './apply-owned.ts';
 
 const page = Object.freeze({
   apiVersion: 'maintpage.example.com/v1alpha1',
@@ -37,7 +37,10 @@ describe('applyOwned', () => {
     await applyOwned(client, Resources.Service, desired, { owner: page, fieldManager: 'maintpage-operator', force: false });
     expect(applied[0]).toEqual({
       obj: {
-        metadata: { namespace: 'shop', name: 'web-maintenance', labels: { app: 'web' }, ownerReferences: [pageReference] },
+        metadata: {
+          namespace: 'shop', name: 'web-maintenance', labels: { app: 'web' }, ownerReferences: [pageReference],
+          annotations: { [APPLIED_HASH_ANNOTATION]: expect.stringMatching(/^[0-9a-f]{32}$/) as unknown },
+        },
         spec: { ports: [{ port: 80 }] },
       },
       options: { fieldManager: 'maintpage-operator', force: true },
@@ -81,5 +84,37 @@ describe('ownershipConflict', () => {
     expect(ownershipConflict(service([earlier]), page)).toMatch(
       /controlled by an earlier MaintPage shop\/web \(uid uid-earlier\), not by this one \(uid uid-page\)/,
     );
+  });
+});
+
+describe('skipping applies the cache shows are unnecessary', () => {
+  test('containsDesired compares only the desired fields, arrays in order', () => {
+    expect(containsDesired({ a: 1, b: { c: [1, { d: 2, e: 3 }] }, extra: true }, { a: 1, b: { c: [1, { d: 2 }] } })).toBe(true);
+    expect(containsDesired({ a: 1, b: { c: [1] } }, { b: { c: [1, 2] } })).toBe(false);
+    expect(containsDesired({ a: '1' }, { a: 1 })).toBe(false);
+    expect(containsDesired({}, { a: undefined })).toBe(true);
+  });
+
+  test('an apply is skipped only when the cached object has the same applied hash and every desired value', async () => {
+    const applied: unknown[] = [];
+    const client = {
+      apply<T extends KubernetesObject>(_ref: ResourceRef<T>, obj: ApplyConfiguration<T>): Promise<T> {
+        applied.push(obj);
+        return Promise.resolve(obj as T);
+      },
+    };
+    const owner = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', uid: 'u1' } };
+    const desired = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w', namespace: 'ns' }, data: { k: 'v' } };
+    const first = await applyOwned(client, Resources.ConfigMap, desired, { owner, fieldManager: 'test' });
+    expect(applied).toHaveLength(1);
+    expect(first.metadata?.annotations?.[APPLIED_HASH_ANNOTATION]).toMatch(/^[0-9a-f]{32}$/);
+    await applyOwned(client, Resources.ConfigMap, desired, { owner, fieldManager: 'test', current: first });
+    expect(applied).toHaveLength(1);
+    // Someone edited a field we own: apply again to put it back.
+    await applyOwned(client, Resources.ConfigMap, desired, { owner, fieldManager: 'test', current: { ...first, data: { k: 'edited' } } });
+    expect(applied).toHaveLength(2);
+    // The desired state dropped a field: the hash changes, so the apply (which removes it) is sent.
+    await applyOwned(client, Resources.ConfigMap, { ...desired, data: {} }, { owner, fieldManager: 'test', current: first });
+    expect(applied).toHaveLength(3);
   });
 });

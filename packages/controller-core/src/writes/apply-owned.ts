@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ApplyConfiguration, KubeClient } from '../client/kube-client.ts';
 import type { ResourceRef } from '../client/resources.ts';
 import { getControllerOf, isControlledBy, withControllerReference } from '../objects/owner-references.ts';
 
-export interface ApplyOwnedOptions {
+export interface ApplyOwnedOptions<T extends KubernetesObject = KubernetesObject> {
   /** The object that controls what is applied: it becomes the controller owner reference (blockOwnerDeletion true). */
   owner: KubernetesObject;
   /** The field manager that owns the applied fields, e.g. `maintpage-operator`. Keep it stable across releases. */
@@ -13,6 +14,40 @@ export interface ApplyOwnedOptions {
    * a controller's desired state is the truth for the fields it declares, as kubebuilder's SSA guidance advises.
    */
   force?: boolean;
+  /**
+   * The object as the cache has it. When it already carries exactly this desired state (same applied-configuration
+   * hash, and every desired field still has the desired value), nothing is sent: a reconcile woken by the owned
+   * object's own events costs no request. Drift by others still changes a field and so is applied again.
+   */
+  current?: T | undefined;
+}
+
+/**
+ * Annotation holding a hash of the last configuration applied, so a change that only removes a field (which a subset
+ * comparison cannot see) still leads to an apply that removes it.
+ */
+export const APPLIED_HASH_ANNOTATION = 'controller-core.k8s-operators.io/applied-hash';
+
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Whether `actual` has every field of `desired` with the same value (arrays element by element, in order). */
+export function containsDesired(actual: unknown, desired: unknown): boolean {
+  if (Array.isArray(desired)) {
+    return Array.isArray(actual) && actual.length === desired.length && desired.every((d, i) => containsDesired(actual[i], d));
+  }
+  if (desired !== null && typeof desired === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
+    const a = actual as Record<string, unknown>;
+    return Object.entries(desired as Record<string, unknown>).every(([k, v]) => v === undefined || containsDesired(a[k], v));
+  }
+  return actual === desired;
 }
 
 /**
@@ -28,16 +63,19 @@ export function applyOwned<T extends KubernetesObject>(
   client: Pick<KubeClient, 'apply'>,
   ref: ResourceRef<T>,
   desired: ApplyConfiguration<T>,
-  options: ApplyOwnedOptions,
+  options: ApplyOwnedOptions<T>,
 ): Promise<T> {
-  const { owner, fieldManager, force = true } = options;
+  const { owner, fieldManager, force = true, current } = options;
   if (ref.namespaced && (desired.metadata.namespace ?? '') === '') {
     // Said here, before the owner-reference check would call the object cluster-scoped.
     throw new Error(`applyOwned: ${ref.kind} ${desired.metadata.name} is namespaced: set metadata.namespace (the owner's)`);
   }
   // Only metadata.namespace and metadata.ownerReferences are read, which any apply configuration carries as in an object.
   const { ownerReferences } = withControllerReference(desired as KubernetesObject, owner, { blockOwnerDeletion: true });
-  const owned = { ...desired, metadata: { ...desired.metadata, ownerReferences } } as ApplyConfiguration<T>;
+  const hash = createHash('sha256').update(stableStringify(desired)).digest('hex').slice(0, 32);
+  const annotations = { ...desired.metadata.annotations, [APPLIED_HASH_ANNOTATION]: hash };
+  const owned = { ...desired, metadata: { ...desired.metadata, annotations, ownerReferences } } as ApplyConfiguration<T>;
+  if (current?.metadata?.annotations?.[APPLIED_HASH_ANNOTATION] === hash && containsDesired(current, owned)) return Promise.resolve(current);
   return client.apply(ref, owned, { fieldManager, force });
 }
 
