@@ -1,1 +1,69 @@
-export {};
+// Public API of @k8s-operators/maintpage-operator: the MaintPage API, and the pure functions a reconciler is built on.
+// The page server is a separate program (page-server/main.ts), not part of this API.
+
+export {
+  MaintPageResource,
+  type MaintPage,
+  type MaintPageSpec,
+  type MaintPageStatus,
+} from './api/maintpage-resource.ts';
+export {
+  MaintPageConditionType,
+  MaintPageReason,
+  NOT_PUBLISHED,
+  PUBLISHED,
+  type PublishStatus,
+} from './api/maintpage-status.ts';
+export {
+  DEFAULT_IMAGE_CHANGE_POLICY,
+  DEFAULT_PAGE_MESSAGE,
+  DEFAULT_PORT,
+  DEFAULT_REPLICAS,
+  DEFAULT_RETRY_AFTER_SECONDS,
+  MAX_INLINE_HTML_LENGTH,
+  type ImageChangePolicy,
+} from './api/defaults.ts';
+
+export { isWindowOpen, nextWindowBoundary, type MaintenanceWindow } from './schedule/maintenance-window.ts';
+export { parseRfc3339 } from './schedule/rfc3339.ts';
+
+export { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor, targetOfSelector, type Target } from './controller/labels.ts';
+export {
+  appName,
+  instanceName,
+  instanceNamespace,
+  maintenanceDeploymentName,
+  pageHtmlConfigMapName,
+} from './controller/object-names.ts';
+export { desiredAppDeployment } from './controller/desired-app-deployment.ts';
+export {
+  MAINTENANCE_CONTAINER_NAME,
+  desiredMaintenanceDeployment,
+  type MaintenanceDeploymentOptions,
+} from './controller/desired-maintenance-deployment.ts';
+export { desiredPageHtmlConfigMap } from './controller/desired-page-html.ts';
+export { SERVICE_PORT, SERVICE_PORT_NAME, desiredService } from './controller/desired-service.ts';
+export {
+  APPLIED_APP_IMAGE_ANNOTATION,
+  appImageToApply,
+  detectAppImageChange,
+  type AppImageChange,
+} from './controller/app-image.ts';
+export {
+  detectDrift,
+  detectServiceSelectorChange,
+  type Drift,
+  type DriftEvent,
+  type ObservedObjects,
+  type SelectorChange,
+} from './controller/drift.ts';
+export {
+  WAITING_REQUEUE_MS,
+  decideSwitch,
+  isMaintenanceWanted,
+  type ObservedState,
+  type Switch,
+  type SwitchDecision,
+} from './controller/switch-decision.ts';
+export { desiredStatus, invalidSpecOutcome, type StatusOutcome } from './controller/desired-status.ts';
+export { specProblem } from './controller/spec-problems.ts';

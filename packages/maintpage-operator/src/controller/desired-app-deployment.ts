@@ -1,0 +1,50 @@
+import type { V1Deployment } from '@kubernetes/client-node';
+import { DEFAULT_PORT, DEFAULT_REPLICAS } from '../api/defaults.ts';
+import type { MaintPage } from '../api/maintpage-resource.ts';
+import { APPLIED_APP_IMAGE_ANNOTATION, appImageToApply } from './app-image.ts';
+import { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor } from './labels.ts';
+import { appName, instanceName } from './object-names.ts';
+import { ownedMetadata } from './owned-metadata.ts';
+
+/**
+ * The app's Deployment, named `appname` with one container named `appname`, as in the seed. Added since: the
+ * container declares its port as `http` (the Service's target port), and a TCP readiness probe on it, so "Ready"
+ * means "accepts connections" and the Service is never switched to pods that cannot answer. No liveness probe and no
+ * security context: restarting or restricting the user's app is not ours to decide.
+ *
+ * `observed` is the Deployment as it is now, if it exists, to keep a manual image change when `imageChangePolicy`
+ * is `Allow` (app-image.ts).
+ */
+export function desiredAppDeployment(maintPage: MaintPage, observed?: V1Deployment): V1Deployment {
+  const instance = instanceName(maintPage);
+  const name = appName(maintPage);
+  const config = maintPage.spec.appconfig;
+  const selector = selectorFor(instance, 'app');
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: ownedMetadata(
+      maintPage,
+      name,
+      { [SEED_APP_LABEL]: name, [INSTANCE_LABEL]: instance, [ROLE_LABEL]: 'app' },
+      { [APPLIED_APP_IMAGE_ANNOTATION]: config.appimage },
+    ),
+    spec: {
+      replicas: config.replicas ?? DEFAULT_REPLICAS,
+      selector: { matchLabels: selector },
+      template: {
+        metadata: { labels: { [SEED_APP_LABEL]: name, ...selector } },
+        spec: {
+          containers: [
+            {
+              name,
+              image: appImageToApply(maintPage, observed),
+              ports: [{ name: 'http', containerPort: config.port ?? DEFAULT_PORT, protocol: 'TCP' }],
+              readinessProbe: { tcpSocket: { port: 'http' }, periodSeconds: 5 },
+            },
+          ],
+        },
+      },
+    },
+  };
+}

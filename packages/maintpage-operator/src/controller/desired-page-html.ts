@@ -1,0 +1,26 @@
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { MaintPage } from '../api/maintpage-resource.ts';
+import { PAGE_HTML_KEY } from './desired-maintenance-deployment.ts';
+import { INSTANCE_LABEL, ROLE_LABEL } from './labels.ts';
+import { instanceName, pageHtmlConfigMapName } from './object-names.ts';
+import { ownedMetadata } from './owned-metadata.ts';
+
+/**
+ * The ConfigMap that carries `page.html` given inline to the built-in page server's pods, or `undefined` when there
+ * is none to have (no inline page, or a user image serves the page); a reconciler deletes a leftover one.
+ */
+export function desiredPageHtmlConfigMap(maintPage: MaintPage): V1ConfigMap | undefined {
+  const config = maintPage.spec.maintpageconfig;
+  const html = config?.page?.html;
+  if (html === undefined || config?.maintpageimage !== undefined) return undefined;
+  const instance = instanceName(maintPage);
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: ownedMetadata(maintPage, pageHtmlConfigMapName(maintPage), {
+      [INSTANCE_LABEL]: instance,
+      [ROLE_LABEL]: 'maintenance',
+    }),
+    data: { [PAGE_HTML_KEY]: html },
+  };
+}

@@ -1,0 +1,28 @@
+import type { V1Service } from '@kubernetes/client-node';
+import { DEFAULT_PORT } from '../api/defaults.ts';
+import type { MaintPage } from '../api/maintpage-resource.ts';
+import { INSTANCE_LABEL, SEED_APP_LABEL, selectorFor, type Target } from './labels.ts';
+import { appName, instanceName } from './object-names.ts';
+import { ownedMetadata } from './owned-metadata.ts';
+
+/**
+ * The app's Service, named `appname`, selecting `target`'s pods (`decideSwitch` says which). Its port is the seed's:
+ * 8080, named `8080-tcp`. The target port is the name `http`, which each pod set maps to its own container port, so
+ * the app and the maintenance page no longer both have to listen on 8080.
+ */
+export const SERVICE_PORT = DEFAULT_PORT;
+export const SERVICE_PORT_NAME = `${SERVICE_PORT}-tcp`;
+
+export function desiredService(maintPage: MaintPage, target: Target): V1Service {
+  const instance = instanceName(maintPage);
+  const name = appName(maintPage);
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: ownedMetadata(maintPage, name, { [SEED_APP_LABEL]: name, [INSTANCE_LABEL]: instance }),
+    spec: {
+      ports: [{ name: SERVICE_PORT_NAME, protocol: 'TCP', port: SERVICE_PORT, targetPort: 'http' }],
+      selector: selectorFor(instance, target),
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { maintPageFixture } from '../../test/maintpage-fixture.ts';
+import { invalidSpecOutcome, desiredStatus } from './desired-status.ts';
+import { selectorFor } from './labels.ts';
+import { decideSwitch } from './switch-decision.ts';
+
+const first = new Date('2026-03-01T22:00:00.250Z');
+const later = new Date('2026-03-01T22:05:00Z');
+const appService = { spec: { selector: selectorFor('example', 'app') } };
+
+describe('desiredStatus', () => {
+  it('writes the first status with the seed field, conditions, counts and generation', () => {
+    const maintPage = maintPageFixture({ generation: 3 });
+    const decision = decideSwitch(maintPage, { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 }, first);
+    const { status, changed } = desiredStatus(maintPage, decision, first);
+    expect(changed).toBe(true);
+    expect(status).toEqual({
+      maintpublishstatus: 'Not Published',
+      observedGeneration: 3,
+      appReadyReplicas: 1,
+      maintenanceReadyReplicas: 1,
+      conditions: [
+        expect.objectContaining({ type: 'Ready', status: 'True', reason: 'ServingApp', lastTransitionTime: '2026-03-01T22:00:00Z', observedGeneration: 3 }),
+        expect.objectContaining({ type: 'Published', status: 'False', reason: 'ServingApp' }),
+        expect.objectContaining({ type: 'Progressing', status: 'False', reason: 'ServingApp' }),
+      ],
+    });
+  });
+
+  it('reports no change when nothing changed, so nothing is written', () => {
+    const maintPage = maintPageFixture();
+    const observed = { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 };
+    const { status } = desiredStatus(maintPage, decideSwitch(maintPage, observed, first), first);
+    const stored = maintPageFixture({ status: structuredClone(status) });
+    const again = desiredStatus(stored, decideSwitch(stored, observed, later), later);
+    expect(again.changed).toBe(false);
+    expect(again.status).toEqual(status);
+  });
+
+  it('sets lastSwitchTime on a switch and moves lastTransitionTime only for conditions whose status moved', () => {
+    const maintPage = maintPageFixture({ maintpageconfig: { maintpagetoggle: true } });
+    const waiting = decideSwitch(maintPage, { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 0 }, first);
+    const stored = maintPageFixture({ maintpageconfig: { maintpagetoggle: true }, status: desiredStatus(maintPage, waiting, first).status });
+    const switched = decideSwitch(stored, { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 }, later);
+    const { status, changed } = desiredStatus(stored, switched, later);
+    expect(changed).toBe(true);
+    expect(status.maintpublishstatus).toBe('Published');
+    expect(status.lastSwitchTime).toBe('2026-03-01T22:05:00Z');
+    const transitions = Object.fromEntries((status.conditions ?? []).map((c) => [c.type, c.lastTransitionTime]));
+    expect(transitions).toEqual({
+      Ready: '2026-03-01T22:05:00Z', // False -> True
+      Published: '2026-03-01T22:05:00Z', // False -> True
+      Progressing: '2026-03-01T22:05:00Z', // True -> False
+    });
+  });
+
+  it('keeps conditions set by others, and the counts and publish status an invalid-spec outcome does not know', () => {
+    const maintPage = maintPageFixture({
+      generation: 2,
+      status: {
+        maintpublishstatus: 'Published',
+        appReadyReplicas: 1,
+        maintenanceReadyReplicas: 1,
+        lastSwitchTime: '2026-03-01T21:00:00Z',
+        conditions: [{ type: 'Degraded', status: 'False', reason: 'AsExpected', message: '', lastTransitionTime: '2026-03-01T21:00:00Z' }],
+      },
+    });
+    const { status } = desiredStatus(maintPage, invalidSpecOutcome(maintPage, 'choose another appname'), later);
+    expect(status).toMatchObject({
+      maintpublishstatus: 'Published',
+      appReadyReplicas: 1,
+      maintenanceReadyReplicas: 1,
+      lastSwitchTime: '2026-03-01T21:00:00Z',
+      observedGeneration: 2,
+    });
+    expect(status.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
+      ['Ready', 'False', 'InvalidSpec', 'choose another appname'],
+      ['Degraded', 'False', 'AsExpected', ''],
+      ['Progressing', 'False', 'InvalidSpec', 'choose another appname'],
+    ]);
+  });
+});

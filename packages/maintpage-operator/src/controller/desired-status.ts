@@ -1,0 +1,68 @@
+import { isDeepStrictEqual } from 'node:util';
+import { setStatusCondition, type Condition, type NewCondition } from '@k8s-operators/controller-core';
+import type { MaintPage, MaintPageStatus } from '../api/maintpage-resource.ts';
+import { MaintPageConditionType, MaintPageReason, type PublishStatus } from '../api/maintpage-status.ts';
+import type { Switch } from './switch-decision.ts';
+
+/**
+ * The status to write after a reconcile, and whether it differs from the one stored: writing only on change keeps
+ * the operator from updating the MaintPage (and waking every watcher) on each pass, as the seed did.
+ */
+
+/** What a reconcile found; a `SwitchDecision` is one. Fields left `undefined` keep their stored value. */
+export interface StatusOutcome {
+  conditions: readonly NewCondition[];
+  publishStatus?: PublishStatus | undefined;
+  appReadyReplicas?: number | undefined;
+  maintenanceReadyReplicas?: number | undefined;
+  /** Set when the Service moved in this reconcile: `lastSwitchTime` becomes now. */
+  switched?: Switch | undefined;
+}
+
+/** metav1.Time's wire format: RFC 3339 in UTC with whole seconds. */
+function metav1Time(time: Date): string {
+  return time.toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+export function desiredStatus(
+  maintPage: MaintPage,
+  outcome: StatusOutcome,
+  now: Date,
+): { status: MaintPageStatus; changed: boolean } {
+  const previous = maintPage.status ?? {};
+  let conditions: Condition[] = [...(previous.conditions ?? [])];
+  for (const condition of outcome.conditions) {
+    conditions = setStatusCondition(conditions, condition, now).conditions;
+  }
+  // Fields without a value are left out rather than set to undefined, so the comparison with the stored status (which
+  // has no undefined values) sees only real differences.
+  const status: MaintPageStatus = { ...previous, conditions };
+  const publishStatus = outcome.publishStatus ?? previous.maintpublishstatus;
+  if (publishStatus !== undefined) status.maintpublishstatus = publishStatus;
+  const generation = maintPage.metadata.generation;
+  if (generation !== undefined) status.observedGeneration = generation;
+  if (outcome.appReadyReplicas !== undefined) status.appReadyReplicas = outcome.appReadyReplicas;
+  if (outcome.maintenanceReadyReplicas !== undefined) {
+    status.maintenanceReadyReplicas = outcome.maintenanceReadyReplicas;
+  }
+  if (outcome.switched !== undefined) status.lastSwitchTime = metav1Time(now);
+  return { status, changed: !isDeepStrictEqual(status, previous) };
+}
+
+/** The outcome for a MaintPage with a problem only the controller can see (`specProblem`): nothing is switched. */
+export function invalidSpecOutcome(maintPage: MaintPage, problem: string): StatusOutcome {
+  const generation = maintPage.metadata.generation;
+  const condition = (type: string, status: 'True' | 'False'): NewCondition => ({
+    type,
+    status,
+    reason: MaintPageReason.InvalidSpec,
+    message: problem,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  });
+  return {
+    conditions: [
+      condition(MaintPageConditionType.Ready, 'False'),
+      condition(MaintPageConditionType.Progressing, 'False'),
+    ],
+  };
+}
