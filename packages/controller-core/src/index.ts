@@ -13,7 +13,7 @@ export {
 } from './queue/queue-reasons.ts';
 export { WorkQueue, type QueueItem, type WorkQueueOptions, type WorkQueueSnapshot } from './queue/work-queue.ts';
 
-export { createMetrics, type ControllerCoreMetrics, type ReconcileResult } from './metrics/create-metrics.ts';
+export { createMetrics, type ControllerCoreMetrics, type ReconcileResult as ReconcileResultLabel } from './metrics/create-metrics.ts';
 export type { InformerMetrics } from './metrics/informer-metrics.ts';
 export type { WorkQueueMetrics, WorkQueueMetricsProvider, WorkQueueState } from './metrics/workqueue-metrics.ts';
 export {
@@ -56,6 +56,7 @@ export {
   type CustomResourceVersion,
   type PrinterColumn,
 } from './crd/define-custom-resource.ts';
+export { customResourceRef } from './crd/custom-resource-ref.ts';
 export { NonStructuralSchemaError, toStructuralSchema, type OpenApiSchema } from './crd/structural-schema.ts';
 export { conditionsSchema, type ConditionsSchemaOptions } from './crd/conditions-schema.ts';
 export { crdManifest, type CustomResourceDefinitionManifest } from './crd/crd-manifest.ts';
@@ -89,7 +90,7 @@ export type { InformerScope, WatchEndReason } from './informer/reflector.ts';
 
 export { Controller, type ControllerOptions } from './controller/controller.ts';
 export { ControllerBuilder, type ControllerSettings, type MapToKeys, type WatchOptions as ControllerWatchOptions } from './controller/builder.ts';
-export { TerminalError, type ReconcileContext, type ReconcileRequest, type ReconcileResult as ReconcileOutcome, type Reconciler } from './controller/reconciler.ts';
+export { TerminalError, type ReconcileContext, type ReconcileRequest, type ReconcileResult, type Reconciler } from './controller/reconciler.ts';
 export { and, annotationsChanged, generationChanged, hasLabels, labelsChanged, not, or, resourceVersionChanged, type Predicate } from './controller/predicates.ts';
 
 export { LeaderElector, type LeaderElectionOptions } from './leader/leader-elector.ts';
