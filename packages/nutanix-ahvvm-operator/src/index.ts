@@ -1,1 +1,72 @@
-export {};
+// Public API of the nutanix-ahvvm-operator core: the AhvVm API, the Prism Central v3 client, and the pure logic that
+// turns an AhvVm into a Prism VM and decides how to change one. The reconciler and main.ts build on these.
+
+export { AhvVmResource, AhvVmSpec, AhvVmStatus, type AhvVm } from './api/ahvvm-resource.ts';
+export { AHVVM_LIMITS, DEFAULT_USER_DATA_KEY, SEED_DEFAULTS } from './api/ahvvm-limits.ts';
+
+export { DEFAULT_PRISM_PORT, PrismConfigError, loadPrismConfig, type PrismConfig } from './config/prism-config.ts';
+export { PrismCredentials } from './config/prism-credentials.ts';
+
+export { registerAhvVmMetrics, type AhvVmMetrics } from './metrics/ahvvm-metrics.ts';
+
+export {
+  LIST_PAGE_LENGTH,
+  PrismClient,
+  taskUuidOf,
+  type CreatedVm,
+  type PrismClientOptions,
+  type WaitForTaskOptions,
+} from './prism/prism-client.ts';
+export {
+  DEFAULT_MAX_CONCURRENT_REQUESTS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  PRISM_API_PATH,
+  type PrismHttpOptions,
+} from './prism/prism-http.ts';
+export {
+  PrismApiError,
+  PrismAuthenticationError,
+  PrismError,
+  PrismRateLimitedError,
+  PrismTaskTimeoutError,
+  PrismTlsError,
+  PrismTransportError,
+  type PrismErrorMessage,
+} from './prism/prism-errors.ts';
+export { EDIT_CONFLICT_REASON, isEditConflict } from './prism/edit-conflict.ts';
+export { NO_PRISM_METRICS, type PrismMetricsSink } from './prism/prism-metrics-sink.ts';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './prism/retry-policy.ts';
+export {
+  TERMINAL_TASK_STATUSES,
+  isTaskFinished,
+  type PrismDisk,
+  type PrismNic,
+  type PrismPowerState,
+  type PrismReference,
+  type PrismTask,
+  type PrismTaskStatus,
+  type PrismVm,
+  type PrismVmIntent,
+  type PrismVmMetadata,
+  type PrismVmResources,
+  type PrismVmSpec,
+} from './prism/prism-types.ts';
+
+export {
+  MAX_USER_DATA_BASE64_LENGTH,
+  desiredVmSpec,
+  namesToResolve,
+  withCloudInitUserData,
+  type AhvVmIdentity,
+  type DesiredVmContext,
+  type DesiredVmFailureReason,
+  type DesiredVmResult,
+  type PrismEntityKind,
+  type ResolveEntityName,
+} from './vm/desired-vm.ts';
+export { diffVm, type FieldChange, type VmDiff } from './vm/vm-diff.ts';
+export { planUpdate, type PlanUpdateOptions, type UpdatePlan, type UpdateStep } from './vm/update-plan.ts';
+export { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './vm/apply-desired.ts';
+export { findOwnedVm, type OwnedVmLookup } from './vm/find-owned-vm.ts';
+export { descriptionWithOwnerMarker, ownerUidOf } from './vm/ownership-marker.ts';
+export { BUSY_VM_STATES, actualPowerState, ipAddressesOf, observedVmStatus, type ObservedVmStatus } from './vm/observed-vm.ts';

@@ -1,0 +1,139 @@
+import { X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
+import { PrismCredentials } from './prism-credentials.ts';
+
+/**
+ * The connection to Prism Central, configured through the environment as in the seed (`PRISM_HOST`, `PRISM_PORT`,
+ * `PRISM_USER`, `PRISM_PASS`, `PRISM_CLUSTERNAME`, `PRISM_CLUSTERUUID`), plus TLS settings the seed lacked: the seed
+ * turned verification off for everyone; here it is on unless `PRISM_INSECURE=true` says otherwise.
+ */
+export interface PrismConfig {
+  /** Host name or IP address of Prism Central. */
+  host: string;
+  /** Default 9440, Prism's port. */
+  port: number;
+  /** `https://<host>:<port>`; the v3 API is below `/api/nutanix/v3`. */
+  origin: string;
+  credentials: PrismCredentials;
+  /** The cluster VMs are placed on when an AhvVm names none: by UUID when given (preferred), else by name. */
+  defaultCluster: { uuid?: string; name?: string };
+  tls: {
+    /** PEM of a CA to trust in addition to the system's roots (`PRISM_CA_CERT`). */
+    caCertPem?: string;
+    /** `PRISM_INSECURE=true`: no certificate verification at all. */
+    insecureSkipVerify: boolean;
+  };
+  /** Things the operator must log (and may record as events) at start-up, e.g. that TLS verification is off. */
+  warnings: string[];
+}
+
+export class PrismConfigError extends Error {
+  override name = 'PrismConfigError';
+}
+
+export const DEFAULT_PRISM_PORT = 9440;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/;
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** A variable's value, with surrounding whitespace (a stray newline from a Secret) removed; empty counts as unset. */
+function read(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * Reads and checks the configuration. Every problem is reported at once, each naming its variable; no message ever
+ * contains the value of `PRISM_PASS`.
+ */
+export function loadPrismConfig(env: Readonly<Record<string, string | undefined>>): PrismConfig {
+  const problems: string[] = [];
+  const host = read(env, 'PRISM_HOST');
+  const user = read(env, 'PRISM_USER');
+  // The password is taken as given: leading or trailing spaces may be part of it.
+  const password = env.PRISM_PASS === '' ? undefined : env.PRISM_PASS;
+  const portText = read(env, 'PRISM_PORT');
+  const clusterUuid = read(env, 'PRISM_CLUSTERUUID');
+  const clusterName = read(env, 'PRISM_CLUSTERNAME');
+  const caCertPem = read(env, 'PRISM_CA_CERT');
+  const insecureText = read(env, 'PRISM_INSECURE');
+
+  if (host === undefined) problems.push('PRISM_HOST is not set: give the host name or IP address of Prism Central');
+  else if (isIP(host.replace(/^\[(.*)\]$/, '$1')) === 0 && !HOST_NAME.test(host)) {
+    problems.push(`PRISM_HOST must be a host name or IP address, without scheme, port or path (got ${JSON.stringify(host)})`);
+  }
+  if (user === undefined) problems.push('PRISM_USER is not set: give the Prism Central user name');
+  if (password === undefined) problems.push('PRISM_PASS is not set: give the password of PRISM_USER');
+
+  let port = DEFAULT_PRISM_PORT;
+  if (portText !== undefined) {
+    port = Number(portText);
+    if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
+      problems.push(`PRISM_PORT must be a port number from 1 to 65535 (got ${JSON.stringify(portText)})`);
+    }
+  }
+
+  if (clusterUuid === undefined && clusterName === undefined) {
+    problems.push(
+      'PRISM_CLUSTERUUID or PRISM_CLUSTERNAME must be set: the cluster VMs are placed on when an AhvVm names none',
+    );
+  }
+  if (clusterUuid !== undefined && !UUID.test(clusterUuid)) {
+    problems.push(`PRISM_CLUSTERUUID must be a UUID (got ${JSON.stringify(clusterUuid)})`);
+  }
+
+  let insecureSkipVerify = false;
+  if (insecureText !== undefined) {
+    if (insecureText !== 'true' && insecureText !== 'false') {
+      problems.push(`PRISM_INSECURE must be "true" or "false" (got ${JSON.stringify(insecureText)})`);
+    }
+    insecureSkipVerify = insecureText === 'true';
+  }
+  if (caCertPem !== undefined) {
+    problems.push(...caCertificateProblems(caCertPem));
+    if (insecureSkipVerify) {
+      problems.push('PRISM_CA_CERT and PRISM_INSECURE=true contradict each other: trust the CA, or verify nothing, not both');
+    }
+  }
+
+  if (problems.length > 0 || host === undefined || user === undefined || password === undefined) {
+    throw new PrismConfigError(`Prism Central configuration is invalid:\n- ${problems.join('\n- ')}`);
+  }
+
+  const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+  const warnings = insecureSkipVerify
+    ? [
+        `PRISM_INSECURE=true: TLS certificate verification for Prism Central ${host}:${port} is OFF. Anyone on the ` +
+          'network path can impersonate Prism Central and receive its password. Set PRISM_CA_CERT to the PEM of the ' +
+          'CA that signed Prism Central\'s certificate instead.',
+      ]
+    : [];
+  return {
+    host,
+    port,
+    origin: `https://${urlHost}:${port}`,
+    credentials: new PrismCredentials(user, password),
+    defaultCluster: {
+      ...(clusterUuid === undefined ? {} : { uuid: clusterUuid.toLowerCase() }),
+      ...(clusterName === undefined ? {} : { name: clusterName }),
+    },
+    tls: { ...(caCertPem === undefined ? {} : { caCertPem }), insecureSkipVerify },
+    warnings,
+  };
+}
+
+function caCertificateProblems(pem: string): string[] {
+  const blocks = pem.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) {
+    return ['PRISM_CA_CERT must hold one or more PEM certificates (-----BEGIN CERTIFICATE----- …)'];
+  }
+  return blocks.flatMap((block, index) => {
+    try {
+      new X509Certificate(block);
+      return [];
+    } catch (error) {
+      return [`PRISM_CA_CERT certificate ${index + 1} cannot be parsed: ${(error as Error).message}`];
+    }
+  });
+}

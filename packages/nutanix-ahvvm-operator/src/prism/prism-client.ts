@@ -1,0 +1,244 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PrismConfig } from '../config/prism-config.ts';
+import { PrismApiError, PrismTaskTimeoutError } from './prism-errors.ts';
+import { PrismHttp, type PrismHttpOptions } from './prism-http.ts';
+import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
+import { isTaskFinished, type PrismTask, type PrismVm, type PrismVmIntent } from './prism-types.ts';
+
+/**
+ * The Prism Central v3 operations the operator needs, on top of `PrismHttp` (sessions, TLS, retries, concurrency).
+ * Every method either returns what Prism answered or throws one of the typed errors of `prism-errors.ts`.
+ */
+
+export type PrismClientOptions = PrismHttpOptions;
+
+export interface CreatedVm {
+  uuid: string;
+  /** The create task, or, when the VM already existed, the last task Prism lists for it. */
+  taskUuid: string | undefined;
+  /** True when an earlier POST with the same idempotence UUID had already created the VM. */
+  alreadyExisted: boolean;
+}
+
+export interface WaitForTaskOptions {
+  /** Label for `prism_tasks_total{operation}`: create, update, power-off, power-on, delete … */
+  operation: string;
+  /** Give up after this long. Default 10 minutes. */
+  timeoutMs?: number;
+  /** First wait between polls; it grows by half each time up to 5 s. Default 500 ms. */
+  pollIntervalMs?: number;
+}
+
+/** The page size used to list; prism-go-client uses the same (v3's default page of 20 would need five times the calls). */
+export const LIST_PAGE_LENGTH = 100;
+const MAX_POLL_INTERVAL_MS = 5_000;
+
+export class PrismClient {
+  readonly #http: PrismHttp;
+  readonly #metrics: PrismMetricsSink;
+
+  constructor(options: PrismClientOptions) {
+    this.#http = new PrismHttp(options);
+    this.#metrics = options.metrics ?? NO_PRISM_METRICS;
+  }
+
+  /** A client for the connection `loadPrismConfig` read from the environment. */
+  static fromConfig(config: PrismConfig, options: Omit<PrismClientOptions, 'origin' | 'credentials' | 'tls'> = {}): PrismClient {
+    return new PrismClient({ ...options, origin: config.origin, credentials: config.credentials, tls: config.tls });
+  }
+
+  /** The VM, or undefined when Prism has none with that UUID (also after a create failed asynchronously). */
+  async getVm(uuid: string): Promise<PrismVm | undefined> {
+    const answer = await this.#http.send({
+      method: 'GET',
+      path: `/vms/${encodeURIComponent(uuid)}`,
+      endpoint: '/vms/{uuid}',
+      repeatability: 'repeatable',
+      acceptStatuses: [404],
+    });
+    return answer.status === 404 ? undefined : (answer.body as PrismVm);
+  }
+
+  /**
+   * Every VM named exactly `name`, over all pages. Names are not unique in Prism, and whether `vm_name==` matches
+   * exactly is unverified, so each entity's name is checked again here.
+   */
+  async listVmsByName(name: string): Promise<PrismVm[]> {
+    const found = new Map<string, PrismVm>();
+    for (let offset = 0; ; ) {
+      const answer = await this.#http.send({
+        method: 'POST',
+        path: '/vms/list',
+        endpoint: '/vms/list',
+        body: { kind: 'vm', filter: `vm_name==${encodeFiqlValue(name)}`, offset, length: LIST_PAGE_LENGTH },
+        repeatability: 'repeatable',
+      });
+      const page = answer.body as { entities?: PrismVm[]; metadata?: { total_matches?: number } };
+      const entities = page.entities ?? [];
+      // Keyed by UUID: a VM created or deleted between two pages shifts the offsets and may show up twice.
+      for (const vm of entities) if (vm.spec.name === name) found.set(vm.metadata.uuid, vm);
+      offset += entities.length;
+      if (entities.length === 0 || offset >= (page.metadata?.total_matches ?? 0)) return [...found.values()];
+    }
+  }
+
+  /**
+   * POST /vms with `idempotenceUuid` (from `createIdempotenceIdentifiers`) as the VM's UUID, which makes the request
+   * safe to repeat: when the answer to an earlier attempt was lost, the repeat meets a 409 and this method returns the
+   * VM the earlier attempt created. Record the UUID before calling, so a restarted operator finds the VM by it.
+   */
+  async createVm(intent: PrismVmIntent, options: { idempotenceUuid: string }): Promise<CreatedVm> {
+    const uuid = options.idempotenceUuid.toLowerCase();
+    const answer = await this.#http.send({
+      method: 'POST',
+      path: '/vms',
+      endpoint: '/vms',
+      body: { ...intent, metadata: { ...intent.metadata, uuid } },
+      repeatability: 'repeatable',
+      acceptStatuses: [409],
+    });
+    if (answer.status !== 409) {
+      return { uuid, taskUuid: taskUuidOf(answer.body), alreadyExisted: false };
+    }
+    const existing = await this.getVm(uuid);
+    if (existing === undefined) {
+      // The UUID was used by a VM that is gone (deleted, or its create failed): it cannot create another one.
+      throw new PrismApiError({ method: 'POST', path: '/vms' }, 409, [
+        {
+          reason: 'ENTITY_ALREADY_EXISTS',
+          message: `idempotence UUID ${uuid} was already used by a VM that no longer exists; reserve a new one`,
+        },
+      ]);
+    }
+    return { uuid, taskUuid: taskUuidOf(existing), alreadyExisted: true };
+  }
+
+  /**
+   * PUT /vms/{uuid}: replaces the VM's spec with `intent`, which must carry the `metadata.spec_version` it was read with
+   * (see `applyDesiredToCurrentSpec`). Returns the task. A stale version fails with a 409 `PrismApiError`, or — on
+   * newer Prism Central versions — with a FAILED task; `isEditConflict` recognises both.
+   */
+  async updateVm(uuid: string, intent: PrismVmIntent): Promise<string> {
+    if (intent.metadata.spec_version === undefined) {
+      throw new TypeError(`updateVm(${uuid}): metadata.spec_version is required; build the body from a fresh GET`);
+    }
+    const answer = await this.#http.send({
+      method: 'PUT',
+      path: `/vms/${encodeURIComponent(uuid)}`,
+      endpoint: '/vms/{uuid}',
+      body: intent,
+      repeatability: 'once',
+    });
+    const taskUuid = taskUuidOf(answer.body);
+    if (taskUuid === undefined) throw missingTask('PUT', `/vms/${uuid}`);
+    return taskUuid;
+  }
+
+  /** DELETE /vms/{uuid}: the delete task, or undefined when the VM is already gone. */
+  async deleteVm(uuid: string): Promise<string | undefined> {
+    const path = `/vms/${encodeURIComponent(uuid)}`;
+    const answer = await this.#http.send({
+      method: 'DELETE',
+      path,
+      endpoint: '/vms/{uuid}',
+      repeatability: 'repeatable',
+      acceptStatuses: [404],
+    });
+    if (answer.status === 404) return undefined;
+    const taskUuid = taskUuidOf(answer.body);
+    if (taskUuid === undefined) throw missingTask('DELETE', path);
+    return taskUuid;
+  }
+
+  /** The task, or undefined when Prism does not know it (`INVALID_UUID`). */
+  async getTask(uuid: string): Promise<PrismTask | undefined> {
+    const answer = await this.#http.send({
+      method: 'GET',
+      path: `/tasks/${encodeURIComponent(uuid)}`,
+      endpoint: '/tasks/{uuid}',
+      repeatability: 'repeatable',
+      acceptStatuses: [404],
+    });
+    return answer.status === 404 ? undefined : (answer.body as PrismTask);
+  }
+
+  /**
+   * Polls the task until it SUCCEEDED, FAILED or was ABORTED, and returns it; it is not an error for a task to fail —
+   * look at `status`, `error_code` and `error_detail`. Counts the outcome in `prism_tasks_total`.
+   */
+  async waitForTask(uuid: string, options: WaitForTaskOptions): Promise<PrismTask> {
+    const { operation, timeoutMs = 600_000 } = options;
+    const deadline = performance.now() + timeoutMs;
+    let interval = options.pollIntervalMs ?? 500;
+    for (;;) {
+      const task = await this.getTask(uuid);
+      if (task === undefined) {
+        throw new PrismApiError({ method: 'GET', path: `/tasks/${uuid}` }, 404, [
+          { reason: 'INVALID_UUID', message: `Prism Central does not know task ${uuid}` },
+        ]);
+      }
+      if (isTaskFinished(task)) {
+        this.#metrics.taskFinished({ operation, result: task.status.toLowerCase() });
+        return task;
+      }
+      if (performance.now() + interval > deadline) throw new PrismTaskTimeoutError(uuid, task.status, timeoutMs);
+      await sleep(interval);
+      interval = Math.min(interval * 1.5, MAX_POLL_INTERVAL_MS);
+    }
+  }
+
+  /**
+   * Reserves `count` UUIDs that POST /vms accepts as `metadata.uuid` (anchor C §1.9). `validForMinutes` defaults to
+   * Prism's own default.
+   */
+  async createIdempotenceIdentifiers(
+    count: number,
+    options: { clientIdentifier?: string; validForMinutes?: number } = {},
+  ): Promise<string[]> {
+    const answer = await this.#http.send({
+      method: 'POST',
+      path: '/idempotence_identifiers',
+      endpoint: '/idempotence_identifiers',
+      body: {
+        count,
+        ...(options.clientIdentifier === undefined ? {} : { client_identifier: options.clientIdentifier }),
+        ...(options.validForMinutes === undefined ? {} : { valid_duration_in_minutes: options.validForMinutes }),
+      },
+      repeatability: 'repeatable',
+    });
+    const uuids = (answer.body as { uuid_list?: unknown } | undefined)?.uuid_list;
+    if (!Array.isArray(uuids) || uuids.length !== count || !uuids.every((u) => typeof u === 'string')) {
+      throw new PrismApiError({ method: 'POST', path: '/idempotence_identifiers' }, 200, [
+        { reason: 'INVALID_RESPONSE', message: `expected ${count} UUIDs in uuid_list` },
+      ]);
+    }
+    return uuids;
+  }
+
+  close(): Promise<void> {
+    return this.#http.close();
+  }
+}
+
+/**
+ * `status.execution_context.task_uuid`: a string in POST/PUT/DELETE answers, a list in GET (anchor C §1.2, §1.3); the
+ * first entry of a list.
+ */
+export function taskUuidOf(entity: unknown): string | undefined {
+  const taskUuid = (entity as { status?: { execution_context?: { task_uuid?: unknown } } } | undefined)?.status
+    ?.execution_context?.task_uuid;
+  if (typeof taskUuid === 'string') return taskUuid;
+  if (Array.isArray(taskUuid) && typeof taskUuid[0] === 'string') return taskUuid[0];
+  return undefined;
+}
+
+/** FIQL reserves `,` `;` `(` `)` `=` `!` `<` `>` and quotes; percent-encoding them keeps a name a single value. */
+function encodeFiqlValue(value: string): string {
+  return value.replace(/[%,;()=!<>'" ]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+function missingTask(method: string, path: string): PrismApiError {
+  return new PrismApiError({ method, path }, 202, [
+    { reason: 'INVALID_RESPONSE', message: 'the answer has no status.execution_context.task_uuid' },
+  ]);
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { CLUSTER_UUID, CONTEXT, IMAGE_UUID, OTHER_CLUSTER_UUID, OWNER_UID, SUBNET_UUID, avm } from '../../test/prism-vm-fixture.ts';
+import type { AhvVmSpec } from '../api/ahvvm-resource.ts';
+import {
+  MAX_USER_DATA_BASE64_LENGTH,
+  desiredVmSpec,
+  namesToResolve,
+  withCloudInitUserData,
+  type DesiredVmFailureReason,
+} from './desired-vm.ts';
+
+describe('desiredVmSpec', () => {
+  it('turns the seed sample into the VM the seed operator created, plus the ownership marker', () => {
+    const result = desiredVmSpec(avm({ num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 }), CONTEXT);
+    expect(result).toEqual({
+      ok: true,
+      intent: {
+        metadata: { kind: 'vm' },
+        spec: {
+          name: 'ahvvm-from-operator',
+          description: `nutanix.com/ahvvm-owner-uid: ${OWNER_UID}`,
+          cluster_reference: { kind: 'cluster', uuid: CLUSTER_UUID },
+          resources: { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 },
+        },
+      },
+    });
+  });
+
+  it('fills in the seed operator\'s defaults for CPU and memory and manages nothing else', () => {
+    const result = desiredVmSpec(avm({}), CONTEXT);
+    expect(result.ok && result.intent.spec.resources).toEqual({ num_sockets: 1, num_vcpus_per_socket: 1, memory_size_mib: 1024 });
+  });
+
+  it('maps every optional field to its Prism form', () => {
+    const result = desiredVmSpec(
+      avm({
+        power_state: 'PoweredOn',
+        description: 'web tier',
+        categories: { Environment: 'Production' },
+        cluster: { name: 'other' },
+        disks: [{ image: { name: 'ubuntu' }, size_mib: 20480 }, { size_mib: 1024 }],
+        nics: [{ subnet: { uuid: SUBNET_UUID.toUpperCase() } }],
+        boot_type: 'UEFI',
+      }),
+      CONTEXT,
+    );
+    expect(result).toEqual({
+      ok: true,
+      intent: {
+        metadata: { kind: 'vm', categories: { Environment: 'Production' } },
+        spec: {
+          name: 'ahvvm-from-operator',
+          description: `web tier\nnutanix.com/ahvvm-owner-uid: ${OWNER_UID}`,
+          cluster_reference: { kind: 'cluster', uuid: OTHER_CLUSTER_UUID },
+          resources: {
+            num_sockets: 1,
+            num_vcpus_per_socket: 1,
+            memory_size_mib: 1024,
+            power_state: 'ON',
+            boot_config: { boot_type: 'UEFI' },
+            disk_list: [{ data_source_reference: { kind: 'image', uuid: IMAGE_UUID }, disk_size_mib: 20480 }, { disk_size_mib: 1024 }],
+            nic_list: [{ subnet_reference: { kind: 'subnet', uuid: SUBNET_UUID }, is_connected: true }],
+          },
+        },
+      },
+    });
+  });
+
+  it('maps PoweredOff to OFF', () => {
+    const result = desiredVmSpec(avm({ power_state: 'PoweredOff' }), CONTEXT);
+    expect(result.ok && result.intent.spec.resources.power_state).toBe('OFF');
+  });
+
+  it('resolves the default cluster by name when no UUID is configured', () => {
+    const result = desiredVmSpec(avm({}), { ...CONTEXT, defaultCluster: { name: 'other' } });
+    expect(result.ok && result.intent.spec.cluster_reference).toEqual({ kind: 'cluster', uuid: OTHER_CLUSTER_UUID });
+  });
+
+  it.each<[AhvVmSpec, DesiredVmFailureReason, string]>([
+    [{ cluster: { name: 'missing' } }, 'ClusterNotFound', 'cluster: Prism Central has no cluster named "missing"'],
+    [{ disks: [{ image: { name: 'missing' } }] }, 'ImageNotFound', 'disks[0].image: Prism Central has no image named "missing"'],
+    [{ nics: [{ subnet: { name: 'missing' } }] }, 'SubnetNotFound', 'nics[0].subnet: Prism Central has no subnet named "missing"'],
+    [{ disks: [{ image: { name: 'twice' } }] }, 'AmbiguousName', 'disks[0].image: 2 images are named "twice"'],
+  ])('reports an unresolvable name: %o', (spec, reason, message) => {
+    const result = desiredVmSpec(avm(spec), CONTEXT);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.reason).toBe(reason);
+      expect(result.message).toContain(message);
+    }
+  });
+
+  it('names the environment variable when the default cluster name is unknown', () => {
+    const result = desiredVmSpec(avm({}), { ...CONTEXT, defaultCluster: { name: 'gone' } });
+    expect(result).toEqual({ ok: false, reason: 'ClusterNotFound', message: 'PRISM_CLUSTERNAME: Prism Central has no cluster named "gone"' });
+  });
+
+  it('refuses a resource that was not read from the API server', () => {
+    expect(() => desiredVmSpec({ metadata: { name: 'x' }, spec: {} }, CONTEXT)).toThrow(/metadata.uid/);
+  });
+});
+
+describe('namesToResolve', () => {
+  it('lists the names the desired VM needs looked up, and nothing given by UUID', () => {
+    expect(
+      namesToResolve(
+        { disks: [{ image: { name: 'ubuntu' } }, { image: { uuid: IMAGE_UUID } }, { size_mib: 10 }], nics: [{ subnet: { name: 'vlan173' } }] },
+        { name: 'ncn-dev-sandbox' },
+      ),
+    ).toEqual([
+      { kind: 'cluster', name: 'ncn-dev-sandbox' },
+      { kind: 'image', name: 'ubuntu' },
+      { kind: 'subnet', name: 'vlan173' },
+    ]);
+    expect(namesToResolve({ cluster: { uuid: CLUSTER_UUID } }, { name: 'ncn-dev-sandbox' })).toEqual([]);
+  });
+});
+
+describe('withCloudInitUserData', () => {
+  const base = desiredVmSpec(avm({}), CONTEXT);
+  if (!base.ok) throw new Error('fixture');
+
+  it('adds the Secret\'s base64 value as cloud-init user data', () => {
+    const userData = Buffer.from('#cloud-config\nhostname: web-01\n').toString('base64');
+    const result = withCloudInitUserData(base.intent, `${userData}\n`);
+    expect(result.ok && result.intent.spec.resources.guest_customization).toEqual({ cloud_init: { user_data: userData } });
+    expect(base.intent.spec.resources.guest_customization).toBeUndefined();
+  });
+
+  it('refuses data that is not base64, and more than Prism accepts', () => {
+    expect(withCloudInitUserData(base.intent, '#cloud-config')).toMatchObject({ ok: false, reason: 'InvalidCloudInit' });
+    expect(withCloudInitUserData(base.intent, '')).toMatchObject({ ok: false, reason: 'InvalidCloudInit' });
+    const tooLarge = 'A'.repeat(MAX_USER_DATA_BASE64_LENGTH + 4);
+    expect(withCloudInitUserData(base.intent, tooLarge)).toMatchObject({ ok: false, reason: 'InvalidCloudInit', message: /at most 128000/ });
+  });
+});

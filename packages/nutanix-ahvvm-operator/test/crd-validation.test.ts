@@ -1,0 +1,92 @@
+// The committed CRD on a real kube-apiserver, driven with kubectl as a user would: the samples apply, bad values are
+// refused with messages that say what to fix, and `kubectl get` shows the seed's columns plus ours.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TestCluster, waitFor } from '@k8s-operators/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CRD_DIRECTORY } from '../src/api/crd-files.ts';
+
+const SAMPLES = join(CRD_DIRECTORY, '..', 'samples');
+
+function avmYaml(name: string, spec: string): string {
+  return `apiVersion: nutanix.com/v1alpha1\nkind: AhvVm\nmetadata:\n  name: ${name}\nspec:\n${spec.replace(/^/gm, '  ')}\n`;
+}
+
+describe('the AhvVm CRD on a real API server', () => {
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start({ node: false });
+    const applied = await cluster.kubectl(['apply', '--server-side', '-f', CRD_DIRECTORY]);
+    expect(applied.stderr).toBe('');
+    const established = await cluster.kubectl(['wait', '--for=condition=Established', 'crd/ahvvms.nutanix.com', '--timeout=60s']);
+    expect(established.code, established.stderr).toBe(0);
+    // Established updates discovery; kubectl may need a moment longer to see the new kind.
+    await waitFor(async () => (await cluster.kubectl(['get', 'avm'])).code === 0, { what: 'kubectl to serve ahvvms', timeoutMs: 30_000 });
+  });
+  afterAll(() => cluster.stop());
+
+  function apply(yaml: string) {
+    return cluster.kubectl(['apply', '-f', '-'], { input: yaml });
+  }
+
+  it('applies the seed\'s sample unchanged and fills in the defaults', async () => {
+    const result = await apply(await readSample('ahvvm-from-operator.yaml'));
+    expect(result.stderr).toBe('');
+    const got = await cluster.kubectl(['get', 'avm', 'ahvvm-from-operator', '-o', 'jsonpath={.spec}']);
+    expect(JSON.parse(got.stdout)).toEqual({
+      num_sockets: 2,
+      num_vcpus_per_socket: 1,
+      memory_size_mib: 2048,
+      allow_power_cycle: false,
+      deletion_policy: 'Delete',
+    });
+  });
+
+  it('applies the sample with the new fields', async () => {
+    const result = await apply(await readSample('ahvvm-web-01.yaml'));
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('ahvvm.nutanix.com/web-01 created');
+  });
+
+  it('shows the seed\'s columns, then Power, IP and Ready', async () => {
+    const table = await cluster.kubectl(['get', 'ahvvm', 'ahvvm-from-operator']);
+    const [header = '', row = ''] = table.stdout.trim().split('\n');
+    expect(header.split(/\s+/)).toEqual(['NAME', 'SOCKETS', 'VCPUSPERSOCKET', 'MEMORY', 'POWER', 'IP', 'READY', 'AGE']);
+    expect(row.split(/\s+/).slice(0, 4)).toEqual(['ahvvm-from-operator', '2', '1', '2048']);
+  });
+
+  it.each([
+    ['num_sockets: 0', 'spec.num_sockets: Invalid value: 0: spec.num_sockets in body should be greater than or equal to 1'],
+    ['num_sockets: 241', 'spec.num_sockets in body should be less than or equal to 240'],
+    ['num_vcpus_per_socket: 65', 'spec.num_vcpus_per_socket in body should be less than or equal to 64'],
+    ['memory_size_mib: 512', 'spec.memory_size_mib in body should be greater than or equal to 1024'],
+    ['memory_size_mib: 4194305', 'spec.memory_size_mib in body should be less than or equal to 4194304'],
+    ['num_sockets: 120\nnum_vcpus_per_socket: 4', 'num_sockets × num_vcpus_per_socket must be at most 240 vCPUs'],
+    ['power_state: "ON"', 'spec.power_state: Unsupported value: "ON": supported values: "PoweredOn", "PoweredOff"'],
+    ['cluster:\n  name: c1\n  uuid: 00061f7f-1d2c-4b6e-9a31-7c2e5d4f6a01', 'set exactly one of name or uuid for the cluster'],
+    ['disks:\n- {}', 'a disk needs an image, a size_mib, or both'],
+    ['nics:\n- subnet: {}', 'set exactly one of name or uuid for the subnet'],
+    ['deletion_policy: Orphan', 'spec.deletion_policy: Unsupported value: "Orphan"'],
+  ])('refuses %j with a message that says what to fix', async (spec, message) => {
+    const result = await apply(avmYaml('bad', spec));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('refuses to change the cluster or the cloud-init of an existing resource', async () => {
+    const original = 'cluster:\n  name: c1\ncloud_init:\n  user_data_secret_ref:\n    name: s1';
+    expect((await apply(avmYaml('pinned', original))).stderr).toBe('');
+    const moved = await apply(avmYaml('pinned', original.replace('name: c1', 'name: c2')));
+    expect(moved.stderr).toContain('cluster cannot be changed: Prism cannot move a VM to another cluster');
+    const reinit = await apply(avmYaml('pinned', original.replace('name: s1', 'name: s2')));
+    expect(reinit.stderr).toContain('cloud_init cannot be changed');
+    const resized = await apply(avmYaml('pinned', `${original}\nnum_sockets: 4`));
+    expect(resized.stderr).toBe('');
+  });
+});
+
+function readSample(file: string): Promise<string> {
+  return readFile(join(SAMPLES, file), 'utf8');
+}
