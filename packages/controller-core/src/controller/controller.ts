@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { isConflict } from '../client/errors.ts';
 import { reconcileLogger } from '../log.ts';
 import type { ControllerCoreMetrics, ReconcileResult as ResultLabel } from '../metrics/create-metrics.ts';
 import { parseObjectKey } from '../objects/object-key.ts';
@@ -106,9 +107,14 @@ export class Controller {
     const started = performance.now();
     log.debug({ droppedReasons: item.droppedReasons }, 'reconcile started');
     let label: ResultLabel;
+    let stopListening = (): void => undefined;
     try {
       const aborted = new Promise<never>((_, reject) => {
-        signal.addEventListener('abort', () => { reject(signal.reason as Error); }, { once: true });
+        const onAbort = (): void => { reject(signal.reason as Error); };
+        signal.addEventListener('abort', onAbort, { once: true });
+        // Node keeps a signal from AbortSignal.any() alive while it has listeners and its sources live: a listener left
+        // behind would keep this reconcile's signals, closures and promises for the controller's whole life.
+        stopListening = () => { signal.removeEventListener('abort', onAbort); };
       });
       aborted.catch(() => undefined);
       const result = await Promise.race([this.#options.reconciler({ request, reasons: item.reasons, log, signal, reconcileID }), aborted]);
@@ -131,11 +137,15 @@ export class Controller {
         if (isProgrammingError(error)) metrics.reconcilePanics.inc({ controller });
         if (!this.#stop.signal.aborted) {
           this.queue.addRateLimited(item.key, { event: 'Retry' });
-          log.error({ err: error, retries: this.queue.numRequeues(item.key) }, 'reconcile failed; retrying with back-off');
+          const retries = this.queue.numRequeues(item.key);
+          // Someone changed the object between our read and our write: routine, not something to page anyone about.
+          if (isConflict(error)) log.info({ retries, reason: (error as Error).message }, 'conflict: the object changed meanwhile; retrying with the latest version');
+          else log.error({ err: error, retries }, 'reconcile failed; retrying with back-off');
         }
       }
     } finally {
       clearTimeout(timer);
+      stopListening();
       this.#active--;
       metrics.activeWorkers.set({ controller }, this.#active);
     }

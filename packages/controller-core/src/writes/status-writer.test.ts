@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { ApiError, isConflict } from '../client/errors.ts';
+import { ApiError } from '../client/errors.ts';
+import type { ApplyConfiguration } from '../client/kube-client.ts';
 import { defineResource, type ResourceRef } from '../client/resources.ts';
 import type { Condition } from '../conditions.ts';
 import { nextStatus, StatusWriter, type ConditionedStatus } from './status-writer.ts';
@@ -24,11 +25,11 @@ function fakeClient(answer?: Error) {
   const written: KubernetesObject[] = [];
   return {
     written,
-    updateStatus<T extends KubernetesObject>(_ref: ResourceRef<T>, obj: T): Promise<T> {
-      written.push(obj);
+    applyStatus<T extends KubernetesObject>(_ref: ResourceRef<T>, obj: ApplyConfiguration<T>): Promise<T> {
+      written.push(obj as KubernetesObject);
       if (answer) return Promise.reject(answer);
-      const stored = structuredClone(obj);
-      if (stored.metadata) stored.metadata.resourceVersion = String(Number(stored.metadata.resourceVersion) + 1);
+      const stored = structuredClone(obj) as T;
+      if (stored.metadata) stored.metadata.resourceVersion = '8';
       return Promise.resolve(stored);
     },
   };
@@ -74,7 +75,7 @@ describe('StatusWriter', () => {
     const writer = new StatusWriter(client);
     const stored = await writer.write(GadgetResource, gadget(), { phase: 'Running', observedGeneration: 3 });
     expect(stored.metadata?.resourceVersion).toBe('8');
-    expect(client.written).toEqual([{ ...gadget(), status: { phase: 'Running', observedGeneration: 3 } }]);
+    expect(client.written).toEqual([{ metadata: { namespace: 'ns', name: 'g' }, status: { phase: 'Running', observedGeneration: 3 } }]);
 
     const current = gadget({ phase: 'Running', observedGeneration: 3 });
     expect(await writer.write(GadgetResource, current, { observedGeneration: 3, phase: 'Running' })).toBe(current);
@@ -90,18 +91,17 @@ describe('StatusWriter', () => {
     expect({ writes: writer.writes, skipped: writer.skipped }).toEqual({ writes: 1, skipped: 1 });
   });
 
-  it('lets a conflict surface, so the reconcile is requeued with fresh data', async () => {
-    const conflict = new ApiError({ status: 409, body: { kind: 'Status', reason: 'Conflict', message: 'the object has been modified' }, request: 'PUT x' });
-    const writer = new StatusWriter(fakeClient(conflict));
-    const error: unknown = await writer.write(GadgetResource, gadget(), { phase: 'Running' }).catch((e: unknown) => e);
-    expect(isConflict(error)).toBe(true);
-    expect(writer.writes).toBe(1);
+  it('applies only name, namespace and status, as the controller\'s field manager', async () => {
+    const client = fakeClient();
+    await new StatusWriter(client, { fieldManager: 'gadget-operator' }).write(GadgetResource, gadget(), { phase: 'Running' });
+    expect(client.written).toEqual([{ metadata: { namespace: 'ns', name: 'g' }, status: { phase: 'Running' } }]);
   });
 
-  it('refuses an object without a resourceVersion, which would overwrite whatever is stored', async () => {
-    const writer = new StatusWriter(fakeClient());
-    const unread = { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { namespace: 'ns', name: 'g' } };
-    await expect(writer.write(GadgetResource, unread, { phase: 'Running' })).rejects.toThrow(/Gadget g has no resourceVersion/);
-    expect(writer.writes).toBe(0);
+  it('lets an API error surface, so the reconcile is retried', async () => {
+    const refused = new ApiError({ status: 422, body: { kind: 'Status', reason: 'Invalid', message: 'status.phase: Invalid value' }, request: 'PATCH x' });
+    const writer = new StatusWriter(fakeClient(refused));
+    const error: unknown = await writer.write(GadgetResource, gadget(), { phase: 'Running' }).catch((e: unknown) => e);
+    expect(error).toBe(refused);
+    expect(writer.writes).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { KubeClient } from '../client/kube-client.ts';
+import type { ApplyConfiguration, KubeClient } from '../client/kube-client.ts';
 import type { ResourceRef } from '../client/resources.ts';
 import { setStatusCondition, type Condition, type NewCondition } from '../conditions.ts';
 import { jsonEqual } from './json-equal.ts';
@@ -51,25 +51,26 @@ export function nextStatus<S extends ConditionedStatus>(current: S | undefined, 
  * Writes `status` through the status subresource, and only when it changed: a reconcile that finds everything in place
  * sends nothing, which is what keeps a fleet of controllers from hammering the API server with no-op updates.
  *
- * Writes are conditional on the object's resourceVersion. When someone else wrote the object since it was read, the
- * API server answers 409 and the `ApiError` (see `isConflict`) propagates: the reconcile fails, is requeued, and runs
- * again on the fresh object from the cache. Retrying here with the same stale object would only conflict again, and
- * retrying with a re-read one would compute status from a spec the reconcile never saw.
+ * Writes are server-side applies of the whole status by the controller's field manager (controller-runtime's
+ * `SubResource("status").Apply`). They carry no resourceVersion, so a reconcile that runs before the cache has seen
+ * the controller's own previous status write does not fail with 409 Conflict and retry — the everyday "the object has
+ * been modified" error of controller-runtime operators. The status is always computed from the cache as a whole, so
+ * the last write is the right one; a change made meanwhile queues another reconcile that writes again.
  *
  * `writes` and `skipped` count what happened, for tests and benchmarks.
  */
 export class StatusWriter {
-  readonly #client: Pick<KubeClient, 'updateStatus'>;
-  readonly #fieldManager: string | undefined;
+  readonly #client: Pick<KubeClient, 'applyStatus'>;
+  readonly #fieldManager: string;
   #writes = 0;
   #skipped = 0;
 
-  constructor(client: Pick<KubeClient, 'updateStatus'>, options: StatusWriterOptions = {}) {
+  constructor(client: Pick<KubeClient, 'applyStatus'>, options: StatusWriterOptions = {}) {
     this.#client = client;
-    this.#fieldManager = options.fieldManager;
+    this.#fieldManager = options.fieldManager ?? 'controller-core';
   }
 
-  /** Status writes sent to the API server, failed ones (conflicts) included. */
+  /** Status writes sent to the API server, failed ones included. */
   get writes(): number {
     return this.#writes;
   }
@@ -80,8 +81,8 @@ export class StatusWriter {
   }
 
   /**
-   * Sets the status of `current` (as read, with its resourceVersion) to `status`. Returns the object the API server
-   * stored, or `current` itself when `status` equals its status (as JSON, whatever the key order) and nothing was sent.
+   * Sets the status of `current` to `status`. Returns the object the API server stored, or `current` itself when
+   * `status` equals its status (as JSON, whatever the key order) and nothing was sent.
    */
   async write<T extends KubernetesObject & { status?: unknown }>(
     ref: ResourceRef<T>,
@@ -92,15 +93,11 @@ export class StatusWriter {
       this.#skipped++;
       return current;
     }
-    if (current.metadata?.resourceVersion === undefined || current.metadata.resourceVersion === '') {
-      throw new Error(
-        `StatusWriter: ${ref.kind} ${current.metadata?.name ?? ''} has no resourceVersion; pass the object as read from ` +
-          'the API server so the write cannot overwrite a newer status',
-      );
-    }
+    const { name, namespace } = current.metadata ?? {};
+    if (name === undefined || name === '') throw new Error(`StatusWriter: the ${ref.kind} has no metadata.name`);
     this.#writes++;
-    const options = this.#fieldManager === undefined ? {} : { fieldManager: this.#fieldManager };
-    return this.#client.updateStatus(ref, { ...current, status }, options);
+    const metadata = namespace === undefined || namespace === '' ? { name } : { name, namespace };
+    return this.#client.applyStatus(ref, { metadata, status } as ApplyConfiguration<T>, { fieldManager: this.#fieldManager, force: true });
   }
 
   /** Computes the status with {@link nextStatus} and {@link write}s it if it differs from the current one. */
