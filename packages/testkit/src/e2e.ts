@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { TestCluster, type KubectlResult } from './cluster.ts';
+
+/** The repository root, where `deploy/<operator>` lives. */
+export const REPOSITORY_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * What an e2e spec may use: a kubeconfig and kubectl, plus a way to send HTTP to a Pod address. The same spec runs
+ * against testkit's local cluster (`npm test`) and against kind (`E2E_KUBECONFIG` set by kind/e2e.sh), where Pod
+ * addresses are reached from a throwaway curl Pod inside the cluster.
+ */
+export interface E2eCluster {
+  kind: 'local' | 'external';
+  kubeconfig: string;
+  kubectl(args: readonly string[], options?: { input?: string }): Promise<KubectlResult>;
+  /** `kubectl ...` that must succeed; throws with kubectl's output otherwise. */
+  kubectlOk(args: readonly string[], options?: { input?: string }): Promise<string>;
+  httpGet(address: string, port: number, path: string, headers?: Record<string, string>): Promise<HttpAnswer>;
+  close(): Promise<void>;
+}
+
+const CURL_IMAGE = 'curlimages/curl:8.11.1';
+
+export async function openE2eCluster(env: NodeJS.ProcessEnv = process.env): Promise<E2eCluster> {
+  const external = env.E2E_KUBECONFIG;
+  let local: TestCluster | undefined;
+  let kubectl: E2eCluster['kubectl'];
+  let kubeconfig: string;
+  if (external) {
+    kubeconfig = external;
+    kubectl = (args, options = {}) => new Promise((resolve) => {
+      const child = execFile('kubectl', args, { env: { ...env, KUBECONFIG: external }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      });
+      if (options.input !== undefined) child.stdin?.end(options.input);
+    });
+  } else {
+    const cluster = await TestCluster.start();
+    local = cluster;
+    kubeconfig = cluster.adminKubeconfig;
+    kubectl = (args, options) => cluster.kubectl(args, options);
+  }
+  const kubectlOk = async (args: readonly string[], options?: { input?: string }): Promise<string> => {
+    const result = await kubectl(args, options);
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}):\n${result.stderr}${result.stdout}`);
+    return result.stdout;
+  };
+  let curlRuns = 0;
+  const httpGet = async (address: string, port: number, path: string, headers: Record<string, string> = {}): Promise<HttpAnswer> => {
+    if (local) {
+      const response = await fetch(`http://${address}:${port}${path}`, { headers, signal: AbortSignal.timeout(5_000) });
+      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    }
+    const name = `e2e-curl-${process.pid}-${curlRuns++}`;
+    const args = ['run', name, '--rm', '-i', '--quiet', '--restart=Never', `--image=${CURL_IMAGE}`, '--', 'curl', '-s', '-i', '--max-time', '5',
+      ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), `http://${address}:${port}${path}`];
+    const raw = (await kubectlOk(args)).replace(/\r\n/g, '\n');
+    const [head = '', ...rest] = raw.split('\n\n');
+    const [statusLine = '', ...headerLines] = head.split('\n');
+    return {
+      status: Number(statusLine.split(' ')[1]),
+      headers: Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()])),
+      body: rest.join('\n\n'),
+    };
+  };
+  return { kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, close: async () => { await local?.stop(); } };
+}
