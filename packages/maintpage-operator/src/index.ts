@@ -2,6 +2,7 @@
 // The page server is a separate program (page-server/main.ts), not part of this API.
 
 export {
+  MaintPageRef,
   MaintPageResource,
   type MaintPage,
   type MaintPageSpec,
@@ -65,5 +66,8 @@ export {
   type Switch,
   type SwitchDecision,
 } from './controller/switch-decision.ts';
-export { desiredStatus, invalidSpecOutcome, type StatusOutcome } from './controller/desired-status.ts';
+export { blockedOutcome, desiredStatus, invalidSpecOutcome, type StatusOutcome } from './controller/desired-status.ts';
 export { specProblem } from './controller/spec-problems.ts';
+
+export { FIELD_MANAGER, setupMaintPageController, type MaintPageControllerOptions } from './controller/maintpage-controller.ts';
+export { registerMaintPageMetrics, type MaintPageMetrics } from './controller/maintpage-metrics.ts';

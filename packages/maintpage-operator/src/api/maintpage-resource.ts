@@ -1,4 +1,5 @@
 import {
+  customResourceRef,
   AGE_COLUMN,
   READY_COLUMN,
   REASON_COLUMN,
@@ -50,3 +51,6 @@ export const MaintPageResource = defineCustomResource({
 export type MaintPage = CustomResource<typeof MaintPageResource>;
 export type MaintPageSpec = CustomResourceSpec<typeof MaintPageResource>;
 export type MaintPageStatus = CustomResourceStatus<typeof MaintPageResource>;
+
+/** Where MaintPages live in the API, for the client and informers. */
+export const MaintPageRef = customResourceRef(MaintPageResource);

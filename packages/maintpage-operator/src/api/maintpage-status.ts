@@ -23,6 +23,8 @@ export const MaintPageReason = {
   WaitingForMaintenancePods: 'WaitingForMaintenancePods',
   WaitingForAppPods: 'WaitingForAppPods',
   InvalidSpec: 'InvalidSpec',
+  /** An object the MaintPage would own (its Deployment or Service name) already exists and belongs to someone else. */
+  Conflict: 'Conflict',
 } as const;
 export type MaintPageReason = (typeof MaintPageReason)[keyof typeof MaintPageReason];
 

@@ -51,12 +51,17 @@ export function desiredStatus(
 
 /** The outcome for a MaintPage with a problem only the controller can see (`specProblem`): nothing is switched. */
 export function invalidSpecOutcome(maintPage: MaintPage, problem: string): StatusOutcome {
+  return blockedOutcome(maintPage, MaintPageReason.InvalidSpec, problem);
+}
+
+/** The outcome when the controller cannot act at all (bad spec, a name owned by someone else): Ready=False with why. */
+export function blockedOutcome(maintPage: MaintPage, reason: MaintPageReason, message: string): StatusOutcome {
   const generation = maintPage.metadata.generation;
   const condition = (type: string, status: 'True' | 'False'): NewCondition => ({
     type,
     status,
-    reason: MaintPageReason.InvalidSpec,
-    message: problem,
+    reason,
+    message,
     ...(generation === undefined ? {} : { observedGeneration: generation }),
   });
   return {

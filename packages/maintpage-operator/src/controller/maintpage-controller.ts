@@ -1,0 +1,162 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  CONTROLLER_OWNER_INDEX,
+  EventRecorder,
+  Resources,
+  StatusWriter,
+  applyOwned,
+  generationChanged,
+  ownershipConflict,
+  type Controller,
+  type Manager,
+  type ReconcileContext,
+  type ReadonlyCache,
+  type ReconcileResult,
+  type ResourceRef,
+} from '@k8s-operators/controller-core';
+import { MaintPageRef, type MaintPage } from '../api/maintpage-resource.ts';
+import { MaintPageReason } from '../api/maintpage-status.ts';
+import { desiredAppDeployment } from './desired-app-deployment.ts';
+import { desiredMaintenanceDeployment } from './desired-maintenance-deployment.ts';
+import { desiredPageHtmlConfigMap } from './desired-page-html.ts';
+import { desiredService } from './desired-service.ts';
+import { blockedOutcome, desiredStatus, invalidSpecOutcome, type StatusOutcome } from './desired-status.ts';
+import { detectDrift } from './drift.ts';
+import { registerMaintPageMetrics } from './maintpage-metrics.ts';
+import { appName, maintenanceDeploymentName, pageHtmlConfigMapName } from './object-names.ts';
+import { specProblem } from './spec-problems.ts';
+import { decideSwitch } from './switch-decision.ts';
+
+export const FIELD_MANAGER = 'maintpage-operator';
+/** While an object we would own belongs to someone else, look again this often (its events do not reach us). */
+const CONFLICT_RECHECK_MS = 30_000;
+
+export interface MaintPageControllerOptions {
+  /** The built-in page server's image, used when a MaintPage has no maintpageimage. */
+  pageServerImage: string;
+  /** `reportingInstance` of Events, e.g. the Pod name. */
+  instance: string;
+  /** The clock, for schedule windows (tests). */
+  now?: () => Date;
+}
+
+/** A kind of owned object, where its informer keeps it, and the names the MaintPage uses now. */
+interface OwnedKind {
+  ref: ResourceRef;
+  cache: ReadonlyCache<KubernetesObject>;
+  names: string[];
+}
+
+/**
+ * Registers the MaintPage controller: it owns the app Deployment and Service (named appname), the maintenance page
+ * Deployment and its page ConfigMap, applies them only when they differ, points the Service at Ready pods only, puts
+ * hand-made changes back, and reports what it did in status, Events and metrics.
+ */
+export function setupMaintPageController(manager: Manager, options: MaintPageControllerOptions): Controller {
+  const now = options.now ?? ((): Date => new Date());
+  const metrics = registerMaintPageMetrics(manager.metrics.registry);
+  const events = new EventRecorder(manager.client, { reportingController: 'maintpage.example.com/maintpage-operator', reportingInstance: options.instance, logger: manager.logger });
+  const statusWriter = new StatusWriter(manager.client, { fieldManager: FIELD_MANAGER });
+  const informer = <T extends KubernetesObject>(ref: ResourceRef<T>) => manager.informers.informerFor(ref, manager.namespace ? { namespace: manager.namespace } : {});
+  const maintPages = informer(MaintPageRef);
+  const deployments = informer(Resources.Deployment);
+  const services = informer(Resources.Service);
+  const configMaps = informer(Resources.ConfigMap);
+  // When the wish to switch was first seen, per MaintPage, for the latency histogram.
+  const switchWantedSince = new Map<string, number>();
+
+  const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
+    const maintPage: MaintPage | undefined = maintPages.cache.get(ctx.request.key);
+    if (!maintPage || maintPage.metadata.deletionTimestamp) {
+      // Owned objects go with it (owner references); forget its series.
+      switchWantedSince.delete(ctx.request.key);
+      metrics.published.remove({ namespace: ctx.request.namespace ?? '', name: ctx.request.name });
+      return undefined;
+    }
+    const namespace = maintPage.metadata.namespace ?? '';
+    const writeStatus = async (outcome: StatusOutcome): Promise<void> => {
+      const { status, changed } = desiredStatus(maintPage, outcome, now());
+      if (changed) await statusWriter.write(MaintPageRef, maintPage, status);
+    };
+
+    const problem = specProblem(maintPage);
+    if (problem) {
+      events.event(maintPage, { type: 'Warning', reason: MaintPageReason.InvalidSpec, action: 'Validate', note: problem });
+      await writeStatus(invalidSpecOutcome(maintPage, problem));
+      return undefined;
+    }
+
+    const cached = {
+      appDeployment: deployments.cache.get({ namespace, name: appName(maintPage) }),
+      maintenanceDeployment: deployments.cache.get({ namespace, name: maintenanceDeploymentName(maintPage) }),
+      service: services.cache.get({ namespace, name: appName(maintPage) }),
+      pageHtml: configMaps.cache.get({ namespace, name: pageHtmlConfigMapName(maintPage) }),
+    };
+    const conflict = Object.values(cached).map((obj) => ownershipConflict(obj, maintPage)).find((c) => c !== undefined);
+    if (conflict) {
+      events.event(maintPage, { type: 'Warning', reason: MaintPageReason.Conflict, action: 'Adopt', note: conflict });
+      await writeStatus(blockedOutcome(maintPage, MaintPageReason.Conflict, conflict));
+      return { requeueAfterMs: CONFLICT_RECHECK_MS };
+    }
+
+    const apply = <T extends KubernetesObject>(ref: ResourceRef<T>, desired: KubernetesObject, current: T | undefined): Promise<T> =>
+      applyOwned(manager.client, ref, desired as never, { owner: maintPage, fieldManager: FIELD_MANAGER, current });
+    const pageHtml = desiredPageHtmlConfigMap(maintPage);
+    if (pageHtml) await apply(Resources.ConfigMap, pageHtml, cached.pageHtml);
+    await apply(Resources.Deployment, desiredMaintenanceDeployment(maintPage, { pageServerImage: options.pageServerImage }), cached.maintenanceDeployment);
+    await apply(Resources.Deployment, desiredAppDeployment(maintPage, cached.appDeployment), cached.appDeployment);
+
+    const decision = decideSwitch(maintPage, {
+      appReadyReplicas: cached.appDeployment?.status?.readyReplicas ?? 0,
+      maintenanceReadyReplicas: cached.maintenanceDeployment?.status?.readyReplicas ?? 0,
+      service: cached.service,
+    }, now());
+    const drift = detectDrift(maintPage, { appDeployment: cached.appDeployment, service: cached.service }, decision.selector);
+    await apply(Resources.Service, desiredService(maintPage, decision.target), cached.service);
+    for (const event of drift.events) events.event(maintPage, { ...event, action: 'Revert', note: event.message });
+
+    const key = ctx.request.key;
+    const wantedTarget = decision.maintenanceWanted ? 'maintenance' : 'app';
+    if (wantedTarget !== decision.target) {
+      if (!switchWantedSince.has(key)) switchWantedSince.set(key, Date.now());
+    }
+    if (decision.switched) {
+      const since = switchWantedSince.get(key) ?? Date.now();
+      metrics.switchLatency.observe({ to: decision.switched.to }, (Date.now() - since) / 1000);
+      metrics.switches.inc({ namespace, name: maintPage.metadata.name ?? '', to: decision.switched.to });
+      events.event(maintPage, { type: 'Normal', reason: decision.switched.reason, action: 'Switch', note: decision.switched.message });
+      ctx.log.info({ from: decision.switched.from, to: decision.switched.to }, decision.switched.message);
+    }
+    if (wantedTarget === decision.target) switchWantedSince.delete(key);
+    metrics.published.set({ namespace, name: maintPage.metadata.name ?? '' }, decision.target === 'maintenance' ? 1 : 0);
+
+    await deleteOrphans(maintPage, [
+      { ref: Resources.Deployment, cache: deployments.cache, names: [appName(maintPage), maintenanceDeploymentName(maintPage)] },
+      { ref: Resources.Service, cache: services.cache, names: [appName(maintPage)] },
+      { ref: Resources.ConfigMap, cache: configMaps.cache, names: pageHtml ? [pageHtmlConfigMapName(maintPage)] : [] },
+    ], ctx);
+    await writeStatus(decision);
+    return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
+  };
+
+  /** Objects this MaintPage controls under names it no longer uses (a renamed appname, a removed page) are deleted. */
+  const deleteOrphans = async (maintPage: MaintPage, keep: OwnedKind[], ctx: ReconcileContext): Promise<void> => {
+    for (const { ref, cache, names } of keep) {
+      for (const obj of cache.byIndex(CONTROLLER_OWNER_INDEX, maintPage.metadata.uid ?? '')) {
+        const name = obj.metadata?.name ?? '';
+        if (names.includes(name)) continue;
+        ctx.log.info({ kind: ref.kind, object: name }, 'deleting an object the MaintPage no longer uses');
+        await manager.client.delete(ref, { namespace: maintPage.metadata.namespace ?? '', name }, { preconditions: { uid: obj.metadata?.uid ?? '' } });
+        events.event(maintPage, { type: 'Normal', reason: 'Deleted', action: 'Delete', note: `deleted ${ref.kind} ${name}, which this MaintPage no longer uses` });
+      }
+    }
+  };
+
+  return manager
+    .controller('maintpage')
+    .for(MaintPageRef, { predicates: [generationChanged()] })
+    .owns(Resources.Deployment)
+    .owns(Resources.Service)
+    .owns(Resources.ConfigMap)
+    .complete(reconcile);
+}
