@@ -1,1 +1,103 @@
-export {};
+// Public API of @k8s-operators/postgresql-operator's cluster-independent core: the API types, the backup store,
+// pg_dump / pg_restore, database inspection, schedule and retention. The reconcilers build on these.
+
+export * from './api/index.ts';
+
+export {
+  BackupStoreError,
+  checkBackupKey,
+  formatBackupKey,
+  type BackupKey,
+  type BackupScope,
+  type BackupStore,
+  type ChecksumCheck,
+  type StoreListing,
+  type StoredData,
+} from './backup/store.ts';
+export { DEFAULT_BACKUP_DIRECTORY, DirectoryBackupStore } from './backup/directory-store.ts';
+export {
+  BackupManifestSchema,
+  InvalidManifestError,
+  MANIFEST_VERSION,
+  parseManifest,
+  serializeManifest,
+  type BackupManifest,
+} from './backup/manifest.ts';
+export { LOCK_WAIT_TIMEOUT, dumpDatabase, type DumpOptions } from './backup/pg-dump.ts';
+export { DumpVerificationError, readBackDump, type ReadBackOptions } from './backup/read-back.ts';
+export { BackupFailedError, runBackup, type BackupRequest, type BackupStage } from './backup/run-backup.ts';
+export { scheduledBackupName } from './backup/backup-name.ts';
+
+export {
+  selectRestoreCandidates,
+  type RestoreCandidates,
+  type SkipReason,
+  type SkippedBackup,
+} from './restore/candidates.ts';
+export {
+  BackupCorruptedError,
+  DatabaseNotEmptyError,
+  RestoreFailedError,
+  restoreBackup,
+  type RestoreReport,
+  type RestoreRequest,
+} from './restore/restore-backup.ts';
+export { restoreLatestBackup, type LatestRestoreRequest, type LatestRestoreResult } from './restore/restore-latest.ts';
+
+export {
+  OPERATOR_APPLICATION_NAME,
+  POSTGRES_PORT,
+  connectionParameters,
+  forDatabase,
+  maskSecrets,
+  passwordFromSecret,
+  pgClientConfig,
+  pgToolEnvironment,
+  withConnection,
+  withMaskedSecrets,
+  type ConnectionParameters,
+  type PasswordFromSecret,
+} from './postgres/connection.ts';
+export {
+  MAX_REPORTED_OBJECTS,
+  isDatabaseEmpty,
+  serverVersion,
+  type DatabaseContents,
+  type ServerVersion,
+} from './postgres/inspect.ts';
+export {
+  DEFAULT_POSTGRES_LIB_DIRECTORY,
+  PgToolNotFoundError,
+  choosePgTool,
+  discoverPgTools,
+  locatePgTool,
+  majorOfVersion,
+  majorOfVersionNum,
+  parseToolVersion,
+  type DiscoverOptions,
+  type InstalledPgTool,
+  type PgToolChoice,
+  type PgToolName,
+  type PgToolRequirement,
+} from './postgres/tools-version.ts';
+export { PgToolError } from './postgres/tool-process.ts';
+
+export {
+  MAX_COUNTED_MISSED_SLOTS,
+  parseSchedule,
+  scheduleDecision,
+  type BackupSchedule,
+  type ScheduleDecision,
+  type ScheduleParseResult,
+  type ScheduleState,
+} from './schedule.ts';
+export {
+  planRetention,
+  retentionPolicyOf,
+  type RetentionInput,
+  type RetentionPlan,
+  type RetentionPolicy,
+  type RetentionReason,
+  type RetentionVerdict,
+} from './retention.ts';
+export { parseRetentionAge } from './retention-age.ts';

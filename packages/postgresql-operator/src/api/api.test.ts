@@ -1,0 +1,97 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crdDiff, crdFileName, crdManifest } from '@k8s-operators/controller-core';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { CRD_DIRECTORY } from './generate-crds.ts';
+import {
+  CUSTOM_RESOURCES,
+  DEFAULT_BACKUP_SCHEDULE,
+  PostgreSQLBackupResource,
+  PostgreSQLResource,
+  REGENERATE_CRDS_COMMAND,
+  resolvePostgreSQLSpec,
+} from './index.ts';
+
+describe('CRDs under deploy/postgresql-operator/crd', () => {
+  it.each(CUSTOM_RESOURCES.map((resource) => [resource.kind, resource] as const))(
+    '%s matches the schema in code',
+    async (_kind, resource) => {
+      const committed = await readFile(join(CRD_DIRECTORY, crdFileName(resource)), 'utf8').catch(() => '');
+      const difference = crdDiff(resource, committed, { regenerateCommand: REGENERATE_CRDS_COMMAND });
+      expect(difference, difference).toBeUndefined();
+    },
+  );
+
+  it('name the regeneration command when stale', () => {
+    expect(crdDiff(PostgreSQLResource, '', { regenerateCommand: REGENERATE_CRDS_COMMAND })).toContain(
+      'Regenerate it with: npm run crds -w @k8s-operators/postgresql-operator',
+    );
+  });
+
+  it('keep the seed\'s names: postgresqls.exp.wheel.jp, kind PostgreSQL, short name pg', () => {
+    const crd = crdManifest(PostgreSQLResource);
+    expect(crd.metadata.name).toBe('postgresqls.exp.wheel.jp');
+    expect(crd.spec.names).toMatchObject({ kind: 'PostgreSQL', plural: 'postgresqls', singular: 'postgresql', shortNames: ['pg'] });
+    expect(crd.spec.versions.map((v) => v.name)).toEqual(['v1']);
+    const spec = crd.spec.versions[0]?.schema.openAPIV3Schema.properties?.spec;
+    expect(spec?.required).toEqual(['db', 'user', 'password']);
+    expect(crdManifest(PostgreSQLBackupResource).metadata.name).toBe('postgresqlbackups.exp.wheel.jp');
+  });
+});
+
+describe('samples', () => {
+  const samples = join(CRD_DIRECTORY, '..', 'samples');
+
+  it('include the seed\'s example/db-for-foo.yaml word for word', async () => {
+    const text = await readFile(join(samples, 'db-for-foo.yaml'), 'utf8');
+    expect(text).toContain('apiVersion: "exp.wheel.jp/v1"\nkind: PostgreSQL\nmetadata:\n  name: foodb\nspec:\n  db: foo\n  user: foo\n  password: foodb-password\n');
+    expect(text).toContain('  postgresql_password: bXlwYXNzd29yZA==\n');
+  });
+
+  it.each(['db-for-foo.yaml', 'exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml'])(
+    '%s parses as YAML',
+    async (file) => {
+      const documents = parseAllDocuments(await readFile(join(samples, file), 'utf8'));
+      expect(documents.flatMap((d) => d.errors)).toEqual([]);
+    },
+  );
+});
+
+describe('resolvePostgreSQLSpec', () => {
+  it('fills in the same defaults as the CRD, keeping the seed\'s behaviour', () => {
+    expect(resolvePostgreSQLSpec({ db: 'foo', user: 'foo', password: 'foodb-password' })).toEqual({
+      db: 'foo',
+      user: 'foo',
+      password: 'foodb-password',
+      image: 'postgres:15',
+      backup: {
+        schedule: DEFAULT_BACKUP_SCHEDULE,
+        suspend: false,
+        retention: { keepLast: 12, keepFailed: 3 },
+        onDelete: { finalBackup: true, backups: 'Retain' },
+      },
+    });
+  });
+
+  it('keeps what the spec sets', () => {
+    const resolved = resolvePostgreSQLSpec({
+      db: 'orders',
+      user: 'app',
+      password: 'pw',
+      image: 'postgres:16',
+      storage: { size: '5Gi' },
+      backup: { schedule: '@hourly', suspend: true, retention: { keepLast: 2, maxAge: '7d' }, onDelete: { backups: 'Delete' } },
+    });
+    expect(resolved).toMatchObject({
+      image: 'postgres:16',
+      storage: { size: '5Gi' },
+      backup: {
+        schedule: '@hourly',
+        suspend: true,
+        retention: { keepLast: 2, maxAge: '7d', keepFailed: 3 },
+        onDelete: { finalBackup: true, backups: 'Delete' },
+      },
+    });
+  });
+});

@@ -1,0 +1,32 @@
+/**
+ * Defaults of the optional PostgreSQL fields. The CRD declares them (so `kubectl get -o yaml` shows them) and
+ * `resolvePostgreSQLSpec` falls back to the same values, so an object that never went through the API server's
+ * defaulting (a test fixture, an object stored before a field existed) is read the same way.
+ */
+
+/**
+ * The server image. 15 is the PostgreSQL the operator image carries client tools for first, and the one the local test
+ * node runs (the machine's /usr/lib/postgresql/15). Any `postgres:<major>` works as long as a pg_dump of that major or
+ * newer is installed next to the operator; the controller reports it when none is.
+ */
+export const DEFAULT_IMAGE = 'postgres:15';
+
+/** The seed backed up every 5 seconds; a cron schedule cannot go below a minute, and every 5 minutes is the default. */
+export const DEFAULT_BACKUP_SCHEDULE = '*/5 * * * *';
+
+/** Verified scheduled backups kept: one hour at the default schedule. */
+export const DEFAULT_KEEP_LAST = 12;
+
+/** Failed (or later found unusable) scheduled backups kept for inspection; older ones are deleted. */
+export const DEFAULT_KEEP_FAILED = 3;
+
+export const MAX_KEEP_LAST = 1000;
+export const MAX_KEEP_FAILED = 100;
+
+/** What happens to the stored backups when their PostgreSQL is deleted. `Retain` keeps the seed's behaviour. */
+export const BACKUPS_ON_DELETE = ['Retain', 'Delete'] as const;
+export type BackupsOnDelete = (typeof BACKUPS_ON_DELETE)[number];
+export const DEFAULT_BACKUPS_ON_DELETE: BackupsOnDelete = 'Retain';
+
+/** Take a last backup before the database is deleted, so the newest data survives the PostgreSQL object. */
+export const DEFAULT_FINAL_BACKUP = true;

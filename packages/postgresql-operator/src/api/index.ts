@@ -1,0 +1,33 @@
+// The postgresql-operator API: `exp.wheel.jp/v1` `PostgreSQL` and `PostgreSQLBackup`.
+import { PostgreSQLBackupResource } from './postgresql-backup-resource.ts';
+import { PostgreSQLResource } from './postgresql-resource.ts';
+
+export {
+  API_GROUP,
+  API_VERSION,
+  PostgreSQLResource,
+  REGENERATE_CRDS_COMMAND,
+  type PostgreSQL,
+  type PostgreSQLSpec,
+  type PostgreSQLStatus,
+} from './postgresql-resource.ts';
+export {
+  PostgreSQLBackupResource,
+  type PostgreSQLBackup,
+  type PostgreSQLBackupSpec,
+  type PostgreSQLBackupStatus,
+} from './postgresql-backup-resource.ts';
+export {
+  BACKUP_PHASES,
+  BACKUP_TRIGGERS,
+  DEFAULT_BACKUP_TRIGGER,
+  type BackupPhase,
+  type BackupTrigger,
+} from './postgresql-backup-schema.ts';
+export { PASSWORD_SECRET_KEY } from './postgresql-spec.ts';
+export { PostgreSQLConditionType } from './postgresql-status.ts';
+export * from './defaults.ts';
+export { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec } from './resolve-spec.ts';
+
+/** Every CRD this operator installs, in the order they are written. */
+export const CUSTOM_RESOURCES = [PostgreSQLResource, PostgreSQLBackupResource] as const;

@@ -1,0 +1,77 @@
+import { Type } from 'typebox';
+import { DNS_1123_SUBDOMAIN, SHA256_HEX } from './formats.ts';
+
+/** Phases of a PostgreSQLBackup, in order; `Completed` and `Failed` are final. */
+export const BACKUP_PHASES = ['Pending', 'Running', 'Completed', 'Failed'] as const;
+export type BackupPhase = (typeof BACKUP_PHASES)[number];
+
+/**
+ * Who asked for a backup. Retention manages `Scheduled` backups only: an on-demand backup (say, before a migration)
+ * and the final backup of a deleted database stay until someone deletes them.
+ */
+export const BACKUP_TRIGGERS = ['Scheduled', 'OnDemand', 'Final'] as const;
+export type BackupTrigger = (typeof BACKUP_TRIGGERS)[number];
+export const DEFAULT_BACKUP_TRIGGER: BackupTrigger = 'OnDemand';
+
+export const PostgreSQLBackupSpec = Type.Object(
+  {
+    postgresql: Type.String({
+      description: 'Name of the PostgreSQL (in the same namespace) to back up.',
+      minLength: 1,
+      maxLength: 253,
+      'x-kubernetes-validations': [
+        {
+          rule: `self.matches('${DNS_1123_SUBDOMAIN}')`,
+          message: "postgresql must be the name of a PostgreSQL object: lowercase letters, digits, '-' and '.'",
+        },
+        {
+          rule: 'self == oldSelf',
+          message: 'postgresql cannot be changed: a backup belongs to one database; create a new PostgreSQLBackup',
+        },
+      ],
+    }),
+    trigger: Type.Optional(
+      Type.Union([Type.Literal('Scheduled'), Type.Literal('OnDemand'), Type.Literal('Final')], {
+        description:
+          'Who asked for the backup: OnDemand (a user; the default), Scheduled (the operator\'s schedule) or Final (the ' +
+          'PostgreSQL was deleted). Retention deletes only Scheduled backups.',
+        default: DEFAULT_BACKUP_TRIGGER,
+        'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'trigger cannot be changed' }],
+      }),
+    ),
+  },
+  { description: 'PostgreSQLBackupSpec: which database to back up.' },
+);
+
+const timestamp = (description: string) => Type.String({ description, format: 'date-time' });
+
+export const PostgreSQLBackupStatus = Type.Object(
+  {
+    phase: Type.Optional(
+      Type.Union([Type.Literal('Pending'), Type.Literal('Running'), Type.Literal('Completed'), Type.Literal('Failed')], {
+        description:
+          'Pending (waiting for the database or another backup of it), Running, Completed (stored and read back in ' +
+          'full) or Failed (see error; nothing was stored).',
+      }),
+    ),
+    startTime: Type.Optional(timestamp('When pg_dump started.')),
+    completionTime: Type.Optional(timestamp('When the backup completed or failed.')),
+    sizeBytes: Type.Optional(
+      Type.Integer({ description: 'Size of the stored dump in bytes.', format: 'int64', minimum: 0 }),
+    ),
+    sha256: Type.Optional(
+      Type.String({ description: 'SHA-256 of the stored dump, hex, computed while it was written.', pattern: SHA256_HEX }),
+    ),
+    verified: Type.Optional(
+      Type.Boolean({
+        description:
+          'true once the stored dump was read back in full (pg_restore) with the same SHA-256; false when a later ' +
+          'check found it damaged, which keeps it from being restored.',
+      }),
+    ),
+    serverVersion: Type.Optional(Type.String({ description: 'PostgreSQL server version dumped, e.g. 15.18.' })),
+    pgDumpVersion: Type.Optional(Type.String({ description: 'Version of the pg_dump that wrote the dump.' })),
+    error: Type.Optional(Type.String({ description: 'Why the backup failed, or why it is no longer usable.' })),
+  },
+  { description: 'PostgreSQLBackupStatus: where the backup stands, and what was stored.' },
+);

@@ -1,0 +1,62 @@
+import {
+  AGE_COLUMN,
+  READY_COLUMN,
+  REASON_COLUMN,
+  defineCustomResource,
+  type CustomResource,
+  type CustomResourceSpec,
+  type CustomResourceStatus,
+} from '@k8s-operators/controller-core';
+import { PostgreSQLSpec } from './postgresql-spec.ts';
+import { PostgreSQLStatus } from './postgresql-status.ts';
+
+/** The API group and version of the seed, shared by both kinds. */
+export const API_GROUP = 'exp.wheel.jp';
+export const API_VERSION = 'v1';
+
+/** The command that regenerates `deploy/postgresql-operator/crd/`, named in the files and in the staleness test. */
+export const REGENERATE_CRDS_COMMAND = 'npm run crds -w @k8s-operators/postgresql-operator';
+
+/** `exp.wheel.jp/v1` `PostgreSQL` (short name `pg`): the seed's group, version, kind and short name. */
+export const PostgreSQLResource = defineCustomResource({
+  group: API_GROUP,
+  kind: 'PostgreSQL',
+  plural: 'postgresqls',
+  singular: 'postgresql',
+  shortNames: ['pg'],
+  categories: ['k8s-operators', 'postgresql'],
+  scope: 'Namespaced',
+  description:
+    'PostgreSQL runs one PostgreSQL database with scheduled, verified logical backups (pg_dump), and restores the ' +
+    'latest verified backup into a new pod before its Service sends traffic to it.',
+  versions: [
+    {
+      name: API_VERSION,
+      spec: PostgreSQLSpec,
+      status: PostgreSQLStatus,
+      printerColumns: [
+        { name: 'DB', type: 'string', jsonPath: '.spec.db', description: 'The database' },
+        READY_COLUMN,
+        REASON_COLUMN,
+        {
+          name: 'Last Backup',
+          type: 'date',
+          jsonPath: '.status.lastSuccessfulBackupTime',
+          description: 'Age of the newest verified backup',
+        },
+        {
+          name: 'Next Backup',
+          type: 'date',
+          jsonPath: '.status.nextScheduledBackupTime',
+          description: 'When the next scheduled backup is due',
+          priority: 1,
+        },
+        AGE_COLUMN,
+      ],
+    },
+  ],
+});
+
+export type PostgreSQL = CustomResource<typeof PostgreSQLResource>;
+export type PostgreSQLSpec = CustomResourceSpec<typeof PostgreSQLResource>;
+export type PostgreSQLStatus = CustomResourceStatus<typeof PostgreSQLResource>;

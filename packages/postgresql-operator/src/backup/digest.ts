@@ -1,0 +1,32 @@
+import { createHash, type Hash } from 'node:crypto';
+
+/** Size and SHA-256 of bytes as they stream past: one pass, nothing held in memory. */
+export class StreamDigest {
+  #hash: Hash = createHash('sha256');
+  #size = 0;
+
+  update(chunk: Uint8Array): void {
+    this.#hash.update(chunk);
+    this.#size += chunk.byteLength;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The hex digest; call once, after the last chunk. */
+  sha256(): string {
+    return this.#hash.digest('hex');
+  }
+}
+
+/** Passes `source` through unchanged, feeding every chunk to `digest` on the way. */
+export async function* digesting(
+  source: AsyncIterable<Uint8Array>,
+  digest: StreamDigest,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  for await (const chunk of source) {
+    digest.update(chunk);
+    yield chunk;
+  }
+}

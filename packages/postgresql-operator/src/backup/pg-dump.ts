@@ -1,0 +1,45 @@
+import { pgToolEnvironment, type ConnectionParameters } from '../postgres/connection.ts';
+import { startPgTool } from '../postgres/tool-process.ts';
+
+/**
+ * How long pg_dump waits for a table lock. Without a bound a backup hangs behind any long-held exclusive lock (a
+ * migration, a VACUUM FULL); with it the backup fails with a message naming the lock, and the next one tries again.
+ */
+export const LOCK_WAIT_TIMEOUT = '60s';
+
+export interface DumpOptions {
+  /** Path of a pg_dump of the server's major or newer (see locatePgTool). */
+  pgDump: string;
+  connection: ConnectionParameters;
+  signal?: AbortSignal;
+}
+
+/**
+ * `pg_dump --format=custom` of `connection.database` as a stream. The stream ends only after pg_dump exited
+ * successfully; if pg_dump fails (server gone, connection killed, lock timeout) the stream throws a PgToolError after
+ * the bytes written so far, so a consumer that publishes only on a clean end never publishes a partial dump. A
+ * consumer that stops early, or an abort, kills pg_dump.
+ */
+export async function* dumpDatabase(options: DumpOptions): AsyncGenerator<Uint8Array, void, undefined> {
+  const { pgDump, connection, signal } = options;
+  const dump = startPgTool({
+    path: pgDump,
+    args: ['--format=custom', '--no-password', `--lock-wait-timeout=${LOCK_WAIT_TIMEOUT}`],
+    env: pgToolEnvironment(connection),
+    stdout: 'pipe',
+    secrets: [connection.password],
+    signal,
+  });
+  let finished = false;
+  try {
+    if (dump.stdout === null) throw new Error('pg_dump was started without a stdout pipe');
+    for await (const chunk of dump.stdout as AsyncIterable<Uint8Array>) yield chunk;
+    await dump.exited;
+    finished = true;
+  } finally {
+    if (!finished) {
+      dump.kill();
+      await dump.exited.catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import type { BackupManifest } from '../backup/manifest.ts';
+import { formatBackupKey, type BackupStore, type ChecksumCheck } from '../backup/store.ts';
+import { pgToolEnvironment, withConnection, withMaskedSecrets, type ConnectionParameters } from '../postgres/connection.ts';
+import { isDatabaseEmpty, serverVersion } from '../postgres/inspect.ts';
+import { startPgTool } from '../postgres/tool-process.ts';
+import { locatePgTool, majorOfVersion, type DiscoverOptions } from '../postgres/tools-version.ts';
+
+/**
+ * Restores one backup into an EMPTY database, all or nothing:
+ *
+ *   pg_restore --single-transaction --exit-on-error --no-owner --no-acl --role=<user> --dbname=<db>
+ *
+ * then ANALYZE (a dump carries no planner statistics). `--single-transaction` means a restore that fails half-way
+ * (a constraint that does not hold, a connection that drops) leaves the database exactly as empty as it was, so it can
+ * be retried from the same or an older backup. `--no-owner --no-acl --role` make everything owned by the PostgreSQL's
+ * user, whatever roles existed where the dump was taken.
+ */
+
+export class DatabaseNotEmptyError extends Error {
+  override name = 'DatabaseNotEmptyError';
+  /** What was found, e.g. ["table public.orders"]. */
+  readonly found: string[];
+
+  constructor(database: string, found: string[]) {
+    super(`database ${database} is not empty (${found.join(', ')}): a restore never overwrites existing data`);
+    this.found = found;
+  }
+}
+
+export class BackupCorruptedError extends Error {
+  override name = 'BackupCorruptedError';
+  readonly check: Extract<ChecksumCheck, { ok: false }>;
+
+  constructor(check: Extract<ChecksumCheck, { ok: false }>) {
+    super(`backup is corrupted and was not restored: ${check.message}`);
+    this.check = check;
+  }
+}
+
+export class RestoreFailedError extends Error {
+  override name = 'RestoreFailedError';
+}
+
+export interface RestoreRequest {
+  store: BackupStore;
+  backup: BackupManifest;
+  /** The PostgreSQL pod's address and credentials, with `database` = the database to restore into. */
+  connection: ConnectionParameters;
+  /** The role that owns everything restored (`spec.user`). */
+  role: string;
+  signal?: AbortSignal;
+  tools?: DiscoverOptions;
+}
+
+export interface RestoreReport {
+  backup: BackupManifest;
+  /** The pg_restore that ran, e.g. "15.18". */
+  pgRestoreVersion: string;
+}
+
+/**
+ * Restores `backup` after checking that the database is empty and that the dump still matches its manifest's size
+ * and SHA-256: a corrupted dump throws {@link BackupCorruptedError} and is never handed to pg_restore.
+ */
+export async function restoreBackup(request: RestoreRequest): Promise<RestoreReport> {
+  const { store, backup, connection, role, signal, tools = {} } = request;
+  const name = formatBackupKey(backup.key);
+  const server = await withConnection(connection, async (client) => {
+    const contents = await isDatabaseEmpty(client);
+    if (!contents.empty) throw new DatabaseNotEmptyError(connection.database, contents.found);
+    return serverVersion(client);
+  });
+
+  const check = await store.verifyChecksum(backup.key, { signal });
+  if (!check.ok) throw new BackupCorruptedError(check);
+
+  const pgRestore = await locatePgTool(
+    { tool: 'pg_restore', minimumMajor: majorOfVersion(backup.pgDumpVersion), preferredMajor: server.major },
+    tools,
+  );
+  const restore = startPgTool({
+    path: pgRestore.path,
+    args: [
+      '--format=custom',
+      '--single-transaction',
+      '--exit-on-error',
+      '--no-owner',
+      '--no-acl',
+      `--role=${role}`,
+      `--dbname=${connection.database}`,
+      '--no-password',
+    ],
+    env: pgToolEnvironment(connection),
+    stdin: store.read(backup.key, { signal }),
+    stdout: 'ignore',
+    secrets: [connection.password],
+    signal,
+  });
+  try {
+    await restore.exited;
+  } catch (error) {
+    throw new RestoreFailedError(
+      `restoring ${name} into database ${connection.database} failed and was rolled back: ` +
+        withMaskedSecrets(error, [connection.password]).message,
+      { cause: error },
+    );
+  }
+  try {
+    await withConnection(connection, async (client) => {
+      await client.query('ANALYZE');
+    });
+  } catch (error) {
+    throw new RestoreFailedError(
+      `restored ${name} into database ${connection.database}, but ANALYZE failed: ${withMaskedSecrets(error, [connection.password]).message}`,
+      { cause: error },
+    );
+  }
+  return { backup, pgRestoreVersion: pgRestore.version };
+}

@@ -1,0 +1,115 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TestCluster } from '@k8s-operators/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The generated CRDs on a real API server: the seed's manifest applies unchanged, defaults are filled in, and bad
+// input is refused with messages that say what to fix.
+
+const deploy = fileURLToPath(new URL('../../../deploy/postgresql-operator/', import.meta.url));
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  cluster = await TestCluster.start({ node: false });
+  const applied = await cluster.kubectl(['apply', '-f', join(deploy, 'crd')]);
+  expect(applied.stderr).toBe('');
+  const established = await cluster.kubectl([
+    'wait', '--for=condition=Established', '--timeout=60s',
+    'crd/postgresqls.exp.wheel.jp', 'crd/postgresqlbackups.exp.wheel.jp',
+  ]);
+  expect(established.stderr).toBe('');
+});
+afterAll(async () => {
+  await cluster.stop();
+});
+
+async function apply(manifest: string): Promise<{ code: number; stderr: string }> {
+  return cluster.kubectl(['apply', '-f', '-'], { input: manifest });
+}
+
+async function getJson<T>(...args: string[]): Promise<T> {
+  const result = await cluster.kubectl(['get', ...args, '-o', 'json']);
+  expect(result.stderr).toBe('');
+  return JSON.parse(result.stdout) as T;
+}
+
+function postgresql(name: string, spec: string): string {
+  return `apiVersion: exp.wheel.jp/v1\nkind: PostgreSQL\nmetadata: {name: ${name}}\nspec:\n${spec}`;
+}
+
+describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
+  it('accepts the seed\'s db-for-foo.yaml unchanged and fills in the defaults', async () => {
+    const result = await cluster.kubectl(['apply', '-f', join(deploy, 'samples', 'db-for-foo.yaml')]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('postgresql.exp.wheel.jp/foodb created');
+    const foodb = await getJson<{ spec: Record<string, unknown> }>('pg', 'foodb');
+    expect(foodb.spec).toEqual({
+      db: 'foo',
+      user: 'foo',
+      password: 'foodb-password',
+      image: 'postgres:15',
+      backup: {
+        schedule: '*/5 * * * *',
+        suspend: false,
+        retention: { keepLast: 12, keepFailed: 3 },
+        onDelete: { finalBackup: true, backups: 'Retain' },
+      },
+    });
+    const table = await cluster.kubectl(['get', 'pg', 'foodb']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+DB\s+READY\s+LAST BACKUP\s+AGE$/);
+    expect(table.stdout.split('\n')[1]).toMatch(/^foodb\s+foo\s+/);
+  });
+
+  it('accepts the samples with the new fields and an on-demand backup', async () => {
+    for (const sample of ['exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml']) {
+      expect(await cluster.kubectl(['apply', '-f', join(deploy, 'samples', sample)])).toMatchObject({ code: 0, stderr: '' });
+    }
+    const backup = await getJson<{ spec: Record<string, unknown> }>('pgbackup', 'foodb-before-migration');
+    expect(backup.spec).toEqual({ postgresql: 'foodb', trigger: 'OnDemand' });
+    const table = await cluster.kubectl(['get', 'postgresqlbackups']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+POSTGRESQL\s+PHASE\s+SIZE\s+VERIFIED\s+COMPLETED\s+AGE$/);
+  });
+
+  it.each([
+    ['db: Foo', "spec.db: Invalid value: \"Foo\": db must be a lowercase PostgreSQL identifier: a letter or '_', then letters, digits or '_' (e.g. foo or app_db)"],
+    ['db: my-db', 'db must be a lowercase PostgreSQL identifier'],
+    ['db: template1', "db cannot be template0 or template1: those are PostgreSQL's templates for new databases"],
+    [`db: ${'a'.repeat(64)}`, 'spec.db: Too long: may not be more than 63'],
+    ['user: pg_monitor', 'user cannot start with pg_: PostgreSQL reserves those role names'],
+    ['user: "1user"', 'user must be a lowercase PostgreSQL identifier'],
+    ['password: "bXlwYXNzd29yZA=="', 'password must be the name of a Secret (holding the key postgresql_password), not the password itself'],
+    ['backup: {schedule: "* * * *"}', 'backup.schedule must be a cron expression with 5 fields (minute hour day-of-month month day-of-week), e.g. "*/5 * * * *", or one of @hourly, @daily, @weekly, @monthly, @yearly'],
+    ['backup: {schedule: "0 * * * * *"}', 'backup.schedule must be a cron expression with 5 fields'],
+    ['backup: {retention: {maxAge: 7days}}', 'retention.maxAge must be a whole number followed by m, h, d or w, e.g. 7d'],
+    ['backup: {retention: {keepLast: 0}}', 'spec.backup.retention.keepLast: Invalid value: 0: spec.backup.retention.keepLast in body should be greater than or equal to 1'],
+    ['backup: {retention: {keepFailed: 101}}', 'spec.backup.retention.keepFailed in body should be less than or equal to 100'],
+    ['backup: {onDelete: {backups: Keep}}', 'spec.backup.onDelete.backups: Unsupported value: "Keep": supported values: "Retain", "Delete"'],
+    ['storage: {size: lots}', 'storage.size must be a quantity such as 1Gi or 500Mi'],
+  ])('refuses %s', async (field, message) => {
+    const defaults: Record<string, string> = { db: 'db: bad', user: 'user: bad', password: 'password: bad-password' };
+    const name = field.split(':')[0] ?? '';
+    const spec = Object.entries({ ...defaults, [name]: field }).map(([, line]) => `  ${line}\n`).join('');
+    const result = await apply(postgresql('bad', spec));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('refuses to change db or user of an existing PostgreSQL, and the PostgreSQL of a backup', async () => {
+    expect(await apply(postgresql('fixed', '  db: app\n  user: app\n  password: app-password\n'))).toMatchObject({ code: 0 });
+    const changedDb = await cluster.kubectl(['patch', 'pg', 'fixed', '--type=merge', '-p', '{"spec":{"db":"other"}}']);
+    expect(changedDb.stderr).toContain('db cannot be changed once the database exists; create a new PostgreSQL instead');
+    const changedUser = await cluster.kubectl(['patch', 'pg', 'fixed', '--type=merge', '-p', '{"spec":{"user":"other"}}']);
+    expect(changedUser.stderr).toContain('user cannot be changed once the database exists');
+    const changedSchedule = await cluster.kubectl(['patch', 'pg', 'fixed', '--type=merge', '-p', '{"spec":{"backup":{"schedule":"@daily"}}}']);
+    expect(changedSchedule).toMatchObject({ code: 0, stderr: '' });
+
+    const movedBackup = await cluster.kubectl([
+      'patch', 'pgbackup', 'foodb-before-migration', '--type=merge', '-p', '{"spec":{"postgresql":"fixed"}}',
+    ]);
+    expect(movedBackup.stderr).toContain('postgresql cannot be changed: a backup belongs to one database; create a new PostgreSQLBackup');
+    const retriggered = await cluster.kubectl([
+      'patch', 'pgbackup', 'foodb-before-migration', '--type=merge', '-p', '{"spec":{"trigger":"Scheduled"}}',
+    ]);
+    expect(retriggered.stderr).toContain('trigger cannot be changed');
+  });
+});

@@ -1,0 +1,408 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { TestCluster, waitFor } from '@k8s-operators/testkit';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DirectoryBackupStore } from '../src/backup/directory-store.ts';
+import { BackupFailedError, runBackup } from '../src/backup/run-backup.ts';
+import type { BackupKey, BackupStore } from '../src/backup/store.ts';
+import { forDatabase, withConnection, type ConnectionParameters } from '../src/postgres/connection.ts';
+import { isDatabaseEmpty } from '../src/postgres/inspect.ts';
+import { BackupCorruptedError, DatabaseNotEmptyError, RestoreFailedError, restoreBackup } from '../src/restore/restore-backup.ts';
+import { restoreLatestBackup } from '../src/restore/restore-latest.ts';
+import { startPostgresPod } from './postgres-pod.ts';
+
+// Backups and restores against a real PostgreSQL 15 (a postgres:15 Pod on testkit's local node) with the machine's
+// real pg_dump and pg_restore. Each test works on databases of its own on that one server.
+
+const run = promisify(execFile);
+const PASSWORD = 's3cret-Passw0rd';
+
+let cluster: TestCluster;
+let server: ConnectionParameters;
+let storeRoot: string;
+let store: DirectoryBackupStore;
+
+beforeAll(async () => {
+  cluster = await TestCluster.start();
+  server = await startPostgresPod(cluster, { name: 'db', user: 'app', password: PASSWORD, database: 'app' });
+  storeRoot = await mkdtemp(join(tmpdir(), 'pg-backups-'));
+  store = new DirectoryBackupStore(storeRoot);
+});
+afterAll(async () => {
+  await cluster.stop();
+  await rm(storeRoot, { recursive: true, force: true });
+});
+
+const on = (database: string): ConnectionParameters => forDatabase(server, database);
+const key = (postgresql: string, backup: string): BackupKey => ({ namespace: 'default', postgresql, backup });
+
+async function query<R extends pg.QueryResultRow>(database: string, text: string, values?: unknown[]): Promise<R[]> {
+  return withConnection(on(database), async (client) => (await client.query<R>(text, values)).rows);
+}
+
+async function createEmptyDatabase(name: string): Promise<void> {
+  await query('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await query('postgres', `CREATE DATABASE ${name}`);
+}
+
+/** What a user would compare: row count and a digest of every row. */
+async function fingerprint(database: string, table = 'items'): Promise<{ rows: number; digest: string }> {
+  const [row] = await query<{ rows: number; digest: string }>(
+    database,
+    `SELECT count(*)::int AS rows, md5(string_agg(id || ':' || body, ',' ORDER BY id)) AS digest FROM ${table}`,
+  );
+  if (row === undefined) throw new Error('no fingerprint');
+  return row;
+}
+
+function backup(database: string, name: string, storeToUse: BackupStore = store) {
+  return runBackup({ store: storeToUse, key: key(database, name), trigger: 'Scheduled', connection: on(database) });
+}
+
+async function filesIn(postgresql: string): Promise<string[]> {
+  return (await readdir(join(storeRoot, 'default', postgresql)).catch(() => [])).sort();
+}
+
+/** A store whose write passes the dump through `transform` on its way in. */
+function storeWithWrite(transform: (data: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>): BackupStore {
+  return {
+    write: (k, data, options) => store.write(k, transform(data), options),
+    finalize: (m) => store.finalize(m),
+    list: (s) => store.list(s),
+    manifest: (k) => store.manifest(k),
+    read: (k, options) => store.read(k, options),
+    verifyChecksum: (k, options) => store.verifyChecksum(k, options),
+    delete: (k) => store.delete(k),
+    removeIncomplete: (s) => store.removeIncomplete(s),
+  };
+}
+
+describe('isDatabaseEmpty', () => {
+  it('calls a new database empty, and names what makes one not empty', async () => {
+    await createEmptyDatabase('inspect');
+    const inspect = (): Promise<{ empty: boolean; found: string[] }> => withConnection(on('inspect'), isDatabaseEmpty);
+    expect(await inspect()).toEqual({ empty: true, found: [] });
+    // Another session's temporary table is not data of this database.
+    await withConnection(on('inspect'), async (client) => {
+      await client.query('CREATE TEMP TABLE scratch (x int)');
+      expect(await inspect()).toEqual({ empty: true, found: [] });
+    });
+    await query('inspect', "CREATE FUNCTION public.answer() RETURNS int LANGUAGE sql AS 'SELECT 42'");
+    expect(await inspect()).toEqual({ empty: false, found: ['function public.answer'] });
+    await query('inspect', "CREATE SCHEMA billing; CREATE TYPE billing.state AS ENUM ('open'); CREATE TABLE billing.invoices (id int)");
+    expect((await inspect()).found).toEqual([
+      'schema billing',
+      'table billing.invoices',
+      'function public.answer',
+      'type billing.state',
+    ]);
+  });
+});
+
+describe('backup', () => {
+  it('dumps, stores with its SHA-256, reads back in full, then publishes the manifest', async () => {
+    await createEmptyDatabase('alpha');
+    await query('alpha', `
+      CREATE TABLE items (id serial PRIMARY KEY, body text NOT NULL);
+      INSERT INTO items (body) SELECT md5(i::text) FROM generate_series(1, 5000) AS i;
+      CREATE VIEW recent_items AS SELECT * FROM items WHERE id > 4990;`);
+    const started = Date.now();
+    const manifest = await backup('alpha', 'alpha-1');
+
+    const file = await readFile(join(storeRoot, 'default', 'alpha', 'alpha-1.dump'));
+    expect(manifest).toMatchObject({
+      key: key('alpha', 'alpha-1'),
+      database: 'alpha',
+      trigger: 'Scheduled',
+      format: 'custom',
+      serverVersion: expect.stringMatching(/^15\.\d+/) as string,
+      serverVersionNum: expect.any(Number) as number,
+      pgDumpVersion: expect.stringMatching(/^15\.\d+$/) as string,
+      size: file.length,
+      sha256: createHash('sha256').update(file).digest('hex'),
+    });
+    expect(file.subarray(0, 5).toString()).toBe('PGDMP'); // pg_dump's custom format
+    for (const time of [manifest.startedAt, manifest.finishedAt, manifest.verifiedAt]) {
+      expect(Date.parse(time)).toBeGreaterThanOrEqual(started - 1000);
+    }
+    expect(Date.parse(manifest.verifiedAt)).toBeGreaterThanOrEqual(Date.parse(manifest.finishedAt));
+    expect(await filesIn('alpha')).toEqual(['alpha-1.dump', 'alpha-1.manifest.json']);
+    expect((await store.list({ namespace: 'default', postgresql: 'alpha' })).backups).toEqual([manifest]);
+    expect(await store.verifyChecksum(manifest.key)).toEqual({ ok: true, size: manifest.size, sha256: manifest.sha256 });
+  });
+
+  it('a truncated dump fails the full read-back, is deleted and is never offered for restore', async () => {
+    await createEmptyDatabase('bravo');
+    await query('bravo', `
+      CREATE TABLE items (id serial PRIMARY KEY, body text NOT NULL);
+      INSERT INTO items (body) SELECT md5(i::text) FROM generate_series(1, 5000) AS i;`);
+    // The stream is cut after 8 KiB but ends as if complete: size and SHA-256 agree with what was stored, so only
+    // reading the whole dump finds that table data is missing.
+    const truncating = storeWithWrite(async function* (data) {
+      let sent = 0;
+      for await (const chunk of data) {
+        const room = 8192 - sent;
+        yield chunk.subarray(0, room);
+        sent += Math.min(room, chunk.byteLength);
+        if (sent >= 8192) return;
+      }
+    });
+    const error = await backup('bravo', 'bravo-1', truncating).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BackupFailedError);
+    expect(error).toMatchObject({ stage: 'Verify' });
+    expect((error as Error).message).toMatch(
+      /^backup default\/bravo\/bravo-1: verification failed: the stored dump could not be read back in full: pg_restore exited with code 1: .*could not read from input file: end of file/s,
+    );
+    expect(await filesIn('bravo')).toEqual([]);
+    await createEmptyDatabase('bravo');
+    expect(await restoreLatestBackup({ store, namespace: 'default', postgresql: 'bravo', connection: on('bravo'), role: 'app' })).toEqual({
+      outcome: 'NoBackup',
+    });
+  });
+
+  it('the database dying in the middle of a dump publishes nothing, and the next backup succeeds', async () => {
+    await createEmptyDatabase('charlie');
+    // Random-looking rows, so the compressed dump is far larger than every pipe and socket buffer in between.
+    await query('charlie', `
+      CREATE TABLE items (id int PRIMARY KEY, body text NOT NULL);
+      INSERT INTO items SELECT i, md5(i::text) || md5((i * 7)::text) FROM generate_series(1, 400000) AS i;`);
+    // Hold the stream after its first chunk, so pg_dump is certainly still copying rows when its connection is killed.
+    let reached!: () => void;
+    const firstChunk = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const gated = storeWithWrite(async function* (data) {
+      let first = true;
+      for await (const chunk of data) {
+        yield chunk;
+        if (first) {
+          first = false;
+          reached();
+          await released;
+        }
+      }
+    });
+    const attempt = backup('charlie', 'charlie-1', gated).catch((e: unknown) => e);
+    await firstChunk;
+    const [dumping] = await waitFor(
+      async () => {
+        const rows = await query<{ pid: number }>(
+          'postgres',
+          "SELECT pid FROM pg_stat_activity WHERE datname = 'charlie' AND application_name = 'pg_dump' " +
+            "AND query LIKE 'COPY public.items%' AND wait_event = 'ClientWrite'",
+        );
+        return rows.length === 1 ? rows : undefined;
+      },
+      { what: "pg_dump's session to be blocked sending rows" },
+    );
+    expect(await query<{ ok: boolean }>('postgres', 'SELECT pg_terminate_backend($1) AS ok', [dumping?.pid])).toEqual([{ ok: true }]);
+    release();
+
+    const error = await attempt;
+    expect(error).toBeInstanceOf(BackupFailedError);
+    expect(error).toMatchObject({ stage: 'Dump' });
+    // The server could not even say why (it was blocked sending): pg_dump sees the connection close mid-COPY.
+    expect((error as Error).message).toMatch(
+      /^backup default\/charlie\/charlie-1: pg_dump failed: pg_dump exited with code 1: pg_dump: error: Dumping the contents of table "items" failed/,
+    );
+    expect((error as Error).message).not.toContain(PASSWORD);
+    expect(await filesIn('charlie')).toEqual([]); // no temp file, no data, no manifest
+    expect((await store.list({ namespace: 'default', postgresql: 'charlie' })).backups).toEqual([]);
+
+    const next = await backup('charlie', 'charlie-2');
+    expect(await filesIn('charlie')).toEqual(['charlie-2.dump', 'charlie-2.manifest.json']);
+    expect(await store.verifyChecksum(next.key)).toMatchObject({ ok: true });
+  });
+
+  it('an abort stops pg_dump at once and publishes nothing', async () => {
+    await createEmptyDatabase('india');
+    await query('india', `
+      CREATE TABLE items (id int PRIMARY KEY, body text NOT NULL);
+      INSERT INTO items SELECT i, md5(i::text) || md5((i * 7)::text) FROM generate_series(1, 400000) AS i;`);
+    const controller = new AbortController();
+    // Abort once the first bytes arrived: pg_dump is running and its session is open.
+    const aborting = storeWithWrite(async function* (data) {
+      for await (const chunk of data) {
+        yield chunk;
+        controller.abort(new Error('operator shutting down'));
+      }
+    });
+    const error = await runBackup({
+      store: aborting,
+      key: key('india', 'india-1'),
+      trigger: 'Scheduled',
+      connection: on('india'),
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ stage: 'Dump', message: 'backup default/india/india-1: aborted: operator shutting down' });
+    expect(await filesIn('india')).toEqual([]);
+    await waitFor(
+      async () => (await query('postgres', "SELECT pid FROM pg_stat_activity WHERE datname = 'india' AND application_name = 'pg_dump'")).length === 0,
+      { what: "pg_dump's session to end" },
+    );
+  });
+
+  it('fails clearly, without the password, when the database cannot be reached', async () => {
+    const error = await runBackup({
+      store,
+      key: key('nowhere', 'nowhere-1'),
+      trigger: 'OnDemand',
+      connection: { ...on('app'), password: 'wrong-password' },
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ stage: 'Connect' });
+    expect((error as Error).message).toContain('password authentication failed for user "app"');
+    expect((error as Error).message).not.toContain('wrong-password');
+    expect(await filesIn('nowhere')).toEqual([]);
+  });
+});
+
+describe('restore', () => {
+  it('brings rows and content back into an empty database, owned by the user, without grants, analyzed', async () => {
+    await createEmptyDatabase('delta');
+    await query('postgres', "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'legacy_owner') THEN CREATE ROLE legacy_owner; END IF; END $$");
+    await query('delta', `
+      CREATE TABLE items (id serial PRIMARY KEY, body text NOT NULL);
+      INSERT INTO items (body) SELECT 'row ' || i FROM generate_series(1, 3000) AS i;
+      CREATE TABLE tags (item_id int REFERENCES items, tag text);
+      INSERT INTO tags SELECT id, 'tag' FROM items WHERE id % 10 = 0;
+      CREATE VIEW tagged AS SELECT items.* FROM items JOIN tags ON tags.item_id = items.id;
+      ALTER TABLE items OWNER TO legacy_owner;
+      GRANT SELECT ON tags TO legacy_owner;`);
+    const before = await fingerprint('delta');
+    const taken = await backup('delta', 'delta-1');
+
+    await createEmptyDatabase('delta'); // a new pod: the database exists again, empty
+    const result = await restoreLatestBackup({ store, namespace: 'default', postgresql: 'delta', connection: on('delta'), role: 'app' });
+    expect(result).toEqual({ outcome: 'Restored', backup: taken, skipped: [] });
+
+    expect(await fingerprint('delta')).toEqual(before);
+    expect(await query('delta', 'SELECT count(*)::int AS n FROM tagged')).toEqual([{ n: 300 }]);
+    expect(await query('delta', "SELECT nextval('items_id_seq')::int AS next")).toEqual([{ next: 3001 }]);
+    // --no-owner --role=app: everything belongs to the PostgreSQL's user; --no-acl: no grants to roles of the source.
+    expect(await query('delta', "SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'")).toEqual([{ owner: 'app' }]);
+    expect(await query('delta', "SELECT has_table_privilege('legacy_owner', 'tags', 'SELECT') AS granted")).toEqual([{ granted: false }]);
+    // ANALYZE ran: planner statistics exist (a dump carries none, and only ANALYZE writes pg_statistic).
+    const stats = await query<{ tablename: string }>('delta', "SELECT DISTINCT tablename FROM pg_stats WHERE schemaname = 'public' ORDER BY 1");
+    expect(stats.map((s) => s.tablename)).toEqual(['items', 'tags']);
+  });
+
+  it('never restores into a database that holds data, and leaves that data alone', async () => {
+    await createEmptyDatabase('echo');
+    await query('echo', `
+      CREATE TABLE items (id serial PRIMARY KEY, body text NOT NULL);
+      INSERT INTO items (body) VALUES ('first'), ('second');`);
+    const taken = await backup('echo', 'echo-1');
+    await query('echo', "INSERT INTO items (body) VALUES ('newer than the backup')");
+    const current = await fingerprint('echo');
+
+    const error = await restoreBackup({ store, backup: taken, connection: on('echo'), role: 'app' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DatabaseNotEmptyError);
+    expect((error as Error).message).toBe(
+      'database echo is not empty (table public.items, sequence public.items_id_seq): a restore never overwrites existing data',
+    );
+    expect(await restoreLatestBackup({ store, namespace: 'default', postgresql: 'echo', connection: on('echo'), role: 'app' })).toEqual({
+      outcome: 'NotEmpty',
+      found: ['table public.items', 'sequence public.items_id_seq'],
+    });
+    expect(await fingerprint('echo')).toEqual(current);
+  });
+
+  it('detects a corrupted dump by its checksum, never restores it, and falls back to the previous backup', async () => {
+    await createEmptyDatabase('foxtrot');
+    await query('foxtrot', `
+      CREATE TABLE items (id serial PRIMARY KEY, body text NOT NULL);
+      INSERT INTO items (body) SELECT 'early ' || i FROM generate_series(1, 100) AS i;`);
+    const early = await fingerprint('foxtrot');
+    const older = await backup('foxtrot', 'foxtrot-1');
+    await query('foxtrot', "INSERT INTO items (body) SELECT 'late ' || i FROM generate_series(1, 50) AS i");
+    const newer = await backup('foxtrot', 'foxtrot-2');
+
+    // One flipped byte in the middle of the newer dump (bit rot, a bad disk).
+    const handle = await open(join(storeRoot, 'default', 'foxtrot', 'foxtrot-2.dump'), 'r+');
+    try {
+      const middle = Math.floor(newer.size / 2);
+      const byte = Buffer.alloc(1);
+      await handle.read(byte, 0, 1, middle);
+      await handle.write(Buffer.from([byte[0] === undefined ? 0 : byte[0] ^ 0xff]), 0, 1, middle);
+    } finally {
+      await handle.close();
+    }
+    expect(await store.verifyChecksum(newer.key)).toMatchObject({ ok: false, problem: 'ChecksumMismatch' });
+
+    await createEmptyDatabase('foxtrot');
+    const direct = await restoreBackup({ store, backup: newer, connection: on('foxtrot'), role: 'app' }).catch((e: unknown) => e);
+    expect(direct).toBeInstanceOf(BackupCorruptedError);
+    expect((direct as Error).message).toMatch(/^backup is corrupted and was not restored: default\/foxtrot\/foxtrot-2: the dump's SHA-256 is [0-9a-f]{64}, its manifest says [0-9a-f]{64}$/);
+    expect((await withConnection(on('foxtrot'), isDatabaseEmpty)).empty).toBe(true);
+
+    const result = await restoreLatestBackup({ store, namespace: 'default', postgresql: 'foxtrot', connection: on('foxtrot'), role: 'app' });
+    expect(result).toEqual({
+      outcome: 'Restored',
+      backup: older,
+      skipped: [{ key: newer.key, reason: 'Corrupted', message: expect.stringContaining("the dump's SHA-256 is") as string }],
+    });
+    expect(await fingerprint('foxtrot')).toEqual(early);
+  });
+
+  it('reports when backups exist but none is intact', async () => {
+    await createEmptyDatabase('golf');
+    await query('golf', 'CREATE TABLE items (id int)');
+    const only = await backup('golf', 'golf-1');
+    await rm(join(storeRoot, 'default', 'golf', 'golf-1.dump'));
+    await createEmptyDatabase('golf');
+    expect(await restoreLatestBackup({ store, namespace: 'default', postgresql: 'golf', connection: on('golf'), role: 'app' })).toEqual({
+      outcome: 'NoUsableBackup',
+      skipped: [{ key: only.key, reason: 'Corrupted', message: 'default/golf/golf-1: the dump file is missing' }],
+    });
+  });
+
+  it('a restore that fails half-way leaves the database empty (single transaction)', async () => {
+    await createEmptyDatabase('hotel');
+    // Rows that break a foreign key, inserted with its trigger disabled: the dump loads every table and all rows, then
+    // fails when pg_restore adds the constraint, after most of the work is done.
+    await query('hotel', `
+      CREATE TABLE parents (id int PRIMARY KEY);
+      CREATE TABLE children (id int PRIMARY KEY, parent_id int REFERENCES parents);
+      INSERT INTO parents SELECT generate_series(1, 1000);
+      INSERT INTO children SELECT i, i FROM generate_series(1, 1000) AS i;
+      ALTER TABLE children DISABLE TRIGGER ALL;
+      INSERT INTO children VALUES (1001, 999999);
+      ALTER TABLE children ENABLE TRIGGER ALL;`);
+    await backup('hotel', 'hotel-1'); // the dump itself is fine: it reads back in full
+
+    await createEmptyDatabase('hotel');
+    const error = await restoreLatestBackup({ store, namespace: 'default', postgresql: 'hotel', connection: on('hotel'), role: 'app' }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RestoreFailedError);
+    expect((error as Error).message).toMatch(
+      /^restoring default\/hotel\/hotel-1 into database hotel failed and was rolled back: pg_restore exited with code 1: .*violates foreign key constraint "children_parent_id_fkey"/s,
+    );
+    expect(await withConnection(on('hotel'), isDatabaseEmpty)).toEqual({ empty: true, found: [] });
+  });
+});
+
+describe('why the read-back is a full read', () => {
+  it('pg_restore --list accepts a truncated dump that pg_restore --file=/dev/null refuses', async () => {
+    await createEmptyDatabase('juliet');
+    await query('juliet', `
+      CREATE TABLE items (id serial PRIMARY KEY, body text NOT NULL);
+      INSERT INTO items (body) SELECT md5(i::text) FROM generate_series(1, 5000) AS i;`);
+    await backup('juliet', 'juliet-1');
+    const truncated = join(storeRoot, 'truncated.dump');
+    const whole = await readFile(join(storeRoot, 'default', 'juliet', 'juliet-1.dump'));
+    const handle = await open(truncated, 'w');
+    await handle.write(whole.subarray(0, Math.floor(whole.length / 2)));
+    await handle.close();
+    const pgRestore = '/usr/lib/postgresql/15/bin/pg_restore';
+    await expect(run(pgRestore, ['--list', truncated])).resolves.toMatchObject({ stderr: '' });
+    await expect(run(pgRestore, ['--file=/dev/null', truncated])).rejects.toMatchObject({
+      stderr: expect.stringContaining('could not read from input file: end of file') as string,
+    });
+  });
+});
