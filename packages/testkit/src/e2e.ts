@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestCluster, type KubectlResult } from './cluster.ts';
 
@@ -23,6 +24,8 @@ export interface E2eCluster {
   /** `kubectl ...` that must succeed; throws with kubectl's output otherwise. */
   kubectlOk(args: readonly string[], options?: { input?: string }): Promise<string>;
   httpGet(address: string, port: number, path: string, headers?: Record<string, string>): Promise<HttpAnswer>;
+  /** What `kubectl apply -k` installs: `deploy/<operator>`, or the overlay kind/e2e.sh made (E2E_KUSTOMIZE_DIR). */
+  installDir(operator: string): string;
   close(): Promise<void>;
 }
 
@@ -70,5 +73,6 @@ export async function openE2eCluster(env: NodeJS.ProcessEnv = process.env): Prom
       body: rest.join('\n\n'),
     };
   };
-  return { kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, close: async () => { await local?.stop(); } };
+  const installDir = (operator: string): string => env.E2E_KUSTOMIZE_DIR ?? join(REPOSITORY_ROOT, 'deploy', operator);
+  return { kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, installDir, close: async () => { await local?.stop(); } };
 }

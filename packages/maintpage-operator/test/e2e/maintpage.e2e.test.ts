@@ -14,7 +14,7 @@ interface Condition { type: string; status: string; reason: string; message: str
 
 beforeAll(async () => {
   cluster = await openE2eCluster();
-  await cluster.kubectlOk(['apply', '-k', join(REPOSITORY_ROOT, 'deploy/maintpage-operator')]);
+  await cluster.kubectlOk(['apply', '-k', cluster.installDir('maintpage-operator')]);
   await cluster.kubectlOk(['wait', '--for=condition=Established', 'crd/maintpages.maintpage.example.com', '--timeout=60s']);
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', 'deployment/maintpage-operator-controller-manager', '--timeout=180s']);
   await cluster.kubectlOk(['create', 'namespace', NS]);

@@ -1,0 +1,123 @@
+// What users install and CI runs, checked like a reviewer would: workflows that GitHub will accept, install trees
+// that build and that the API server accepts, manager Pods that pass the restricted Pod Security level, and images
+// that run as non-root with an exec-form entry point and pinned bases.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ControlPlane, REPOSITORY_ROOT, resolveBinaries } from '@k8s-operators/testkit';
+
+const run = promisify(execFile);
+const OPERATORS = ['maintpage-operator', 'postgresql-operator', 'nutanix-ahvvm-operator'] as const;
+const operatorsWithInstall = async (): Promise<string[]> => {
+  const present: string[] = [];
+  for (const op of OPERATORS) {
+    const entries: string[] = await readdir(join(REPOSITORY_ROOT, 'deploy', op)).catch(() => []);
+    if (entries.includes('kustomization.yaml')) present.push(op);
+  }
+  return present;
+};
+
+interface K8sObject { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; spec?: Record<string, unknown> }
+
+test('the GitHub workflows pass actionlint', async () => {
+  const { stdout } = await run('bash', [join(REPOSITORY_ROOT, 'packages/delivery/scripts/actionlint.sh')]);
+  const actionlint = stdout.trim();
+  const workflows = (await readdir(join(REPOSITORY_ROOT, '.github/workflows'))).filter((f) => f.endsWith('.yml')).map((f) => join(REPOSITORY_ROOT, '.github/workflows', f));
+  expect(workflows.length).toBeGreaterThanOrEqual(3);
+  const result = await run(actionlint, workflows).then(
+    () => ({ code: 0, out: '' }),
+    (e: unknown) => ({ code: (e as { code: number }).code, out: (e as { stdout: string }).stdout }),
+  );
+  expect(result.out).toBe('');
+  expect(result.code).toBe(0);
+});
+
+test('every action is pinned by commit SHA and every workflow starts from no permissions', async () => {
+  for (const file of await readdir(join(REPOSITORY_ROOT, '.github/workflows'))) {
+    const text = await readFile(join(REPOSITORY_ROOT, '.github/workflows', file), 'utf8');
+    for (const [, ref] of text.matchAll(/uses:\s*([^\s#]+)/g)) expect(ref, `${file}: ${ref ?? ''}`).toMatch(/@[0-9a-f]{40}$/);
+    expect(text, file).toMatch(/^permissions: \{\}$/m);
+  }
+});
+
+describe('Dockerfiles', () => {
+  test('run as UID 65532 with an exec-form entry point, from pinned bases', async () => {
+    const dockerfiles = ['maintpage-operator/Dockerfile', 'maintpage-operator/page-server.Dockerfile', 'postgresql-operator/Dockerfile', 'nutanix-ahvvm-operator/Dockerfile'];
+    for (const file of dockerfiles) {
+      const text = await readFile(join(REPOSITORY_ROOT, 'packages', file), 'utf8');
+      const froms = [...text.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1] ?? '');
+      expect(froms.length, file).toBeGreaterThanOrEqual(2);
+      for (const image of froms) expect(image, `${file}: ${image}`).toMatch(/:[^:]*\d[^:]*$|@sha256:/);
+      expect(froms.some((f) => f.endsWith(':latest')), file).toBe(false);
+      const lastStage = text.slice(text.lastIndexOf('\nFROM '));
+      expect(lastStage, file).toMatch(/^USER 65532:65532$/m);
+      expect(lastStage, file).toMatch(/^CMD \[".+"\]$/m);
+    }
+  });
+});
+
+describe('install trees', () => {
+  let cp: ControlPlane;
+  let kubectl: string;
+  const k = (args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      const child = execFile(kubectl, args, { env: { ...process.env, KUBECONFIG: cp.adminKubeconfig }, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      });
+      if (input !== undefined) child.stdin?.end(input);
+    });
+
+  beforeAll(async () => {
+    kubectl = (await resolveBinaries()).kubectl;
+    cp = await ControlPlane.start({ dir: await mkdtemp(join(tmpdir(), 'delivery-')) });
+  });
+  afterAll(async () => {
+    await cp.stop();
+  });
+
+  test('each deploy/<operator> builds, pins a non-latest image, and passes a server-side dry-run', async () => {
+    const operators = await operatorsWithInstall();
+    expect(operators).toContain('maintpage-operator');
+    for (const op of operators) {
+      const built = await k(['kustomize', join(REPOSITORY_ROOT, 'deploy', op)]);
+      expect(built.stderr, op).toBe('');
+      const objects = parseAllDocuments(built.stdout).map((d) => d.toJSON() as K8sObject);
+      const namespace = objects.find((o) => o.kind === 'Namespace');
+      expect(namespace?.metadata.name, op).toBe(`${op}-system`);
+      for (const image of built.stdout.matchAll(/image: (\S+)/g)) expect(image[1], op).not.toMatch(/:latest$|^[^:]+$/);
+      // The namespace first (a dry-run cannot create it for the namespaced objects), then everything.
+      await k(['create', 'namespace', `${op}-system`]);
+      const dryRun = await k(['apply', '--server-side', '--dry-run=server', '-k', join(REPOSITORY_ROOT, 'deploy', op)]);
+      expect(dryRun.stderr, op).toBe('');
+      expect(dryRun.code, op).toBe(0);
+    }
+  });
+
+  test('the manager Pods meet the restricted Pod Security level', async () => {
+    for (const op of await operatorsWithInstall()) {
+      const built = await k(['kustomize', join(REPOSITORY_ROOT, 'deploy', op)]);
+      const deployments = parseAllDocuments(built.stdout).map((d) => d.toJSON() as K8sObject).filter((o) => o.kind === 'Deployment');
+      expect(deployments.length, op).toBeGreaterThan(0);
+      const ns = `psa-${op}`;
+      await k(['create', 'namespace', ns]);
+      await k(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted']);
+      for (const deployment of deployments) {
+        // Pod Security admission judges Pods; a Pod made from the template is what the ReplicaSet would create.
+        // Without the ServiceAccount, which does not exist here; Pod Security does not look at it.
+        const { serviceAccountName: _sa, ...spec } = (deployment.spec?.template as { spec: Record<string, unknown> }).spec;
+        const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'psa-check', namespace: ns }, spec };
+        const result = await k(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(pod));
+        expect(result.stderr, `${op} ${deployment.metadata.name}`).toBe('');
+        expect(result.code, `${op} ${deployment.metadata.name}`).toBe(0);
+      }
+      // And the check can fail: a root container is refused in the same namespace.
+      const root = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'root', namespace: ns }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } };
+      const refused = await k(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(root));
+      expect(refused.stderr).toContain('violates PodSecurity "restricted:latest"');
+    }
+  });
+});
