@@ -1,5 +1,5 @@
 import { request } from 'node:https';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resolveBinaries, type BinaryPaths } from './binaries.ts';
 import { freePort } from './free-port.ts';
@@ -13,6 +13,26 @@ export interface ControlPlaneOptions {
   binaries?: BinaryPaths;
   /** How long to wait for the API server and controllers (default 60 s; typically ready in a few seconds). */
   startTimeoutMs?: number;
+}
+
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    userGroups: ["system:serviceaccounts"]
+  - level: None
+`;
+
+/** One request of the audit log: who asked for what, and the answer's status code. */
+export interface AuditedRequest {
+  user: string;
+  verb: string;
+  group: string;
+  resource: string;
+  subresource: string | undefined;
+  namespace: string | undefined;
+  code: number;
 }
 
 /** The service CIDR; no kube-proxy runs, so ClusterIPs are allocated but not routed (clients use EndpointSlices). */
@@ -66,7 +86,13 @@ export class ControlPlane {
     const adminKubeconfig = await writeKubeconfig(join(options.dir, 'admin.kubeconfig'), {
       server: url, caPem: pki.caPem, user: 'testkit-admin', credentials: { kind: 'certificate', certFile: admin.cert, keyFile: admin.key },
     });
+    // Requests of ServiceAccounts (the operators) are audited, so tests can compare RBAC with what code really calls.
+    const auditPolicy = join(options.dir, 'audit-policy.yaml');
+    await writeFile(auditPolicy, AUDIT_POLICY);
     const apiServerArgs = [
+      `--audit-policy-file=${auditPolicy}`,
+      `--audit-log-path=${join(options.dir, 'logs', 'audit.log')}`,
+      '--audit-log-format=json',
       `--etcd-servers=${etcdUrl}`,
       `--secure-port=${apiPort}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
       // The `kubernetes` Service cannot point at a loopback address; nothing here routes to it anyway.
@@ -154,12 +180,29 @@ export class ControlPlane {
     await this.#startApiServer();
   }
 
+  /** PIDs of the control plane's processes, so benchmarks can read their CPU time from /proc. A restarted API server has a new one. */
+  processIds(): { etcd?: number; apiServer?: number; controllerManager?: number } {
+    return { etcd: this.#etcd?.pid, apiServer: this.#apiServer?.pid, controllerManager: this.#controllerManager?.pid };
+  }
+
   /** Compacts etcd at its current revision, so watches from older resourceVersions get 410 Gone. */
   async compactEtcd(): Promise<number> {
     const status = await jsonPost(`${this.etcdUrl}/v3/kv/range`, { key: Buffer.from('\0').toString('base64'), limit: 1 });
     const revision = Number((status as { header: { revision: string } }).header.revision);
     await jsonPost(`${this.etcdUrl}/v3/kv/compaction`, { revision: String(revision), physical: true });
     return revision;
+  }
+
+  /** Requests ServiceAccounts made so far (the audit log), optionally of one user only. */
+  async auditedRequests(user?: string): Promise<AuditedRequest[]> {
+    const text = await readFile(join(this.logDir, 'audit.log'), 'utf8').catch(() => '');
+    interface Line { user?: { username?: string }; verb?: string; objectRef?: { apiGroup?: string; resource?: string; subresource?: string; namespace?: string }; responseStatus?: { code?: number } }
+    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
+      .filter((e) => e.objectRef?.resource !== undefined && (user === undefined || e.user?.username === user))
+      .map((e) => ({
+        user: e.user?.username ?? '', verb: e.verb ?? '', group: e.objectRef?.apiGroup ?? '', resource: e.objectRef?.resource ?? '',
+        subresource: e.objectRef?.subresource, namespace: e.objectRef?.namespace, code: e.responseStatus?.code ?? 0,
+      }));
   }
 
   /** A GET as the admin user, for readiness checks and tests that need the raw API. */

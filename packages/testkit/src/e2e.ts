@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestCluster, type KubectlResult } from './cluster.ts';
+import type { AuditedRequest } from './control-plane.ts';
 
 /** The repository root, where `deploy/<operator>` lives. */
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -24,6 +25,8 @@ export interface E2eCluster {
   /** `kubectl ...` that must succeed; throws with kubectl's output otherwise. */
   kubectlOk(args: readonly string[], options?: { input?: string }): Promise<string>;
   httpGet(address: string, port: number, path: string, headers?: Record<string, string>): Promise<HttpAnswer>;
+  /** Requests a user made, from the API server's audit log; only on the local cluster (undefined on kind). */
+  auditedRequests: ((user: string) => Promise<AuditedRequest[]>) | undefined;
   /** What `kubectl apply -k` installs: `deploy/<operator>`, or the overlay kind/e2e.sh made (E2E_KUSTOMIZE_DIR). */
   installDir(operator: string): string;
   close(): Promise<void>;
@@ -74,5 +77,7 @@ export async function openE2eCluster(env: NodeJS.ProcessEnv = process.env): Prom
     };
   };
   const installDir = (operator: string): string => env.E2E_KUSTOMIZE_DIR ?? join(REPOSITORY_ROOT, 'deploy', operator);
-  return { kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, installDir, close: async () => { await local?.stop(); } };
+  const plane = local?.controlPlane;
+  const auditedRequests = plane ? (user: string): Promise<AuditedRequest[]> => plane.auditedRequests(user) : undefined;
+  return { kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, installDir, auditedRequests, close: async () => { await local?.stop(); } };
 }

@@ -1,0 +1,19 @@
+import { expect, test } from 'vitest';
+import type { AuditedRequest } from './control-plane.ts';
+import { grantedPermissions, unusedPermissions } from './rbac-usage.ts';
+
+const request = (verb: string, group: string, resource: string, code = 200, subresource?: string): AuditedRequest =>
+  ({ user: 'u', verb, group, resource, subresource, namespace: 'ns', code });
+
+test('rules expand to verb × resource × group', () => {
+  expect(grantedPermissions([{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'watch'] }, { apiGroups: [''], resources: ['services', 'configmaps'], verbs: ['patch'] }]))
+    .toEqual(['list deployments.apps', 'watch deployments.apps', 'patch services', 'patch configmaps']);
+});
+
+test('a permission is unused unless a request used it; an apply that created counts as create', () => {
+  const rules = [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'create', 'patch', 'delete'] }, { apiGroups: ['x.io'], resources: ['things/status'], verbs: ['patch'] }];
+  const requests = [request('list', 'apps', 'deployments'), request('patch', 'apps', 'deployments', 201), request('patch', 'x.io', 'things', 200, 'status')];
+  expect(unusedPermissions(rules, requests)).toEqual(['delete deployments.apps']);
+  expect(unusedPermissions(rules, requests, { 'delete deployments.apps': 'only after a rename' })).toEqual([]);
+  expect(unusedPermissions(rules, [request('patch', 'apps', 'deployments', 200)])).toContain('create deployments.apps');
+});
