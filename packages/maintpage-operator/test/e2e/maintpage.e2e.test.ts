@@ -3,7 +3,8 @@
 // (npm test) and against kind (kind/e2e.sh sets E2E_KUBECONFIG).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
-import { openE2eCluster, REPOSITORY_ROOT, waitFor, type E2eCluster } from '@k8s-operators/testkit';
+import { parseAllDocuments } from 'yaml';
+import { openE2eCluster, REPOSITORY_ROOT, unusedPermissions, waitFor, type E2eCluster, type PolicyRule } from '@k8s-operators/testkit';
 
 const NS = 'maintpage-e2e';
 const OPERATOR_NS = 'maintpage-operator-system';
@@ -190,5 +191,61 @@ spec:
     await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.maintpublishstatus}=Not Published', 'maintpage/window', '--timeout=60s']);
     expect(Date.now()).toBeGreaterThanOrEqual(end.getTime());
     await waitFor(async () => (await serviceAnswers('window')).body === 'Production Page !\n', { what: 'the app to be back after the window' });
+  });
+});
+
+describe('owned objects follow the spec', () => {
+  test('renaming appname moves the app to new objects and deletes the old ones', async () => {
+    diagnoseOnFailure();
+    await apply(`
+apiVersion: maintpage.example.com/v1alpha1
+kind: MaintPage
+metadata: {name: renamed}
+spec:
+  maintpageconfig: {maintpageimage: quay.io/daein/maintpage:latest}
+  appconfig: {appname: before, appimage: quay.io/daein/prodpage:latest}
+`);
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=condition=Ready', 'maintpage/renamed', '--timeout=120s']);
+    await cluster.kubectlOk(['-n', NS, 'patch', 'maintpage', 'renamed', '--type=merge', '-p', '{"spec":{"appconfig":{"appname":"after"}}}']);
+    // Until the new app pods are Ready the new Service shows the maintenance page rather than nothing.
+    await waitFor(async () => (await serviceAnswers('after')).body === 'Production Page !\n', { what: 'the renamed app to be served' });
+    await waitFor(async () => (await cluster.kubectl(['-n', NS, 'get', 'deployment/before', 'service/before'])).code !== 0, { what: 'the old Deployment and Service to be deleted' });
+  });
+
+  test('an inline page gets its own ConfigMap, served by the built-in page, and the ConfigMap goes when the page does', async () => {
+    diagnoseOnFailure();
+    await apply(`
+apiVersion: maintpage.example.com/v1alpha1
+kind: MaintPage
+metadata: {name: custom}
+spec:
+  maintpageconfig: {maintpagetoggle: true, page: {html: "<h1>Upgrading the database, back at 06:00</h1>"}}
+  appconfig: {appname: custom, appimage: quay.io/daein/prodpage:latest}
+`);
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.maintpublishstatus}=Published', 'maintpage/custom', '--timeout=120s']);
+    const page = await waitFor(async () => { const a = await serviceAnswers('custom'); return a.status === 503 ? a : undefined; }, { what: 'the custom page' });
+    expect(page.body).toContain('Upgrading the database, back at 06:00');
+    expect(await jsonpath('configmap/custom-maintpage-html', '{.metadata.ownerReferences[0].name}')).toBe('custom');
+    await cluster.kubectlOk(['-n', NS, 'patch', 'maintpage', 'custom', '--type=json', '-p', '[{"op":"remove","path":"/spec/maintpageconfig/page"}]']);
+    await waitFor(async () => (await cluster.kubectl(['-n', NS, 'get', 'configmap/custom-maintpage-html'])).code !== 0, { what: 'the page ConfigMap to be deleted' });
+  });
+});
+
+describe('least privilege', () => {
+  test('the operator used every permission its roles grant (and could do its work with no more)', async (context) => {
+    if (!cluster.auditedRequests) {
+      context.skip('only the local cluster keeps an audit log');
+      return;
+    }
+    const built = await cluster.kubectlOk(['kustomize', cluster.installDir('maintpage-operator')]);
+    const roles = parseAllDocuments(built).map((d) => d.toJSON() as { kind: string; metadata: { name: string }; rules?: PolicyRule[] })
+      .filter((o) => ['maintpage-operator-manager-role', 'maintpage-operator-leader-election-role'].includes(o.metadata.name));
+    expect(roles).toHaveLength(2);
+    const requests = await cluster.auditedRequests('system:serviceaccount:maintpage-operator-system:maintpage-operator-controller-manager');
+    expect(requests.filter((r) => r.code === 403)).toEqual([]);
+    expect(unusedPermissions(roles.flatMap((r) => r.rules ?? []), requests, {
+      'update maintpages/finalizers.maintpage.example.com': 'needed only where OwnerReferencesPermissionEnforcement admission is on (OpenShift); nothing is written to it',
+      'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run does not wait for one',
+    })).toEqual([]);
   });
 });
