@@ -121,3 +121,12 @@ describe('install trees', () => {
     }
   });
 });
+
+test('docs/api-reference.md matches the CRDs (npm run docs regenerates it)', async () => {
+  const check = await run(process.execPath, ['--conditions=source', join(REPOSITORY_ROOT, 'tools/api-reference.ts'), '--check']).then(
+    () => ({ code: 0, stderr: '' }),
+    (e: unknown) => ({ code: (e as { code: number }).code, stderr: (e as { stderr: string }).stderr }),
+  );
+  expect(check.stderr).toBe('');
+  expect(check.code).toBe(0);
+});
