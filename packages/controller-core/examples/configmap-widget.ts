@@ -1,0 +1,116 @@
+// A complete operator: each Widget gets a ConfigMap holding its rendered message, and its Ready condition says
+// whether that ConfigMap is in place. `node --conditions=source examples/configmap-widget.ts --crd` prints the CRD.
+import { hostname } from 'node:os';
+import { Type } from 'typebox';
+import {
+  AGE_COLUMN,
+  EventRecorder,
+  Manager,
+  READY_COLUMN,
+  READY_CONDITION,
+  REASON_COLUMN,
+  Resources,
+  StatusWriter,
+  TerminalError,
+  applyOwned,
+  conditionsSchema,
+  customResourceRef,
+  defineCustomResource,
+  ownershipConflict,
+  renderCrdYaml,
+  type ConditionStatus,
+  type CustomResource,
+} from '@k8s-operators/controller-core';
+
+export const WidgetResource = defineCustomResource({
+  group: 'example.k8s-operators.io',
+  kind: 'Widget',
+  plural: 'widgets',
+  scope: 'Namespaced',
+  versions: [
+    {
+      name: 'v1alpha1',
+      // `{name}` and `{namespace}` in the message are replaced with the Widget's own.
+      spec: Type.Object({ message: Type.String({ minLength: 1, maxLength: 4096 }) }),
+      status: Type.Object({
+        observedGeneration: Type.Optional(Type.Integer()),
+        conditions: Type.Optional(conditionsSchema()),
+      }),
+      printerColumns: [READY_COLUMN, REASON_COLUMN, AGE_COLUMN],
+    },
+  ],
+});
+export type Widget = CustomResource<typeof WidgetResource>;
+const WidgetRef = customResourceRef(WidgetResource);
+
+if (process.argv.includes('--crd')) {
+  process.stdout.write(renderCrdYaml(WidgetResource, { regenerateCommand: 'node --conditions=source examples/configmap-widget.ts --crd' }));
+  process.exit(0);
+}
+
+/** Placeholders the controller cannot fill: the schema cannot say which are known, so the controller judges. */
+function unknownPlaceholders(message: string): string[] {
+  return [...message.matchAll(/\{\w+\}/g)].map(([placeholder]) => placeholder).filter((p) => p !== '{name}' && p !== '{namespace}');
+}
+
+// Defaults: kubeconfig from KUBECONFIG or in-cluster, all namespaces, leader election on, probes on :8081, metrics on :8080.
+const manager = await Manager.create({ name: 'widget-operator' });
+// The scope the builder gives its informers, so these are the controller's own caches, not a second watch.
+const widgets = manager.informers.informerFor(WidgetRef, { namespace: manager.namespace });
+const configMaps = manager.informers.informerFor(Resources.ConfigMap, { namespace: manager.namespace });
+const statusWriter = new StatusWriter(manager.client, { fieldManager: manager.name });
+const events = new EventRecorder(manager.client, {
+  reportingController: 'example.k8s-operators.io/widget-operator',
+  reportingInstance: process.env.POD_NAME ?? hostname(),
+  logger: manager.logger,
+});
+
+manager
+  .controller('widget')
+  .for(WidgetRef)
+  .owns(Resources.ConfigMap)
+  .complete(async ({ request, log }) => {
+    const widget = widgets.cache.get(request.key);
+    // Deleted: the garbage collector deletes its ConfigMap, which the owner reference ties to it.
+    if (widget === undefined) return undefined;
+    const name = widget.metadata.name ?? '';
+    const namespace = widget.metadata.namespace ?? '';
+    // Sends nothing when the status already says this, so a no-op reconcile costs no request.
+    const setReady = (status: ConditionStatus, reason: string, message: string): Promise<Widget> =>
+      statusWriter.writeConditions(WidgetRef, widget, {
+        observedGeneration: widget.metadata.generation,
+        conditions: [{ type: READY_CONDITION, status, reason, message }],
+      });
+
+    const unknown = unknownPlaceholders(widget.spec.message);
+    if (unknown.length > 0) {
+      const problem = `spec.message uses ${unknown.join(', ')}; only {name} and {namespace} are known`;
+      await setReady('False', 'InvalidMessage', problem);
+      events.event(widget, { type: 'Warning', reason: 'InvalidMessage', action: 'Render', note: problem });
+      // Retrying cannot fix bad input: not retried until the Widget changes.
+      throw new TerminalError(problem);
+    }
+
+    const current = configMaps.cache.get(request.key);
+    const conflict = ownershipConflict(current, widget);
+    if (conflict !== undefined) {
+      await setReady('False', 'Conflict', conflict);
+      events.event(widget, { type: 'Warning', reason: 'Conflict', action: 'ApplyConfigMap', note: conflict });
+      // A ConfigMap we do not own queues nothing for us when it goes away: look again in a minute.
+      return { requeueAfterMs: 60_000 };
+    }
+
+    const message = widget.spec.message.replaceAll('{name}', name).replaceAll('{namespace}', namespace);
+    const desired = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { message } };
+    // Sends nothing when the cached ConfigMap already is as desired; takes it back when someone else changed it.
+    const applied = await applyOwned(manager.client, Resources.ConfigMap, desired, { owner: widget, fieldManager: manager.name, current });
+    if (applied !== current) {
+      log.info({ configMap: name }, 'ConfigMap applied');
+      events.event(widget, { type: 'Normal', reason: 'ConfigMapApplied', action: 'ApplyConfigMap', note: `ConfigMap ${name} holds the message` });
+    }
+    await setReady('True', 'ConfigMapReady', `ConfigMap ${name} holds the message`);
+    return undefined;
+  });
+
+// SIGTERM: stop taking work, finish reconciles in flight, release the lease, exit 0.
+await manager.runUntilSignalled();
