@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FiqlError, parseVmFilter } from './fiql.ts';
+import { FiqlError, parseNameFilter, parseVmFilter } from './fiql.ts';
 
 const names = ['web', 'web-1', 'db', 'Web', 'a,b'];
 const matching = (filter: string | undefined): string[] => {
@@ -41,5 +41,14 @@ describe('parseVmFilter', () => {
   ])('rejects %s', (filter, message) => {
     expect(() => parseVmFilter(filter)).toThrow(FiqlError);
     expect(() => parseVmFilter(filter)).toThrow(message);
+  });
+});
+
+describe('parseNameFilter', () => {
+  it('takes the selector of its list call and refuses the others', () => {
+    const predicate = parseNameFilter('name==vlan10-ipam', 'name');
+    expect(predicate({ name: 'vlan10-ipam' })).toBe(true);
+    expect(predicate({ name: 'vlan10' })).toBe(false);
+    expect(() => parseNameFilter('vm_name==web', 'name')).toThrow("unsupported filter attribute 'vm_name'; the simulator supports name here");
   });
 });

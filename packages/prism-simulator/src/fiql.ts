@@ -1,4 +1,4 @@
-// The FIQL subset the simulator understands in POST /vms/list `filter`:
+// The FIQL subset the simulator understands in the `filter` of its list calls:
 //
 //   filter     := or
 //   or         := and ( ',' and )*          (',' is OR, as in FIQL)
@@ -6,19 +6,18 @@
 //   primary    := '(' or ')' | constraint
 //   constraint := selector ( '==' | '!=' ) value
 //
-// Selectors: `vm_name` only. `==` is an exact, case-sensitive match. Whether the real API treats `==` as
+// One selector per list call: `vm_name` for POST /vms/list, `name` for POST /clusters/list, /images/list and
+// /subnets/list. `==` is an exact, case-sensitive match. Whether the real API treats `==` as
 // exact, substring or regex is unverified (contract 1.6), so clients must re-check names themselves, as
 // kubermatic and the Ansible modules do. Values are percent-decoded, so a name containing ',' ';' '(' or ')'
 // can be sent as %2C %3B %28 %29.
 
-/** The facts about a VM a filter can look at. */
-export interface FilterableVm {
+/** The facts about an entity a filter can look at. */
+export interface FilterableEntity {
   name: string;
 }
 
-export type VmPredicate = (vm: FilterableVm) => boolean;
-
-export const SUPPORTED_SELECTORS = ['vm_name'] as const;
+export type EntityPredicate = (entity: FilterableEntity) => boolean;
 
 export class FiqlError extends Error {
   constructor(message: string) {
@@ -27,10 +26,15 @@ export class FiqlError extends Error {
   }
 }
 
-/** Parses a filter into a predicate; an empty or absent filter matches everything. */
-export function parseVmFilter(filter: string | undefined): VmPredicate {
+/** Parses a POST /vms/list filter into a predicate; an empty or absent filter matches everything. */
+export function parseVmFilter(filter: string | undefined): EntityPredicate {
+  return parseNameFilter(filter, 'vm_name');
+}
+
+/** Parses a filter whose only selector is `selector`, the entity's name. */
+export function parseNameFilter(filter: string | undefined, selector: string): EntityPredicate {
   if (filter === undefined || filter.trim() === '') return () => true;
-  const parser = new Parser(filter);
+  const parser = new Parser(filter, selector);
   const predicate = parser.parseOr();
   parser.expectEnd();
   return predicate;
@@ -38,37 +42,39 @@ export function parseVmFilter(filter: string | undefined): VmPredicate {
 
 class Parser {
   private readonly text: string;
+  private readonly nameSelector: string;
   private position = 0;
 
-  constructor(text: string) {
+  constructor(text: string, nameSelector: string) {
     this.text = text;
+    this.nameSelector = nameSelector;
   }
 
-  parseOr(): VmPredicate {
+  parseOr(): EntityPredicate {
     const first = this.parseAnd();
     const alternatives = [first];
     while (this.peek() === ',') {
       this.position += 1;
       alternatives.push(this.parseAnd());
     }
-    return alternatives.length === 1 ? first : (vm) => alternatives.some((p) => p(vm));
+    return alternatives.length === 1 ? first : (entity) => alternatives.some((p) => p(entity));
   }
 
   expectEnd(): void {
     if (this.position < this.text.length) throw new FiqlError(`unexpected '${this.text.slice(this.position)}' at position ${this.position}`);
   }
 
-  private parseAnd(): VmPredicate {
+  private parseAnd(): EntityPredicate {
     const first = this.parsePrimary();
     const parts = [first];
     while (this.peek() === ';') {
       this.position += 1;
       parts.push(this.parsePrimary());
     }
-    return parts.length === 1 ? first : (vm) => parts.every((p) => p(vm));
+    return parts.length === 1 ? first : (entity) => parts.every((p) => p(entity));
   }
 
-  private parsePrimary(): VmPredicate {
+  private parsePrimary(): EntityPredicate {
     if (this.peek() === '(') {
       this.position += 1;
       const inner = this.parseOr();
@@ -79,7 +85,7 @@ class Parser {
     return this.parseConstraint();
   }
 
-  private parseConstraint(): VmPredicate {
+  private parseConstraint(): EntityPredicate {
     const selectorMatch = /^[A-Za-z_][A-Za-z0-9_.]*/.exec(this.text.slice(this.position));
     if (!selectorMatch) throw new FiqlError(`expected a selector at position ${this.position}`);
     const selector = selectorMatch[0];
@@ -92,8 +98,8 @@ class Parser {
     if (raw === '') throw new FiqlError(`missing value after '${selector}${operator}'`);
     this.position += raw.length;
     const value = percentDecode(raw);
-    if (selector !== 'vm_name') throw new FiqlError(`unsupported filter attribute '${selector}'; the simulator supports ${SUPPORTED_SELECTORS.join(', ')}`);
-    return operator === '==' ? (vm) => vm.name === value : (vm) => vm.name !== value;
+    if (selector !== this.nameSelector) throw new FiqlError(`unsupported filter attribute '${selector}'; the simulator supports ${this.nameSelector} here`);
+    return operator === '==' ? (entity) => entity.name === value : (entity) => entity.name !== value;
   }
 
   private peek(): string | undefined {

@@ -3,6 +3,8 @@
 import { API_VERSION, PrismApiError, invalidRequest } from './errors.ts';
 import type { HttpReply } from './http-io.ts';
 import type { IdempotenceRegistry } from './idempotence.ts';
+import type { Inventory } from './inventory.ts';
+import { listInventory } from './inventory-list.ts';
 import type { EndpointMatch, PrismEndpoint } from './prism-endpoints.ts';
 import { validate } from './schema-validation.ts';
 import type { TaskRunner } from './tasks.ts';
@@ -14,6 +16,7 @@ export interface PrismApiDependencies {
   vms: VmService;
   tasks: TaskRunner;
   idempotence: IdempotenceRegistry;
+  inventory: Inventory;
   user: Required<Reference>;
 }
 
@@ -22,6 +25,9 @@ export function kindOf(endpoint: PrismEndpoint | undefined): string {
   if (endpoint?.includes('/tasks')) return 'task';
   if (endpoint?.includes('/idempotence_identifiers')) return 'idempotence_identifier';
   if (endpoint?.includes('/users')) return 'user';
+  if (endpoint?.includes('/clusters')) return 'cluster';
+  if (endpoint?.includes('/images')) return 'image';
+  if (endpoint?.includes('/subnets')) return 'subnet';
   return 'vm';
 }
 
@@ -38,6 +44,12 @@ export async function servePrismEndpoint(match: EndpointMatch, readBody: () => P
       return deps.vms.remove(param);
     case 'POST /vms/list':
       return deps.vms.list(await readBody());
+    case 'POST /clusters/list':
+      return listInventory(deps.inventory, 'cluster', await readBody());
+    case 'POST /images/list':
+      return listInventory(deps.inventory, 'image', await readBody());
+    case 'POST /subnets/list':
+      return listInventory(deps.inventory, 'subnet', await readBody());
     case 'GET /tasks/{uuid}': {
       const task = deps.tasks.view(param.toLowerCase());
       // Clients look for INVALID_UUID in this error (TF helpers.go, kubermatic, CAPX v1.7).

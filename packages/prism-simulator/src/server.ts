@@ -124,7 +124,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     if (!auth.ok) reply = unauthorizedReply();
     else if (!match) reply = { status: 404, json: errorBody(404, 'vm', { reason: 'NOT_FOUND', message: `${method} ${path} is not an endpoint of the Prism Central v3 API simulator.` }) };
     else {
-      reply = await servePrismEndpoint(match, () => readJsonBody(req, kindOf(endpoint)), { vms, tasks, idempotence, user }).catch((error: unknown) => errorReply(error, kindOf(endpoint)));
+      reply = await servePrismEndpoint(match, () => readJsonBody(req, kindOf(endpoint)), { vms, tasks, idempotence, inventory, user }).catch((error: unknown) => errorReply(error, kindOf(endpoint)));
       if (auth.setCookie.length > 0) reply.headers = { ...reply.headers, 'set-cookie': auth.setCookie };
     }
     finish(decision.after ? faultReply(decision.after, endpoint) : reply);

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { API_VERSION, EDIT_CONFLICT_MESSAGE, EDIT_CONFLICT_REASON, PrismApiError, REQUEST_NOT_PROCESSED, addDetail, invalidRequest, vmNotFound } from './errors.ts';
-import { FiqlError, parseVmFilter, type VmPredicate } from './fiql.ts';
+import { FiqlError, parseVmFilter, type EntityPredicate } from './fiql.ts';
 import { NOT_SUPPORTED_ERROR_CODE, hotplugViolations } from './hotplug-rules.ts';
 import type { HttpReply } from './http-io.ts';
 import type { IdempotenceRegistry } from './idempotence.ts';
@@ -229,7 +229,7 @@ export class VmService {
     const input = (body ?? {}) as VmListInput;
     const details = validate(vmListSchema, input);
     if (Object.keys(details).length > 0) throw invalidRequest(details);
-    let predicate: VmPredicate;
+    let predicate: EntityPredicate;
     try {
       predicate = parseVmFilter(input.filter);
     } catch (error) {
