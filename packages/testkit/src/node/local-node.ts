@@ -29,6 +29,8 @@ export interface LocalNodeOptions {
 
 const workspaceRoot = fileURLToPath(new URL('../../../..', import.meta.url));
 const HEARTBEAT_MS = 10_000;
+/** The kubelet's minimumGracePeriodInSeconds, what a force-deleted Pod's containers get between SIGTERM and SIGKILL. */
+const FORCE_DELETE_GRACE_MS = 2_000;
 const KUBERNETES_VERSION = 'v1.36.5';
 
 /**
@@ -145,7 +147,9 @@ export class LocalNode {
       this.#syncPod(pod);
     }
     for (const [uid, worker] of this.#workers) {
-      if (!seen.has(uid)) void worker.terminate(false).then(() => this.#workers.delete(uid));
+      // Gone without a graceful deletion first: force-deleted (--grace-period=0 --force), which the kubelet answers
+      // with its minimum grace period rather than the Pod's terminationGracePeriodSeconds.
+      if (!seen.has(uid)) void worker.terminate(false, FORCE_DELETE_GRACE_MS).then(() => this.#workers.delete(uid));
     }
   }
 
