@@ -15,6 +15,7 @@ const BENCHMARKS: Readonly<Record<string, { file: string; summary: string }>> = 
     file: 'packages/maintpage-operator/bench/maintpage.bench.ts',
     summary: 'toggle -> EndpointSlice switched to Ready pods of the other set, p50/p99 over 20 toggles',
   },
+  nutanix: { file: 'packages/nutanix-ahvvm-operator/bench/nutanix.bench.ts', summary: 'N AhvVms against the Prism simulator (100 ms requests, 2 s tasks): time to all Ready and all gone, Prism requests per VM, peak concurrency, duplicates' },
 };
 
 function usage(): string {

@@ -1,7 +1,7 @@
-// Public API of the nutanix-ahvvm-operator core: the AhvVm API, the Prism Central v3 client, and the pure logic that
-// turns an AhvVm into a Prism VM and decides how to change one. The reconciler and main.ts build on these.
+// Public API of the nutanix-ahvvm-operator: the AhvVm API, the Prism Central v3 client, the pure logic that turns an
+// AhvVm into a Prism VM and decides how to change one, and the controller built on them. main.ts is the process.
 
-export { AhvVmResource, AhvVmSpec, AhvVmStatus, type AhvVm } from './api/ahvvm-resource.ts';
+export { AhvVmRef, AhvVmResource, AhvVmSpec, AhvVmStatus, type AhvVm } from './api/ahvvm-resource.ts';
 export { AHVVM_LIMITS, DEFAULT_USER_DATA_KEY, SEED_DEFAULTS } from './api/ahvvm-limits.ts';
 
 export { DEFAULT_PRISM_PORT, PrismConfigError, loadPrismConfig, type PrismConfig } from './config/prism-config.ts';
@@ -40,6 +40,8 @@ export {
   TERMINAL_TASK_STATUSES,
   isTaskFinished,
   type PrismDisk,
+  type PrismInventoryEntity,
+  type PrismInventoryKind,
   type PrismNic,
   type PrismPowerState,
   type PrismReference,
@@ -65,8 +67,22 @@ export {
   type ResolveEntityName,
 } from './vm/desired-vm.ts';
 export { diffVm, type FieldChange, type VmDiff } from './vm/vm-diff.ts';
-export { planUpdate, type PlanUpdateOptions, type UpdatePlan, type UpdateStep } from './vm/update-plan.ts';
+export { describeChanges, planUpdate, type PlanUpdateOptions, type UpdatePlan, type UpdateStep } from './vm/update-plan.ts';
 export { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './vm/apply-desired.ts';
 export { findOwnedVm, type OwnedVmLookup } from './vm/find-owned-vm.ts';
 export { descriptionWithOwnerMarker, ownerUidOf } from './vm/ownership-marker.ts';
 export { BUSY_VM_STATES, actualPowerState, ipAddressesOf, observedVmStatus, type ObservedVmStatus } from './vm/observed-vm.ts';
+
+export { setupAhvVmController, type AhvVmControllerOptions } from './controller/ahvvm-controller.ts';
+export {
+  AhvVmReconciler,
+  DEFAULT_INTERVALS,
+  FIELD_MANAGER,
+  FINALIZER,
+  type AhvVmReconcilerOptions,
+  type ReconcileIntervals,
+} from './controller/ahvvm-reconciler.ts';
+export { Reason, SYNCED_CONDITION, type Outcome } from './controller/ahvvm-status.ts';
+export { connectToPrism, type PrismConnection } from './controller/prism-connection.ts';
+export { PrismAccessGate, type PrismAccessGateOptions } from './controller/prism-access-gate.ts';
+export { ABSENT_STATE } from './controller/vm-state-gauge.ts';

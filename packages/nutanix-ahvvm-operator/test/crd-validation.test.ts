@@ -18,7 +18,7 @@ describe('the AhvVm CRD on a real API server', () => {
 
   beforeAll(async () => {
     cluster = await TestCluster.start({ node: false });
-    const applied = await cluster.kubectl(['apply', '--server-side', '-f', CRD_DIRECTORY]);
+    const applied = await cluster.kubectl(['apply', '--server-side', '-k', CRD_DIRECTORY]);
     expect(applied.stderr).toBe('');
     const established = await cluster.kubectl(['wait', '--for=condition=Established', 'crd/ahvvms.nutanix.com', '--timeout=60s']);
     expect(established.code, established.stderr).toBe(0);

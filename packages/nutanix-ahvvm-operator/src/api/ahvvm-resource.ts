@@ -3,6 +3,7 @@ import {
   READY_COLUMN,
   REASON_COLUMN,
   conditionsSchema,
+  customResourceRef,
   defineCustomResource,
   type CustomResource,
   type CustomResourceSpec,
@@ -259,3 +260,6 @@ export const AhvVmResource = defineCustomResource({
 export type AhvVm = CustomResource<typeof AhvVmResource>;
 export type AhvVmSpec = CustomResourceSpec<typeof AhvVmResource>;
 export type AhvVmStatus = CustomResourceStatus<typeof AhvVmResource>;
+
+/** Where AhvVms live on the API server, for the client, informers and the controller. */
+export const AhvVmRef = customResourceRef(AhvVmResource);

@@ -3,7 +3,14 @@ import type { PrismConfig } from '../config/prism-config.ts';
 import { PrismApiError, PrismTaskTimeoutError } from './prism-errors.ts';
 import { PrismHttp, type PrismHttpOptions } from './prism-http.ts';
 import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
-import { isTaskFinished, type PrismTask, type PrismVm, type PrismVmIntent } from './prism-types.ts';
+import {
+  isTaskFinished,
+  type PrismInventoryEntity,
+  type PrismInventoryKind,
+  type PrismTask,
+  type PrismVm,
+  type PrismVmIntent,
+} from './prism-types.ts';
 
 /**
  * The Prism Central v3 operations the operator needs, on top of `PrismHttp` (sessions, TLS, retries, concurrency).
@@ -79,6 +86,31 @@ export class PrismClient {
       for (const vm of entities) if (vm.spec.name === name) found.set(vm.metadata.uuid, vm);
       offset += entities.length;
       if (entities.length === 0 || offset >= (page.metadata?.total_matches ?? 0)) return [...found.values()];
+    }
+  }
+
+  /**
+   * UUIDs of the clusters, images or subnets named exactly `name` (POST /clusters/list, /images/list, /subnets/list),
+   * over all pages. As with VMs, names need not be unique and each entity's name is checked again here; the caller
+   * decides what several matches mean.
+   */
+  async listEntityUuidsByName(kind: PrismInventoryKind, name: string): Promise<string[]> {
+    const found = new Set<string>();
+    for (let offset = 0; ; ) {
+      const answer = await this.#http.send({
+        method: 'POST',
+        path: `/${kind}s/list`,
+        endpoint: `/${kind}s/list`,
+        body: { kind, filter: `name==${encodeFiqlValue(name)}`, offset, length: LIST_PAGE_LENGTH },
+        repeatability: 'repeatable',
+      });
+      const page = answer.body as { entities?: PrismInventoryEntity[]; metadata?: { total_matches?: number } };
+      const entities = page.entities ?? [];
+      for (const entity of entities) {
+        if ((entity.spec?.name ?? entity.status?.name) === name) found.add(entity.metadata.uuid.toLowerCase());
+      }
+      offset += entities.length;
+      if (entities.length === 0 || offset >= (page.metadata?.total_matches ?? 0)) return [...found];
     }
   }
 

@@ -12,6 +12,17 @@ export interface PrismReference {
 
 export type PrismPowerState = 'ON' | 'OFF';
 
+/** Kinds of Prism entities a VM refers to, which the operator looks up by name. */
+export type PrismInventoryKind = 'cluster' | 'image' | 'subnet';
+
+/** A cluster, image or subnet as the v3 list calls show it; only what the name lookup reads. */
+export interface PrismInventoryEntity {
+  metadata: { uuid: string; kind?: string; [key: string]: unknown };
+  spec?: { name?: string; [key: string]: unknown };
+  status?: { name?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
 export interface PrismIpEndpoint {
   ip: string;
   type?: string;

@@ -56,7 +56,7 @@ export function planUpdate(current: PrismVm, desired: PrismVmIntent, options: Pl
     return {
       kind: 'blocked',
       reason: 'UnsupportedChange',
-      message: `cannot apply ${describe(diff.impossible)}; change the AhvVm back, or recreate it to get a new VM`,
+      message: `cannot apply ${describeChanges(diff.impossible)}; change the AhvVm back, or recreate it to get a new VM`,
       diff,
     };
   }
@@ -69,8 +69,8 @@ export function planUpdate(current: PrismVm, desired: PrismVmIntent, options: Pl
       kind: 'blocked',
       reason: 'PowerCycleRequired',
       message:
-        `the VM is running and ${describe(diff.powerCycle)} needs it powered off` +
-        (diff.hotPlug.length > 0 ? ` (with ${describe(diff.hotPlug)}, which could be applied live)` : '') +
+        `the VM is running and ${describeChanges(diff.powerCycle)} needs it powered off` +
+        (diff.hotPlug.length > 0 ? ` (with ${describeChanges(diff.hotPlug)}, which could be applied live)` : '') +
         '; set spec.allow_power_cycle: true to let the operator power-cycle it, or spec.power_state: PoweredOff',
       diff,
     };
@@ -87,7 +87,8 @@ export function planUpdate(current: PrismVm, desired: PrismVmIntent, options: Pl
   return { kind: 'steps', steps, diff, powerCycle: powerOff && endsOn };
 }
 
-function describe(changes: readonly FieldChange[]): string {
+/** `field from → to` for each change, comma-separated, for condition messages and Events. */
+export function describeChanges(changes: readonly FieldChange[]): string {
   return changes
     .map(({ field, from, to, why }) => `${field} ${show(from)} → ${show(to)}${why === undefined ? '' : ` (${why})`}`)
     .join(', ');

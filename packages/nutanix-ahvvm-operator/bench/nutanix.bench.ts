@@ -1,0 +1,195 @@
+// The `nutanix` benchmark: `npm run bench -- nutanix [--vms N] [--request-latency-ms L] [--task-ms T] [--workers W]
+// [--prism-concurrency C]`.
+//
+// On a local control plane (no node: the controller runs in this process, as in production but without a Pod), N
+// AhvVms are created in bulk, then the AhvVm controller starts against a Prism simulator that takes L ms per request
+// and T ms per task. Measured from controller start until every AhvVm is Ready, then from deleting them all until
+// the last is gone: time, Prism requests per VM, peak concurrent Prism requests, and VMs duplicated or left behind.
+// Prints progress and, as the last line, one JSON object. It never fails on a number.
+import { parseArgs } from 'node:util';
+import { isStatusConditionTrue } from '@k8s-operators/controller-core';
+import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
+import { waitFor } from '@k8s-operators/testkit';
+import { AhvVmRef } from '../src/api/ahvvm-resource.ts';
+import { OperatorTestEnvironment, prismEnvFor, type RunningOperator } from '../test/operator-harness.ts';
+
+const NAMESPACE = 'bench';
+/** Creates and deletes in flight during the bulk phases (kubectl-like clients, not the operator). */
+const BULK_CONCURRENCY = 32;
+const PROGRESS_INTERVAL_MS = 5_000;
+const SAMPLE_INTERVAL_MS = 20;
+
+interface Flags {
+  vms: number;
+  requestLatencyMs: number;
+  taskMs: number;
+  workers: number;
+  prismConcurrency: number;
+}
+
+function parseFlags(args: string[]): Flags {
+  const { values } = parseArgs({
+    args,
+    options: {
+      vms: { type: 'string', default: '500' },
+      'request-latency-ms': { type: 'string', default: '100' },
+      'task-ms': { type: 'string', default: '2000' },
+      workers: { type: 'string', default: '10' },
+      'prism-concurrency': { type: 'string', default: '8' },
+    },
+  });
+  const integer = (flag: string, value: string, min: number): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${String(min)}, got ${JSON.stringify(value)}`);
+    return n;
+  };
+  return {
+    vms: integer('vms', values.vms, 1),
+    requestLatencyMs: integer('request-latency-ms', values['request-latency-ms'], 0),
+    taskMs: integer('task-ms', values['task-ms'], 0),
+    workers: integer('workers', values.workers, 1),
+    prismConcurrency: integer('prism-concurrency', values['prism-concurrency'], 1),
+  };
+}
+
+/** Runs `work` over `items` with at most `concurrency` at once. */
+async function inBulk<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    for (let item = items[next++]; item !== undefined; item = items[next++]) await work(item);
+  }));
+}
+
+function totalRequests(simulator: PrismSimulator): number {
+  return simulator.inspect().requests.reduce((sum, r) => sum + r.count, 0);
+}
+
+/** Requests by `METHOD endpoint` and outcome, since `before`. */
+function requestsSince(simulator: PrismSimulator, before: Map<string, number>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of simulator.inspect().requests) {
+    const key = `${r.endpoint} ${String(r.outcome)}`;
+    const count = r.count - (before.get(key) ?? 0);
+    if (count > 0) counts[key] = count;
+  }
+  return counts;
+}
+
+function requestSnapshot(simulator: PrismSimulator): Map<string, number> {
+  return new Map(simulator.inspect().requests.map((r) => [`${r.endpoint} ${String(r.outcome)}`, r.count]));
+}
+
+/** VMs beyond one per name: a duplicate is a VM the operator created twice. */
+function duplicateVms(simulator: PrismSimulator): number {
+  const names = simulator.inspect().vms.map((vm) => vm.name);
+  return names.length - new Set(names).size;
+}
+
+/** The most Prism requests in flight at once, sampled, from start() to stop(). */
+class ConcurrencySampler {
+  peak = 0;
+  readonly #simulator: PrismSimulator;
+  #timer: NodeJS.Timeout | undefined;
+  constructor(simulator: PrismSimulator) {
+    this.#simulator = simulator;
+  }
+  start(): void {
+    this.#timer = setInterval(() => { this.peak = Math.max(this.peak, this.#simulator.inspect().inFlightRequests); }, SAMPLE_INTERVAL_MS);
+  }
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  const round = (n: number): number => Math.round(n * 100) / 100;
+  console.log(`nutanix benchmark: ${String(flags.vms)} AhvVms, ${String(flags.requestLatencyMs)} ms per Prism request, ${String(flags.taskMs)} ms per task`);
+  const [env, simulator] = await Promise.all([
+    OperatorTestEnvironment.start(),
+    startPrismSimulator({
+      tls: true,
+      timings: { createMs: flags.taskMs, updateMs: flags.taskMs, deleteMs: flags.taskMs, learnedIpMs: flags.taskMs },
+      faults: { rules: [{ kind: 'latency', latencyMs: flags.requestLatencyMs }] },
+    }),
+  ]);
+  let operator: RunningOperator | undefined;
+  try {
+    await env.createNamespace(NAMESPACE);
+    const names = Array.from({ length: flags.vms }, (_, i) => `vm-${String(i).padStart(4, '0')}`);
+    // The seed's sample, N times.
+    await inBulk(names, BULK_CONCURRENCY, (name) => env.kube.create(AhvVmRef, {
+      apiVersion: 'nutanix.com/v1alpha1', kind: 'AhvVm', metadata: { name, namespace: NAMESPACE }, spec: { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 },
+    }));
+    console.log(`created ${String(flags.vms)} AhvVms; starting the controller (${String(flags.workers)} workers, ${String(flags.prismConcurrency)} Prism requests at once)`);
+
+    operator = await env.runOperator({
+      env: prismEnvFor(simulator),
+      namespace: NAMESPACE,
+      maxConcurrentReconciles: flags.workers,
+      prismMaxConcurrentRequests: flags.prismConcurrency,
+    });
+    const cache = operator.manager.informers.informerFor(AhvVmRef, { namespace: NAMESPACE }).cache;
+    const ready = (): number => cache.list().filter((avm) => isStatusConditionTrue(avm.status?.conditions, 'Ready')).length;
+
+    const createStart = performance.now();
+    let progress = setInterval(() => {
+      console.log(`  ${((performance.now() - createStart) / 1000).toFixed(0)} s: ${String(ready())} Ready, ${String(simulator.inspect().vms.length)} VMs in Prism, ${String(totalRequests(simulator))} Prism requests`);
+    }, PROGRESS_INTERVAL_MS);
+    await waitFor(() => cache.list().length === flags.vms && ready() === flags.vms, { what: 'every AhvVm to be Ready', timeoutMs: 3_600_000, intervalMs: 100 });
+    clearInterval(progress);
+    const createSeconds = (performance.now() - createStart) / 1000;
+    const afterCreate = simulator.inspect();
+    const createRequests = totalRequests(simulator);
+    const create = {
+      secondsToAllReady: round(createSeconds),
+      prismRequests: createRequests,
+      prismRequestsPerVm: round(createRequests / flags.vms),
+      createRequestsPerVm: round(afterCreate.createRequests / flags.vms),
+      peakConcurrentRequests: afterCreate.peakConcurrentRequests,
+      vmsInPrism: afterCreate.vms.length,
+      duplicateVms: duplicateVms(simulator),
+      requests: requestsSince(simulator, new Map()),
+    };
+    console.log(`all ${String(flags.vms)} Ready in ${create.secondsToAllReady.toFixed(1)} s; ${String(create.prismRequestsPerVm)} Prism requests per VM; deleting them all`);
+
+    const beforeDelete = requestSnapshot(simulator);
+    const requestsBeforeDelete = totalRequests(simulator);
+    const sampler = new ConcurrencySampler(simulator);
+    sampler.start();
+    const deleteStart = performance.now();
+    progress = setInterval(() => {
+      console.log(`  ${((performance.now() - deleteStart) / 1000).toFixed(0)} s: ${String(cache.list().length)} AhvVms left, ${String(simulator.inspect().vms.length)} VMs in Prism`);
+    }, PROGRESS_INTERVAL_MS);
+    await inBulk(names, BULK_CONCURRENCY, (name) => env.kube.delete(AhvVmRef, { namespace: NAMESPACE, name }));
+    await waitFor(() => cache.list().length === 0, { what: 'every AhvVm to be gone', timeoutMs: 3_600_000, intervalMs: 100 });
+    clearInterval(progress);
+    sampler.stop();
+    const deleteSeconds = (performance.now() - deleteStart) / 1000;
+    const deleteRequests = totalRequests(simulator) - requestsBeforeDelete;
+    const deletion = {
+      secondsToAllGone: round(deleteSeconds),
+      prismRequests: deleteRequests,
+      prismRequestsPerVm: round(deleteRequests / flags.vms),
+      peakConcurrentRequestsSampled: sampler.peak,
+      vmsLeftInPrism: simulator.inspect().vms.length,
+      requests: requestsSince(simulator, beforeDelete),
+    };
+    console.log(`all gone in ${deletion.secondsToAllGone.toFixed(1)} s; ${String(deletion.vmsLeftInPrism)} VMs left in Prism`);
+    console.log(JSON.stringify({
+      benchmark: 'nutanix',
+      vms: flags.vms,
+      requestLatencyMs: flags.requestLatencyMs,
+      taskMs: flags.taskMs,
+      workers: flags.workers,
+      prismMaxConcurrentRequests: flags.prismConcurrency,
+      create,
+      delete: deletion,
+    }));
+  } finally {
+    await operator?.stop();
+    await Promise.all([env.stop(), simulator.stop()]);
+  }
+}
+
+await main();

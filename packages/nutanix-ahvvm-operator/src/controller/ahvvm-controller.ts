@@ -1,0 +1,58 @@
+import {
+  EventRecorder,
+  generationChanged,
+  or,
+  type Controller,
+  type Manager,
+  type Predicate,
+} from '@k8s-operators/controller-core';
+import { AhvVmRef } from '../api/ahvvm-resource.ts';
+import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
+import { AhvVmReconciler, type ReconcileIntervals } from './ahvvm-reconciler.ts';
+import type { PrismAccessGate } from './prism-access-gate.ts';
+import type { PrismConnection } from './prism-connection.ts';
+
+export interface AhvVmControllerOptions {
+  prism: PrismConnection;
+  /** Registered on the manager's registry (`registerAhvVmMetrics(manager.metrics.registry)`), shared with the client. */
+  metrics: AhvVmMetrics;
+  /** `reportingInstance` of Events, e.g. the Pod name. */
+  instance: string;
+  /** AhvVms reconciled at once (default 10). Prism requests are bounded separately, by the client. */
+  maxConcurrentReconciles?: number;
+  intervals?: Partial<ReconcileIntervals>;
+  /** Tests pass a gate with their own delays. */
+  gate?: PrismAccessGate;
+}
+
+/**
+ * Spec changes (a new generation) and the start of a deletion queue a reconcile; the operator's own status writes do
+ * not. Everything Prism does is seen by requeueing: task polls, and the periodic drift check.
+ */
+function deletionRequested(): Predicate {
+  return { update: (oldObj, newObj) => oldObj.metadata?.deletionTimestamp === undefined && newObj.metadata?.deletionTimestamp !== undefined };
+}
+
+/** Registers the AhvVm controller on `manager`. */
+export function setupAhvVmController(manager: Manager, options: AhvVmControllerOptions): Controller {
+  const informer = manager.informers.informerFor(AhvVmRef, manager.namespace === undefined ? {} : { namespace: manager.namespace });
+  const events = new EventRecorder(manager.client, {
+    reportingController: 'nutanix.com/ahvvm-operator',
+    reportingInstance: options.instance,
+    logger: manager.logger,
+  });
+  const reconciler = new AhvVmReconciler({
+    kube: manager.client,
+    cache: informer.cache,
+    prism: options.prism,
+    events,
+    metrics: options.metrics,
+    ...(options.intervals === undefined ? {} : { intervals: options.intervals }),
+    ...(options.gate === undefined ? {} : { gate: options.gate }),
+  });
+  return manager
+    .controller('ahvvm')
+    .for(AhvVmRef, { predicates: [or(generationChanged(), deletionRequested())] })
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10 })
+    .complete(reconciler.reconcile);
+}

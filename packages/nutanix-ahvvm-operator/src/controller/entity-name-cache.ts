@@ -1,0 +1,59 @@
+import type { PrismEntityKind, ResolveEntityName } from '../vm/desired-vm.ts';
+
+/** UUIDs of the Prism entities of `kind` named exactly `name`. */
+export type EntityLookup = (kind: PrismEntityKind, name: string) => Promise<string[]>;
+
+export interface EntityNameCacheOptions {
+  /** How long a name found in Prism is trusted. Default 5 minutes. */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+interface Entry {
+  uuids: Promise<string[]>;
+  at: number;
+}
+
+/**
+ * Resolves the cluster, image and subnet names AhvVms use (the v3 API takes references by UUID only), asking Prism
+ * once per name and remembering the answer for a while: such names change rarely, and 500 VMs on one subnet should
+ * cost one lookup, not 500. A name Prism does not know is asked again next time, so a subnet created after the
+ * AhvVm is found promptly. Concurrent reconciles asking for the same name share one request.
+ */
+export class EntityNameCache {
+  readonly #lookup: EntityLookup;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(lookup: EntityLookup, options: EntityNameCacheOptions = {}) {
+    this.#lookup = lookup;
+    this.#ttlMs = options.ttlMs ?? 300_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Looks up `names` (those not known already) and returns the resolver `desiredVmSpec` takes. */
+  async resolverFor(names: readonly { kind: PrismEntityKind; name: string }[]): Promise<ResolveEntityName> {
+    const resolved = new Map<string, readonly string[]>();
+    for (const { kind, name } of names) {
+      const key = `${kind}/${name}`;
+      resolved.set(key, await this.#uuids(key, kind, name));
+    }
+    return (kind, name) => resolved.get(`${kind}/${name}`) ?? [];
+  }
+
+  async #uuids(key: string, kind: PrismEntityKind, name: string): Promise<string[]> {
+    const cached = this.#entries.get(key);
+    if (cached !== undefined && this.#now() - cached.at < this.#ttlMs) return cached.uuids;
+    const entry: Entry = { uuids: this.#lookup(kind, name), at: this.#now() };
+    this.#entries.set(key, entry);
+    try {
+      const uuids = await entry.uuids;
+      if (uuids.length === 0 && this.#entries.get(key) === entry) this.#entries.delete(key);
+      return uuids;
+    } catch (error) {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+      throw error;
+    }
+  }
+}

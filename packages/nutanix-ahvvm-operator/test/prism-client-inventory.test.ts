@@ -1,0 +1,29 @@
+import type { PrismSimulator } from '@k8s-operators/prism-simulator';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { PrismClient } from '../src/prism/prism-client.ts';
+import { clientFor, requestsTo, startSimulator } from './simulator.ts';
+
+let simulator: PrismSimulator;
+let client: PrismClient;
+
+beforeAll(async () => {
+  // More images of one name than fit on a page of LIST_PAGE_LENGTH (100).
+  const images = Array.from({ length: 103 }, (_, i) => ({ name: i < 102 ? 'many' : 'once', uuid: `7b1e0c52-9c3d-4f0a-8d6e-${(0x2a5b1c4d7e00 + i).toString(16)}`, sizeBytes: 1024 }));
+  simulator = await startSimulator({ images });
+  client = clientFor(simulator);
+});
+afterAll(async () => {
+  await client.close();
+  await simulator.stop();
+});
+
+it('resolves cluster, image and subnet names to UUIDs, exactly and over every page', async () => {
+  const [cluster] = simulator.clusters;
+  expect(await client.listEntityUuidsByName('cluster', cluster?.name ?? '')).toEqual([cluster?.uuid]);
+  expect(await client.listEntityUuidsByName('subnet', 'vlan10-ipam')).toEqual([simulator.subnets.find((s) => s.name === 'vlan10-ipam')?.uuid]);
+  expect(await client.listEntityUuidsByName('image', 'once')).toEqual(['7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e66']);
+  expect(await client.listEntityUuidsByName('image', 'no-such-image')).toEqual([]);
+  const before = requestsTo(simulator, 'POST', 'POST /images/list', 200);
+  expect(new Set(await client.listEntityUuidsByName('image', 'many')).size).toBe(102);
+  expect(requestsTo(simulator, 'POST', 'POST /images/list', 200) - before).toBe(2);
+});
