@@ -101,3 +101,5 @@ export {
   type RetentionVerdict,
 } from './retention.ts';
 export { parseRetentionAge } from './retention-age.ts';
+
+export { registerPostgreSQLMetrics, type PostgreSQLMetrics } from './controller/postgresql-metrics.ts';

@@ -11,7 +11,7 @@ let cluster: TestCluster;
 
 beforeAll(async () => {
   cluster = await TestCluster.start({ node: false });
-  const applied = await cluster.kubectl(['apply', '-f', join(deploy, 'crd')]);
+  const applied = await cluster.kubectl(['apply', '-k', join(deploy, 'crd')]);
   expect(applied.stderr).toBe('');
   const established = await cluster.kubectl([
     'wait', '--for=condition=Established', '--timeout=60s',

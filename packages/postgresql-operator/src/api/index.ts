@@ -5,6 +5,7 @@ import { PostgreSQLResource } from './postgresql-resource.ts';
 export {
   API_GROUP,
   API_VERSION,
+  PostgreSQLRef,
   PostgreSQLResource,
   REGENERATE_CRDS_COMMAND,
   type PostgreSQL,
@@ -12,6 +13,7 @@ export {
   type PostgreSQLStatus,
 } from './postgresql-resource.ts';
 export {
+  PostgreSQLBackupRef,
   PostgreSQLBackupResource,
   type PostgreSQLBackup,
   type PostgreSQLBackupSpec,

@@ -1,5 +1,6 @@
 import {
   AGE_COLUMN,
+  customResourceRef,
   defineCustomResource,
   type CustomResource,
   type CustomResourceSpec,
@@ -41,6 +42,9 @@ export const PostgreSQLBackupResource = defineCustomResource({
     },
   ],
 });
+
+/** Where PostgreSQLBackup objects live in the API, for the client, informers and controllers. */
+export const PostgreSQLBackupRef = customResourceRef(PostgreSQLBackupResource);
 
 export type PostgreSQLBackup = CustomResource<typeof PostgreSQLBackupResource>;
 export type PostgreSQLBackupSpec = CustomResourceSpec<typeof PostgreSQLBackupResource>;

@@ -2,6 +2,7 @@ import {
   AGE_COLUMN,
   READY_COLUMN,
   REASON_COLUMN,
+  customResourceRef,
   defineCustomResource,
   type CustomResource,
   type CustomResourceSpec,
@@ -46,9 +47,10 @@ export const PostgreSQLResource = defineCustomResource({
         },
         {
           name: 'Next Backup',
-          type: 'date',
+          // A time, not a `date` column: kubectl shows a date in the future as "<invalid>".
+          type: 'string',
           jsonPath: '.status.nextScheduledBackupTime',
-          description: 'When the next scheduled backup is due',
+          description: 'When the next scheduled backup is due (UTC)',
           priority: 1,
         },
         AGE_COLUMN,
@@ -56,6 +58,9 @@ export const PostgreSQLResource = defineCustomResource({
     },
   ],
 });
+
+/** Where PostgreSQL objects live in the API, for the client, informers and controllers. */
+export const PostgreSQLRef = customResourceRef(PostgreSQLResource);
 
 export type PostgreSQL = CustomResource<typeof PostgreSQLResource>;
 export type PostgreSQLSpec = CustomResourceSpec<typeof PostgreSQLResource>;

@@ -1,0 +1,44 @@
+import type { PostgreSQL } from '../api/postgresql-resource.ts';
+import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { scheduledBackupName } from '../backup/backup-name.ts';
+import { parseSchedule, scheduleDecision } from '../schedule.ts';
+import { instanceName } from './object-names.ts';
+import { timeOf } from './metav1-time.ts';
+
+/** What the schedule asks for now. */
+export type SchedulePlan =
+  | { state: 'invalid'; message: string }
+  | { state: 'suspended' }
+  | {
+      state: 'active';
+      /** The next slot, for status and for requeueing. */
+      next: Date;
+      /** Seconds between the next slot and the one after it: the period an alert compares backup age with. */
+      periodSeconds: number;
+      /** Set when a slot is owed: its backup should be created now. */
+      due?: { slot: Date; missed: number; backupName: string };
+    };
+
+/**
+ * The schedule of one PostgreSQL at `now`. `servedSlot` is the latest slot this process created a backup for, which
+ * the cached status may not show yet; the later of it and `status.lastScheduledBackupTime` counts as served.
+ */
+export function backupSchedulePlan(postgresql: PostgreSQL, now: Date, servedSlot?: Date): SchedulePlan {
+  const { backup } = resolvePostgreSQLSpec(postgresql.spec);
+  const parsed = parseSchedule(backup.schedule);
+  if (!parsed.ok) return { state: 'invalid', message: `${parsed.message}; no scheduled backups are taken until it is fixed` };
+  if (backup.suspend) return { state: 'suspended' };
+  const recorded = timeOf(postgresql.status?.lastScheduledBackupTime);
+  const lastScheduledTime = [recorded, servedSlot].reduce<Date | undefined>((a, b) => (a === undefined || (b !== undefined && b > a) ? b : a), undefined);
+  const createdAt = timeOf(postgresql.metadata.creationTimestamp) ?? now;
+  const decision = scheduleDecision(parsed.schedule, { createdAt, now, ...(lastScheduledTime === undefined ? {} : { lastScheduledTime }) });
+  const periodSeconds = (parsed.schedule.nextAfter(decision.next).getTime() - decision.next.getTime()) / 1000;
+  return {
+    state: 'active',
+    next: decision.next,
+    periodSeconds,
+    ...(decision.due === undefined
+      ? {}
+      : { due: { ...decision.due, backupName: scheduledBackupName(instanceName(postgresql), decision.due.slot) } }),
+  };
+}

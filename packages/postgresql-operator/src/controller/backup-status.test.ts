@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { backupFixture } from '../../test/postgresql-fixture.ts';
+import type { BackupManifest } from '../backup/manifest.ts';
+import { completedStatus, damagedStatus, failedStatus, isFinished, isUsable, runningStatus } from './backup-status.ts';
+
+const manifest: BackupManifest = {
+  manifestVersion: 1,
+  key: { namespace: 'shop', postgresql: 'foodb', backup: 'foodb-1' },
+  database: 'foo',
+  trigger: 'OnDemand',
+  format: 'custom',
+  serverVersion: '15.18',
+  serverVersionNum: 150018,
+  pgDumpVersion: '15.18',
+  startedAt: '2026-01-02T03:05:00.250Z',
+  finishedAt: '2026-01-02T03:05:01.000Z',
+  verifiedAt: '2026-01-02T03:05:02.750Z',
+  size: 2048,
+  sha256: 'a'.repeat(64),
+};
+
+describe('backup status', () => {
+  it('moves Pending → Running → Completed with the manifest\'s figures, in metav1 time', () => {
+    expect(runningStatus(new Date('2026-01-02T03:05:00.250Z'))).toEqual({ phase: 'Running', startTime: '2026-01-02T03:05:00Z' });
+    expect(completedStatus(manifest)).toEqual({
+      phase: 'Completed',
+      startTime: '2026-01-02T03:05:00Z',
+      completionTime: '2026-01-02T03:05:02Z',
+      sizeBytes: 2048,
+      sha256: 'a'.repeat(64),
+      verified: true,
+      serverVersion: '15.18',
+      pgDumpVersion: '15.18',
+    });
+  });
+
+  it('fails with the error, keeping the start time', () => {
+    const running = backupFixture('foodb-1', { status: { phase: 'Running', startTime: '2026-01-02T03:05:00Z' } });
+    expect(failedStatus(running, 'pg_dump failed', new Date('2026-01-02T03:06:00Z'))).toEqual({ phase: 'Failed', startTime: '2026-01-02T03:05:00Z', completionTime: '2026-01-02T03:06:00Z', error: 'pg_dump failed' });
+  });
+
+  it('marks a completed backup found damaged as no longer verified, so it is neither restored nor counted', () => {
+    const completed = backupFixture('foodb-1', { status: completedStatus(manifest) });
+    expect(isUsable(completed)).toBe(true);
+    const damaged = backupFixture('foodb-1', { status: damagedStatus(completed, 'checksum mismatch') });
+    expect(damaged.status).toMatchObject({ phase: 'Completed', verified: false, error: 'checksum mismatch', sha256: 'a'.repeat(64) });
+    expect(isUsable(damaged)).toBe(false);
+    expect(isFinished(damaged)).toBe(true);
+    expect(isFinished(backupFixture('foodb-2'))).toBe(false);
+  });
+});

@@ -1,0 +1,46 @@
+import type { PostgreSQLBackup, PostgreSQLBackupStatus } from '../api/postgresql-backup-resource.ts';
+import type { BackupManifest } from '../backup/manifest.ts';
+import { metav1Time } from './metav1-time.ts';
+
+/**
+ * The status a PostgreSQLBackup moves through: Pending → Running → Completed or Failed. Each function gives the whole
+ * status to write (status writes are server-side applies of the whole status).
+ */
+
+export function runningStatus(now: Date): PostgreSQLBackupStatus {
+  return { phase: 'Running', startTime: metav1Time(now) };
+}
+
+/** Completed: stored, read back in full, manifest published. The figures are the manifest's. */
+export function completedStatus(manifest: BackupManifest): PostgreSQLBackupStatus {
+  return {
+    phase: 'Completed',
+    startTime: metav1Time(new Date(manifest.startedAt)),
+    completionTime: metav1Time(new Date(manifest.verifiedAt)),
+    sizeBytes: manifest.size,
+    sha256: manifest.sha256,
+    verified: true,
+    serverVersion: manifest.serverVersion,
+    pgDumpVersion: manifest.pgDumpVersion,
+  };
+}
+
+export function failedStatus(backup: PostgreSQLBackup, error: string, now: Date): PostgreSQLBackupStatus {
+  const startTime = backup.status?.startTime;
+  return { phase: 'Failed', ...(startTime === undefined ? {} : { startTime }), completionTime: metav1Time(now), error };
+}
+
+/** A completed backup whose dump was later found damaged: kept for inspection, never restored, not counted as good. */
+export function damagedStatus(backup: PostgreSQLBackup, problem: string): PostgreSQLBackupStatus {
+  return { ...backup.status, verified: false, error: problem };
+}
+
+/** Finished backups never change phase again. */
+export function isFinished(backup: PostgreSQLBackup): boolean {
+  return backup.status?.phase === 'Completed' || backup.status?.phase === 'Failed';
+}
+
+/** Completed and still believed intact: what a restore would use. */
+export function isUsable(backup: PostgreSQLBackup): boolean {
+  return backup.status?.phase === 'Completed' && backup.status.verified === true;
+}

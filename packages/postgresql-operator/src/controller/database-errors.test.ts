@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { databaseProblem } from './database-errors.ts';
+
+const context = { secret: 'foodb-password', user: 'foo' };
+const withCode = (message: string, code: string): Error => Object.assign(new Error(message), { code });
+
+describe('databaseProblem', () => {
+  it('calls a refused password an authentication failure and says how to fix it', () => {
+    const problem = databaseProblem(withCode('password authentication failed for user "foo"', '28P01'), context);
+    expect(problem.reason).toBe('AuthenticationFailed');
+    expect(problem.message).toContain('the password in Secret foodb-password is not accepted for user foo');
+  });
+
+  it('calls a server that does not answer unreachable', () => {
+    expect(databaseProblem(withCode('connect ECONNREFUSED 10.0.0.1:5432', 'ECONNREFUSED'), context).reason).toBe('DatabaseUnreachable');
+    expect(databaseProblem(new Error('Connection terminated unexpectedly'), context).reason).toBe('DatabaseUnreachable');
+    expect(databaseProblem(withCode('the database system is starting up', '57P03'), context).reason).toBe('DatabaseUnreachable');
+  });
+
+  it('calls anything else a failed restore, with its message', () => {
+    expect(databaseProblem(new Error('pg_restore exited with code 1'), context)).toEqual({ reason: 'RestoreFailed', message: 'pg_restore exited with code 1' });
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * Why examining or restoring a database failed, as a condition reason and a message that says what to do. Messages come from
+ * errors that were masked where the password was at hand (withConnection, the pg tools, runBackup), and name the
+ * Secret, never what it holds.
+ */
+
+export type DatabaseProblemReason = 'AuthenticationFailed' | 'DatabaseUnreachable' | 'RestoreFailed';
+
+export interface DatabaseProblem {
+  reason: DatabaseProblemReason;
+  message: string;
+}
+
+/** PostgreSQL's SQLSTATEs for a wrong password or a role that may not log in. */
+const AUTHENTICATION_CODES = new Set(['28P01', '28000']);
+/** Node's socket errors for a server that is not (or no longer) there. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function databaseProblem(error: unknown, context: { secret: string; user: string }): DatabaseProblem {
+  const code = codeOf(error) ?? codeOf((error as { cause?: unknown } | undefined)?.cause);
+  if (code !== undefined && AUTHENTICATION_CODES.has(code)) {
+    return {
+      reason: 'AuthenticationFailed',
+      message:
+        `the password in Secret ${context.secret} is not accepted for user ${context.user}: PostgreSQL keeps the password ` +
+        'it was initialised with, so a Secret changed afterwards no longer matches; put the original password back, or ' +
+        `change the user's password in the database to the Secret's (${messageOf(error)})`,
+    };
+  }
+  const text = messageOf(error);
+  if ((code !== undefined && UNREACHABLE_CODES.has(code)) || /Connection terminated|timeout expired|the database system is (starting up|shutting down)/i.test(text)) {
+    return { reason: 'DatabaseUnreachable', message: `the database does not answer yet: ${text}` };
+  }
+  return { reason: 'RestoreFailed', message: text };
+}

@@ -1,0 +1,24 @@
+import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import type { PostgreSQL } from '../api/postgresql-resource.ts';
+import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { dataClaimName } from './object-names.ts';
+import { ownedMetadata } from './owned-metadata.ts';
+
+/**
+ * The claim holding the database's data when `spec.storage` is set; undefined otherwise (the data then lives in an
+ * emptyDir, as in the seed). It is owned by the PostgreSQL, so it is deleted with it (after the final backup).
+ */
+export function desiredDataClaim(postgresql: PostgreSQL): V1PersistentVolumeClaim | undefined {
+  const { storage } = resolvePostgreSQLSpec(postgresql.spec);
+  if (storage === undefined) return undefined;
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: ownedMetadata(postgresql, dataClaimName(postgresql)),
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: storage.size } },
+      ...(storage.storageClassName === undefined ? {} : { storageClassName: storage.storageClassName }),
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { V1Deployment, V1Volume } from '@kubernetes/client-node';
+import { PASSWORD_SECRET_KEY } from '../api/postgresql-spec.ts';
+import type { PostgreSQL } from '../api/postgresql-resource.ts';
+import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { POSTGRES_PORT } from '../postgres/connection.ts';
+import { desiredDataClaim } from './desired-data-claim.ts';
+import { POSTGRES_PORT_NAME } from './desired-service.ts';
+import { instanceLabels, podSelector } from './labels.ts';
+import { instanceName } from './object-names.ts';
+import { ownedMetadata } from './owned-metadata.ts';
+import { databaseContainerSecurityContext, databasePodSecurityContext } from './pod-security.ts';
+
+/** Where the data volume is mounted: the official image's data directory, as in the seed. */
+export const DATA_MOUNT_PATH = '/var/lib/postgresql/data';
+/**
+ * PGDATA is a directory below the mount point, as the official image advises for volumes: the root of a fresh
+ * volume may hold `lost+found`, and initdb refuses a directory that is not empty.
+ */
+export const PGDATA = `${DATA_MOUNT_PATH}/pgdata`;
+export const CONTAINER_NAME = 'postgresql';
+const DATA_VOLUME = 'data';
+
+/**
+ * The database Deployment, named after the PostgreSQL as in the seed: one replica, container `postgresql` with the
+ * official image's environment (user, database, and the password from the Secret `spec.password` names, by reference,
+ * so it never appears in the Deployment), data in an emptyDir or on the claim `<name>-data`.
+ *
+ * Added since the seed:
+ * - `Recreate`: two pods of one database never run at once (a second one on the same claim would corrupt it, and a
+ *   second one on an emptyDir would be restored from an older backup and serve next to the first).
+ * - A readiness probe (`pg_isready`): the operator restores a pod only once its server accepts connections.
+ * - The restricted Pod Security Standard's settings, resources from `spec.resources`, no service links.
+ */
+export function desiredDeployment(postgresql: PostgreSQL): V1Deployment {
+  const spec = resolvePostgreSQLSpec(postgresql.spec);
+  const name = instanceName(postgresql);
+  const claim = desiredDataClaim(postgresql);
+  const dataVolume: V1Volume = claim?.metadata?.name === undefined
+    ? { name: DATA_VOLUME, emptyDir: {} }
+    : { name: DATA_VOLUME, persistentVolumeClaim: { claimName: claim.metadata.name } };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: ownedMetadata(postgresql, name),
+    spec: {
+      replicas: 1,
+      strategy: { type: 'Recreate' },
+      selector: { matchLabels: podSelector(name) },
+      template: {
+        metadata: { labels: instanceLabels(name) },
+        spec: {
+          enableServiceLinks: false,
+          securityContext: databasePodSecurityContext(),
+          containers: [
+            {
+              name: CONTAINER_NAME,
+              image: spec.image,
+              ports: [{ name: POSTGRES_PORT_NAME, containerPort: POSTGRES_PORT, protocol: 'TCP' }],
+              env: [
+                { name: 'POSTGRES_USER', value: spec.user },
+                { name: 'POSTGRES_DB', value: spec.db },
+                { name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: spec.password, key: PASSWORD_SECRET_KEY } } },
+                { name: 'PGDATA', value: PGDATA },
+              ],
+              readinessProbe: {
+                exec: { command: ['pg_isready', '-U', spec.user, '-d', spec.db] },
+                periodSeconds: 2,
+                timeoutSeconds: 5,
+              },
+              ...(spec.resources === undefined ? {} : { resources: quantitiesAsStrings(spec.resources) }),
+              securityContext: databaseContainerSecurityContext(),
+              volumeMounts: [{ name: DATA_VOLUME, mountPath: DATA_MOUNT_PATH }],
+            },
+          ],
+          volumes: [dataVolume],
+        },
+      },
+    },
+  };
+}
+
+type Quantities = Record<string, number | string>;
+
+/** The CRD accepts `cpu: 1` as well as `cpu: "1"`; a Pod's resources are quantities written as strings. */
+function quantitiesAsStrings(resources: { requests?: Quantities; limits?: Quantities }): { requests?: Record<string, string>; limits?: Record<string, string> } {
+  const asStrings = (quantities: Quantities): Record<string, string> =>
+    Object.fromEntries(Object.entries(quantities).map(([resource, quantity]) => [resource, String(quantity)]));
+  return {
+    ...(resources.requests === undefined ? {} : { requests: asStrings(resources.requests) }),
+    ...(resources.limits === undefined ? {} : { limits: asStrings(resources.limits) }),
+  };
+}

@@ -1,0 +1,52 @@
+import { EventRecorder, StatusWriter, type Manager } from '@k8s-operators/controller-core';
+import type { BackupStore } from '../backup/store.ts';
+import type { DiscoverOptions } from '../postgres/tools-version.ts';
+import { DatabaseLocks } from './database-locks.ts';
+import { operatorInformers, type OperatorInformers } from './operator-informers.ts';
+import { registerPostgreSQLMetrics, type PostgreSQLMetrics } from './postgresql-metrics.ts';
+
+/** The field manager of everything the operator applies, status included. Stable across releases. */
+export const FIELD_MANAGER = 'postgresql-operator';
+export const REPORTING_CONTROLLER = 'exp.wheel.jp/postgresql-operator';
+
+/** On a PostgreSQL: the final backup and, with `onDelete.backups: Delete`, the backups' deletion happen first. */
+export const POSTGRESQL_FINALIZER = 'exp.wheel.jp/final-backup';
+/** On a PostgreSQLBackup: its stored dump is deleted with it (unless its namespace is being deleted). */
+export const BACKUP_FINALIZER = 'exp.wheel.jp/backup-data';
+
+export interface OperatorOptions {
+  store: BackupStore;
+  /** `reportingInstance` of Events, e.g. the Pod name. */
+  instance: string;
+  /** The clock (tests). */
+  now?: () => Date;
+  /** Where pg_dump and pg_restore are looked for (default /usr/lib/postgresql/<major>/bin, then PATH). */
+  tools?: DiscoverOptions;
+}
+
+/** What both controllers share: caches, the store, the writers, the metrics and the per-database backup lock. */
+export interface OperatorContext {
+  manager: Manager;
+  informers: OperatorInformers;
+  store: BackupStore;
+  events: EventRecorder;
+  statusWriter: StatusWriter;
+  metrics: PostgreSQLMetrics;
+  locks: DatabaseLocks;
+  now: () => Date;
+  tools: DiscoverOptions;
+}
+
+export function operatorContext(manager: Manager, options: OperatorOptions): OperatorContext {
+  return {
+    manager,
+    informers: operatorInformers(manager),
+    store: options.store,
+    events: new EventRecorder(manager.client, { reportingController: REPORTING_CONTROLLER, reportingInstance: options.instance, logger: manager.logger }),
+    statusWriter: new StatusWriter(manager.client, { fieldManager: FIELD_MANAGER }),
+    metrics: registerPostgreSQLMetrics(manager.metrics.registry),
+    locks: new DatabaseLocks(),
+    now: options.now ?? ((): Date => new Date()),
+    tools: options.tools ?? {},
+  };
+}

@@ -1,0 +1,209 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  Resources,
+  ensureFinalizer,
+  hasFinalizer,
+  objectKey,
+  removeFinalizer,
+  type Controller,
+  type ReconcileContext,
+  type ReconcileResult,
+} from '@k8s-operators/controller-core';
+import { PostgreSQLBackupRef, type PostgreSQLBackup, type PostgreSQLBackupStatus } from '../api/postgresql-backup-resource.ts';
+import { DEFAULT_BACKUP_TRIGGER } from '../api/postgresql-backup-schema.ts';
+import { PostgreSQLRef } from '../api/postgresql-resource.ts';
+import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { runBackup } from '../backup/run-backup.ts';
+import type { BackupKey } from '../backup/store.ts';
+import { connectionParameters } from '../postgres/connection.ts';
+import { completedStatus, failedStatus, isFinished, runningStatus } from './backup-status.ts';
+import { databasePassword } from './database-password.ts';
+import { podAddress, servingPod } from './database-pods.ts';
+import { INSTANCE_LABEL } from './labels.ts';
+import { timeOf } from './metav1-time.ts';
+import { BACKUP_FINALIZER, type OperatorContext } from './operator-context.ts';
+import { BY_POSTGRESQL_INDEX, POD_SCOPE } from './operator-informers.ts';
+import { recordBackup } from './postgresql-metrics.ts';
+
+/** A backup that cannot start (no serving pod, no Secret, no PostgreSQL) fails after waiting this long. */
+export const PENDING_DEADLINE_MS = 10 * 60_000;
+/** While waiting, look again at most this often (events usually come first). */
+const PENDING_RECHECK_MS = 30_000;
+
+const INTERRUPTED =
+  'interrupted: the operator stopped while this backup ran (a restart or a leader change), so nothing was published; ' +
+  'the schedule takes the next one, or create a new PostgreSQLBackup';
+
+function backupKey(backup: PostgreSQLBackup): BackupKey {
+  return { namespace: backup.metadata.namespace ?? '', postgresql: backup.spec.postgresql, backup: backup.metadata.name ?? '' };
+}
+
+const isPending = (backup: PostgreSQLBackup): boolean => backup.status?.phase === undefined || backup.status.phase === 'Pending';
+
+/**
+ * Registers the PostgreSQLBackup controller: it runs each backup once, Pending → Running → Completed or Failed, from
+ * this process into the backup store, against the pod that serves the database (labelled `appReady=ok`) and never
+ * another, one backup per database at a time. A backup found Running that this process is not running was
+ * interrupted: it is Completed if its manifest was published, otherwise Failed. Deleting a PostgreSQLBackup deletes
+ * its stored dump, except while its namespace is being deleted (the PostgreSQL's `onDelete.backups` decides then).
+ */
+export function setupBackupController(context: OperatorContext): Controller {
+  const { manager, informers, events, statusWriter, metrics, locks, store } = context;
+  // Final statuses this process wrote (or failed to write), by backup key: a reconcile that still sees Running in the
+  // cache (it lags behind our own write) writes this instead of declaring the backup interrupted.
+  const finalStatuses = new Map<string, { uid: string; status: PostgreSQLBackupStatus }>();
+
+  const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
+    const cached = informers.backups.cache.get(ctx.request.key);
+    if (cached === undefined) {
+      finalStatuses.delete(ctx.request.key);
+      return undefined;
+    }
+    if (cached.metadata.deletionTimestamp !== undefined) return deleteStoredDump(cached, ctx);
+    if (isFinished(cached)) {
+      finalStatuses.delete(ctx.request.key);
+      return undefined;
+    }
+    const remembered = finalStatuses.get(ctx.request.key);
+    if (remembered !== undefined && remembered.uid === cached.metadata.uid) {
+      await statusWriter.write(PostgreSQLBackupRef, cached, remembered.status);
+      return undefined;
+    }
+    const backup = await ensureFinalizer(manager.client, PostgreSQLBackupRef, cached, BACKUP_FINALIZER);
+    if (backup.status?.phase === 'Running') return recoverInterrupted(backup, ctx);
+    return runWhenPossible(backup, ctx);
+  };
+
+  const finish = async (backup: PostgreSQLBackup, status: PostgreSQLBackupStatus): Promise<void> => {
+    const key = objectKey(backup);
+    finalStatuses.set(key, { uid: backup.metadata.uid ?? '', status });
+    await statusWriter.write(PostgreSQLBackupRef, backup, status);
+  };
+
+  /** The event on the backup, and on its PostgreSQL so `kubectl describe pg` shows it too. */
+  const tell = (backup: PostgreSQLBackup, details: { type: 'Normal' | 'Warning'; reason: string; note: string }): void => {
+    events.event(backup, { ...details, action: 'Backup' });
+    const postgresql = informers.postgresqls.cache.get({ namespace: backup.metadata.namespace ?? '', name: backup.spec.postgresql });
+    if (postgresql !== undefined) events.event(postgresql, { ...details, action: 'Backup', related: backup });
+  };
+
+  const recoverInterrupted = async (backup: PostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> => {
+    const manifest = await store.manifest(backupKey(backup));
+    if (manifest !== undefined) {
+      ctx.log.info('found Running with its manifest published: completed before the operator stopped');
+      await finish(backup, completedStatus(manifest));
+      return undefined;
+    }
+    await finish(backup, failedStatus(backup, INTERRUPTED, context.now()));
+    tell(backup, { type: 'Warning', reason: 'BackupInterrupted', note: `backup ${backup.metadata.name ?? ''} ${INTERRUPTED}` });
+    return undefined;
+  };
+
+  const runWhenPossible = async (backup: PostgreSQLBackup, ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
+    const namespace = backup.metadata.namespace ?? '';
+    const databaseKey = `${namespace}/${backup.spec.postgresql}`;
+    const trigger = backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER;
+    const now = context.now();
+    const waitOr = async (why: string): Promise<ReconcileResult | undefined> => {
+      const createdAt = timeOf(backup.metadata.creationTimestamp) ?? now;
+      const remainingMs = createdAt.getTime() + PENDING_DEADLINE_MS - now.getTime();
+      if (remainingMs <= 0) {
+        const error = `did not start within ${PENDING_DEADLINE_MS / 60_000} minutes: ${why}`;
+        await finish(backup, failedStatus(backup, error, now));
+        // Counted, but not timed: it never ran.
+        metrics.backups.inc({ trigger, result: 'failed' });
+        tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''} ${error}` });
+        return undefined;
+      }
+      if (backup.status?.phase === undefined) await statusWriter.write(PostgreSQLBackupRef, backup, { phase: 'Pending' });
+      ctx.log.debug({ why }, 'backup waiting');
+      return { requeueAfterMs: Math.min(remainingMs, PENDING_RECHECK_MS) };
+    };
+
+    const postgresql = informers.postgresqls.cache.get(databaseKey);
+    if (postgresql === undefined) return waitOr(`PostgreSQL ${backup.spec.postgresql} does not exist in namespace ${namespace}`);
+    if (postgresql.metadata.deletionTimestamp !== undefined && trigger !== 'Final') {
+      const error = 'the PostgreSQL is being deleted; only its final backup runs now';
+      await finish(backup, failedStatus(backup, error, now));
+      tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''}: ${error}` });
+      return undefined;
+    }
+    const spec = resolvePostgreSQLSpec(postgresql.spec);
+    const password = databasePassword(spec.password, namespace, informers.secrets.cache.get({ namespace, name: spec.password }));
+    if (!password.ok) return waitOr(password.message);
+    const pod = servingPod(informers.pods.cache.byIndex(BY_POSTGRESQL_INDEX, databaseKey));
+    const address = pod === undefined ? undefined : podAddress(pod);
+    if (address === undefined) return waitOr(`no pod of PostgreSQL ${backup.spec.postgresql} serves (Ready and labelled appReady=ok)`);
+    const name = backup.metadata.name ?? '';
+    if (!locks.tryAcquire(databaseKey, name)) return waitOr(`backup ${locks.holder(databaseKey) ?? ''} of the same database is running`);
+
+    try {
+      const running = await statusWriter.write(PostgreSQLBackupRef, backup, runningStatus(now));
+      // Only now, holding the database's lock, is nothing of this database being written: clear what crashes left.
+      const cleared = await store.removeIncomplete({ namespace, postgresql: backup.spec.postgresql });
+      if (cleared.length > 0) ctx.log.info({ cleared: cleared.map((k) => k.backup) }, 'removed unfinished backup data');
+      const started = performance.now();
+      const connection = connectionParameters({ podIP: address, database: spec.db, user: spec.user, password: password.password });
+      let outcome: PostgreSQLBackupStatus;
+      try {
+        const manifest = await runBackup({ store, key: backupKey(running), trigger, connection, signal: ctx.signal, tools: context.tools });
+        outcome = completedStatus(manifest);
+      } catch (error) {
+        // Stopping (shutdown or lost leadership): leave it Running; whoever runs next finds it interrupted.
+        if (ctx.signal.aborted) throw error;
+        outcome = failedStatus(running, error instanceof Error ? error.message : String(error), context.now());
+      }
+      const seconds = (performance.now() - started) / 1000;
+      await finish(running, outcome);
+      if (outcome.phase === 'Completed') {
+        recordBackup(metrics, trigger, 'completed', seconds);
+        ctx.log.info({ bytes: outcome.sizeBytes, seconds, pod: pod?.metadata?.name }, 'backup completed');
+        tell(running, { type: 'Normal', reason: 'BackupCompleted', note: `backup ${name} of database ${spec.db} completed: ${outcome.sizeBytes ?? 0} bytes, read back in full` });
+      } else {
+        recordBackup(metrics, trigger, 'failed', seconds);
+        ctx.log.warn({ error: outcome.error, pod: pod?.metadata?.name }, 'backup failed');
+        tell(running, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name} failed; nothing was published: ${outcome.error ?? ''}` });
+      }
+      return undefined;
+    } finally {
+      locks.release(databaseKey, name);
+      // Backups of the same database that waited for this one may start now.
+      for (const other of informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, databaseKey)) {
+        if (other.metadata.name !== name && isPending(other)) controller.enqueue(objectKey(other), { event: 'LockReleased', source: { kind: 'PostgreSQLBackup', namespace, name } });
+      }
+    }
+  };
+
+  /**
+   * The finalizer: the stored dump goes with its object. While the namespace is being deleted, the dumps stay: the
+   * PostgreSQL's `onDelete.backups` decides their fate then (Delete has removed them already, Retain keeps them).
+   */
+  const deleteStoredDump = async (backup: PostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> => {
+    if (!hasFinalizer(backup, BACKUP_FINALIZER)) return undefined;
+    const namespace = await manager.client.get(Resources.Namespace, { name: backup.metadata.namespace ?? '' });
+    if (namespace?.metadata?.deletionTimestamp === undefined) {
+      await store.delete(backupKey(backup));
+      ctx.log.info('deleted the stored dump with its PostgreSQLBackup');
+    } else {
+      ctx.log.info('namespace being deleted: the stored dump is kept');
+    }
+    await removeFinalizer(manager.client, PostgreSQLBackupRef, backup, BACKUP_FINALIZER);
+    return undefined;
+  };
+
+  const pendingBackupsOf = (obj: KubernetesObject, postgresql: string | undefined): string[] =>
+    postgresql === undefined
+      ? []
+      : informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, `${obj.metadata?.namespace ?? ''}/${postgresql}`).filter(isPending).map((b) => objectKey(b));
+
+  // Reconciles run only once the manager starts the controller, so `controller` is set by then.
+  const controller = manager
+    .controller('postgresqlbackup')
+    .for(PostgreSQLBackupRef)
+    // A pod that starts serving, or a PostgreSQL that appears, lets waiting backups start.
+    .watches(Resources.Pod, (pod) => pendingBackupsOf(pod, pod.metadata?.labels?.[INSTANCE_LABEL]), { scope: POD_SCOPE })
+    .watches(PostgreSQLRef, (pg) => pendingBackupsOf(pg, pg.metadata.name))
+    .withOptions({ maxConcurrentReconciles: 4 })
+    .complete(reconcile);
+  return controller;
+}

@@ -1,0 +1,249 @@
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import {
+  Resources,
+  applyOwned,
+  generationChanged,
+  isAlreadyExists,
+  objectKey,
+  or,
+  ownershipConflict,
+  type Controller,
+  type Predicate,
+  type ReconcileContext,
+  type ReconcileResult,
+  type ResourceRef,
+} from '@k8s-operators/controller-core';
+import { PostgreSQLBackupRef, type PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
+import { PostgreSQLRef, type PostgreSQL } from '../api/postgresql-resource.ts';
+import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { backupsToDelete } from './backup-retention.ts';
+import { databaseBackupFigures } from './backup-figures.ts';
+import { backupSchedulePlan, type SchedulePlan } from './backup-schedule-plan.ts';
+import { databasePassword } from './database-password.ts';
+import { podsAwaitingRestore, servingPod } from './database-pods.ts';
+import { desiredBackup } from './desired-backup.ts';
+import { desiredDataClaim } from './desired-data-claim.ts';
+import { desiredDeployment } from './desired-deployment.ts';
+import { desiredService } from './desired-service.ts';
+import { desiredStatus, type ConditionOutcome } from './desired-status.ts';
+import { INSTANCE_LABEL } from './labels.ts';
+import { instanceKey, instanceName, instanceNamespace, nameProblem } from './object-names.ts';
+import { FIELD_MANAGER, type OperatorContext } from './operator-context.ts';
+import { BY_POSTGRESQL_INDEX, BY_SECRET_INDEX, POD_SCOPE, SECRET_SCOPE } from './operator-informers.ts';
+import { ensurePostgreSQLFinalizer, finalizePostgreSQL } from './postgresql-finalizer.ts';
+import { removeDatabaseGauges, setDatabaseGauges } from './postgresql-metrics.ts';
+import { RestoreBackoff } from './restore-backoff.ts';
+import { restorePod } from './restore-pod.ts';
+
+/** While an object we would own belongs to someone else, look again this often (its events do not reach us). */
+const CONFLICT_RECHECK_MS = 30_000;
+/** Wake a little after a schedule slot, so the slot is at or before "now" when the reconcile runs. */
+const SLOT_MARGIN_MS = 500;
+
+/** What one reconcile leaves for the next about one PostgreSQL. */
+interface InstanceMemory {
+  uid: string;
+  servedSlot?: Date;
+  /** The `Restored` verdict on the pod examined last. */
+  restored?: ConditionOutcome;
+  restoreBackoff: RestoreBackoff;
+}
+
+/** Deletion sets deletionTimestamp without touching the spec; the finalizer must see it. */
+const deletionStarted: Predicate = {
+  update: (oldObj, newObj) => oldObj.metadata?.deletionTimestamp === undefined && newObj.metadata?.deletionTimestamp !== undefined,
+};
+
+/**
+ * Registers the PostgreSQL controller. For each PostgreSQL it applies the Service, the Deployment (and the data claim
+ * when `spec.storage` is set), restores each new pod before labelling it `appReady=ok`, creates the scheduled
+ * PostgreSQLBackups, applies retention, keeps status and metrics, and on deletion takes the final backup.
+ */
+export function setupPostgreSQLController(context: OperatorContext): Controller {
+  const { manager, informers, events, statusWriter, metrics } = context;
+  // What this process learned that the status must keep, per PostgreSQL (key and UID, so one created again under the
+  // same name starts afresh): the latest slot it created a backup for, and the verdict on the pod it examined last.
+  // Every status write carries them: a reconcile may run before the cache shows our previous write, and computing from
+  // that stale status alone would write older values back.
+  const memories = new Map<string, InstanceMemory>();
+
+  const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
+    const cached = informers.postgresqls.cache.get(ctx.request.key);
+    if (cached === undefined) {
+      memories.delete(ctx.request.key);
+      removeDatabaseGauges(metrics, { namespace: ctx.request.namespace ?? '', postgresql: ctx.request.name });
+      return undefined;
+    }
+    if (cached.metadata.deletionTimestamp !== undefined) return finalizePostgreSQL(context, cached, ctx);
+    const now = context.now();
+    const spec = resolvePostgreSQLSpec(cached.spec);
+    const namespace = instanceNamespace(cached);
+    const key = instanceKey(cached);
+    const uid = cached.metadata.uid ?? '';
+    const backups = informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, key);
+    const remembered = memories.get(key);
+    const memory: InstanceMemory = remembered?.uid === uid ? remembered : { uid, restoreBackoff: new RestoreBackoff() };
+    memories.set(key, memory);
+    const schedule = backupSchedulePlan(cached, now, memory.servedSlot);
+
+    const writeStatus = async (postgresql: PostgreSQL, ready: ConditionOutcome): Promise<PostgreSQL> => {
+      const outcome = {
+        ready, backups, schedule,
+        ...(memory.restored === undefined ? {} : { restored: memory.restored }),
+        ...(memory.servedSlot === undefined ? {} : { servedSlot: memory.servedSlot }),
+      };
+      const { status, changed } = desiredStatus(postgresql, outcome, context.now());
+      setDatabaseGauges(metrics, { namespace, postgresql: instanceName(postgresql) }, databaseBackupFigures(backups, schedule));
+      return changed ? statusWriter.write(PostgreSQLRef, postgresql, status) : postgresql;
+    };
+    const blocked = async (reason: string, message: string, result?: ReconcileResult): Promise<ReconcileResult | undefined> => {
+      events.event(cached, { type: 'Warning', reason, action: 'Reconcile', note: message });
+      await writeStatus(cached, { status: 'False', reason, message });
+      return result;
+    };
+
+    const badName = nameProblem(cached);
+    if (badName !== undefined) return blocked('InvalidName', badName);
+    const postgresql = await ensurePostgreSQLFinalizer(context, cached);
+    if (schedule.state === 'invalid') events.event(postgresql, { type: 'Warning', reason: 'InvalidSchedule', action: 'Schedule', note: schedule.message });
+
+    const name = instanceName(postgresql);
+    const claim = desiredDataClaim(postgresql);
+    const current = {
+      deployment: informers.deployments.cache.get({ namespace, name }),
+      service: informers.services.cache.get({ namespace, name }),
+      claim: claim === undefined ? undefined : informers.claims.cache.get({ namespace, name: claim.metadata?.name ?? '' }),
+    };
+    const conflict = Object.values(current).map((obj) => ownershipConflict(obj, postgresql)).find((c) => c !== undefined);
+    if (conflict !== undefined) return blocked('Conflict', conflict, { requeueAfterMs: CONFLICT_RECHECK_MS });
+
+    const apply = <T extends KubernetesObject>(ref: ResourceRef<T>, desired: KubernetesObject, existing: T | undefined): Promise<T> =>
+      applyOwned(manager.client, ref, desired as never, { owner: postgresql, fieldManager: FIELD_MANAGER, current: existing });
+    await apply(Resources.Service, desiredService(postgresql), current.service);
+    if (claim !== undefined) await apply(Resources.PersistentVolumeClaim, claim, current.claim);
+
+    const secret = informers.secrets.cache.get({ namespace, name: spec.password });
+    const password = databasePassword(spec.password, namespace, secret);
+    // Without its password a new pod could not start (the kubelet reports a missing Secret only on the pod): wait for
+    // the Secret (its events wake this reconcile) and leave a running database alone.
+    if (!password.ok && current.deployment === undefined) return blocked(password.reason, password.message);
+    await apply(Resources.Deployment, desiredDeployment(postgresql), current.deployment);
+    if (!password.ok) return blocked(password.reason, password.message);
+
+    const pods = informers.pods.cache.byIndex(BY_POSTGRESQL_INDEX, key);
+    memory.restoreBackoff.retain(new Set(pods.map((pod) => pod.metadata?.uid ?? '')));
+    let serving = servingPod(pods);
+    let retryRestoreMs: number | undefined;
+    if (serving === undefined) {
+      const restore = await restoreAwaitingPod(postgresql, podsAwaitingRestore(pods)[0], {
+        password: password.password, inputs: restoreInputs(secret?.metadata?.resourceVersion ?? '', backups), memory, writeStatus, ctx,
+      });
+      serving = restore.serving;
+      retryRestoreMs = restore.retryMs;
+    }
+
+    if (serving !== undefined) await createDueBackup(postgresql, schedule, memory, ctx);
+    await applyRetention(postgresql, ctx);
+    await writeStatus(postgresql, readyCondition(postgresql, serving, retryRestoreMs === undefined ? undefined : memory.restored));
+    const nextSlotMs = schedule.state === 'active' ? schedule.next.getTime() - context.now().getTime() + SLOT_MARGIN_MS : undefined;
+    const requeueAfterMs = [retryRestoreMs, nextSlotMs].filter((ms): ms is number => ms !== undefined).reduce<number | undefined>((a, b) => (a === undefined ? b : Math.min(a, b)), undefined);
+    return requeueAfterMs === undefined ? undefined : { requeueAfterMs: Math.max(requeueAfterMs, 1) };
+  };
+
+  /**
+   * Restores the pod awaiting it (if any and if its back-off allows): the pod it returns as serving is labelled now;
+   * `retryMs` is set while a failed restore waits to be tried again.
+   */
+  const restoreAwaitingPod = async (
+    postgresql: PostgreSQL,
+    pod: V1Pod | undefined,
+    request: {
+      password: string;
+      /** What the restore depends on (see restoreInputs). */
+      inputs: string;
+      memory: InstanceMemory;
+      writeStatus: (postgresql: PostgreSQL, ready: ConditionOutcome) => Promise<PostgreSQL>;
+      ctx: ReconcileContext;
+    },
+  ): Promise<{ serving?: V1Pod; retryMs?: number }> => {
+    if (pod === undefined) return {};
+    const { memory, inputs, ctx } = request;
+    const uid = pod.metadata?.uid ?? '';
+    const waitMs = memory.restoreBackoff.waitMs(uid, inputs, Date.now());
+    if (waitMs > 0) return { retryMs: waitMs };
+    const message = `examining the database of pod ${pod.metadata?.name ?? ''} before it receives traffic`;
+    const restoring = await request.writeStatus(postgresql, { status: 'False', reason: 'Restoring', message });
+    const verdict = await restorePod(context, { postgresql: restoring, pod, password: request.password, signal: ctx.signal, log: ctx.log });
+    memory.restored = verdict.condition;
+    if (!verdict.serve) return { retryMs: memory.restoreBackoff.failed(uid, inputs, Date.now()) };
+    memory.restoreBackoff.succeeded(uid);
+    return { serving: pod };
+  };
+
+  /**
+   * Creates the PostgreSQLBackup of an owed slot; only while a pod serves, so a backup never waits for a database that
+   * is not there (the slot stays owed until one serves). Its name is fixed per slot: a retry finds it exists.
+   */
+  const createDueBackup = async (postgresql: PostgreSQL, schedule: SchedulePlan, memory: InstanceMemory, ctx: ReconcileContext): Promise<void> => {
+    if (schedule.state !== 'active' || schedule.due === undefined) return;
+    const { slot, missed, backupName } = schedule.due;
+    try {
+      await manager.client.create(PostgreSQLBackupRef, desiredBackup(postgresql, backupName, 'Scheduled'));
+      ctx.log.info({ backup: backupName, slot: slot.toISOString(), missed }, 'scheduled backup created');
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+    if (missed > 0) {
+      events.event(postgresql, { type: 'Warning', reason: 'MissedSchedule', action: 'Schedule', note: `${missed} earlier schedule slots were missed (operator down or database not serving); took one backup, ${backupName}, for the latest` });
+    }
+    memory.servedSlot = slot;
+  };
+
+  /** Deletes the scheduled backups the retention policy no longer keeps; their finalizer deletes the stored dumps. */
+  const applyRetention = async (postgresql: PostgreSQL, ctx: ReconcileContext): Promise<void> => {
+    const namespace = instanceNamespace(postgresql);
+    const backups = informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, instanceKey(postgresql));
+    const { retention } = resolvePostgreSQLSpec(postgresql.spec).backup;
+    for (const verdict of backupsToDelete(backups, retention, context.now())) {
+      await manager.client.delete(PostgreSQLBackupRef, { namespace, name: verdict.name });
+      ctx.log.info({ backup: verdict.name, reason: verdict.reason }, 'retention deleted a backup');
+      events.event(postgresql, { type: 'Normal', reason: 'BackupDeleted', action: 'Retention', note: `deleted backup ${verdict.name} and its stored dump: ${verdict.message}` });
+    }
+  };
+
+  const postgresqlsOfSecret = (secret: KubernetesObject): string[] =>
+    informers.postgresqls.cache.byIndex(BY_SECRET_INDEX, objectKey(secret)).map((pg) => objectKey(pg));
+  const postgresqlOfLabelled = (obj: KubernetesObject): string[] => {
+    const pg = obj.metadata?.labels?.[INSTANCE_LABEL];
+    return pg === undefined ? [] : [`${obj.metadata?.namespace ?? ''}/${pg}`];
+  };
+  const postgresqlOfBackup = (backup: { metadata?: { namespace?: string }; spec: { postgresql: string } }): string[] =>
+    [`${backup.metadata?.namespace ?? ''}/${backup.spec.postgresql}`];
+
+  return manager
+    .controller('postgresql')
+    .for(PostgreSQLRef, { predicates: [or(generationChanged(), deletionStarted)] })
+    .owns(Resources.Deployment)
+    .owns(Resources.Service)
+    .owns(Resources.PersistentVolumeClaim)
+    .watches(Resources.Pod, postgresqlOfLabelled, { scope: POD_SCOPE })
+    .watches(Resources.Secret, postgresqlsOfSecret, { scope: SECRET_SCOPE })
+    .watches(PostgreSQLBackupRef, postgresqlOfBackup)
+    .withOptions({ maxConcurrentReconciles: 4 })
+    .complete(reconcile);
+}
+
+/** Ready: a pod serves; else why the pod awaiting a retry failed its restore; else the wait for a pod. */
+function readyCondition(postgresql: PostgreSQL, serving: V1Pod | undefined, failedRestore: ConditionOutcome | undefined): ConditionOutcome {
+  if (serving !== undefined) {
+    return { status: 'True', reason: 'Serving', message: `pod ${serving.metadata?.name ?? ''} serves database ${postgresql.spec.db} through Service ${instanceName(postgresql)}` };
+  }
+  if (failedRestore?.status === 'False') return failedRestore;
+  return { status: 'False', reason: 'WaitingForPod', message: 'waiting for the database pod to start and pass its readiness probe' };
+}
+
+/** What a restore depends on besides the pod: a change lets a failed restore be tried again at once. */
+function restoreInputs(secretVersion: string, backups: readonly PostgreSQLBackup[]): string {
+  const versions = backups.map((b) => `${b.metadata.name ?? ''}@${b.metadata.resourceVersion ?? ''}`).sort();
+  return [`secret@${secretVersion}`, ...versions].join(',');
+}

@@ -1,0 +1,93 @@
+import { ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFinalizer, type ReconcileContext, type ReconcileResult } from '@k8s-operators/controller-core';
+import { PostgreSQLBackupRef } from '../api/postgresql-backup-resource.ts';
+import { PostgreSQLRef, type PostgreSQL } from '../api/postgresql-resource.ts';
+import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { isFinished } from './backup-status.ts';
+import { databasePassword } from './database-password.ts';
+import { servingPod } from './database-pods.ts';
+import { desiredBackup, finalBackupName } from './desired-backup.ts';
+import { newestUsable } from './desired-status.ts';
+import { instanceKey, instanceName, instanceNamespace } from './object-names.ts';
+import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
+import { BY_POSTGRESQL_INDEX } from './operator-informers.ts';
+import { removeDatabaseGauges } from './postgresql-metrics.ts';
+
+/** While a backup of a database being deleted with `backups: Delete` still runs, look again this often. */
+const WAIT_FOR_RUNNING_BACKUP_MS = 5_000;
+
+/** Adds the finalizer to a live PostgreSQL; returns the object to continue with. */
+export function ensurePostgreSQLFinalizer(context: OperatorContext, postgresql: PostgreSQL): Promise<PostgreSQL> {
+  return ensureFinalizer(context.manager.client, PostgreSQLRef, postgresql, POSTGRESQL_FINALIZER);
+}
+
+/**
+ * Deletes a PostgreSQL the safe way, one step per reconcile (each step's outcome wakes the next):
+ *
+ * 1. `onDelete.finalBackup` (default true): a PostgreSQLBackup with trigger `Final` is taken from the serving pod,
+ *    which still runs (its Deployment goes only with the PostgreSQL). Without a serving pod there is nothing newer
+ *    than the last backup to save, and the step is skipped with an Event; a failed final backup is reported and the
+ *    deletion goes on, since the database is going either way.
+ * 2. `onDelete.backups: Delete`: the stored backups and their objects are deleted. `Retain` (the default) keeps them,
+ *    so a PostgreSQL created again with the same name restores the newest.
+ * 3. The finalizer is removed; the garbage collector then deletes the Deployment, Service and claim.
+ */
+export async function finalizePostgreSQL(context: OperatorContext, postgresql: PostgreSQL, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
+  if (!hasFinalizer(postgresql, POSTGRESQL_FINALIZER)) return undefined;
+  const { events, informers, manager } = context;
+  const spec = resolvePostgreSQLSpec(postgresql.spec);
+  const namespace = instanceNamespace(postgresql);
+  const backups = informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, instanceKey(postgresql));
+
+  if (spec.backup.onDelete.finalBackup) {
+    const name = finalBackupName(postgresql);
+    const final = informers.backups.cache.get({ namespace, name });
+    if (final === undefined) {
+      const pod = servingPod(informers.pods.cache.byIndex(BY_POSTGRESQL_INDEX, instanceKey(postgresql)));
+      const password = databasePassword(spec.password, namespace, informers.secrets.cache.get({ namespace, name: spec.password }));
+      if (pod !== undefined && password.ok) {
+        try {
+          await manager.client.create(PostgreSQLBackupRef, desiredBackup(postgresql, name, 'Final'));
+          ctx.log.info({ backup: name }, 'taking the final backup before deleting the database');
+          // The backup's progress wakes this reconcile (the PostgreSQL watches its backups).
+          return undefined;
+        } catch (error) {
+          if (isAlreadyExists(error)) return undefined;
+          // A namespace being deleted refuses new objects: the final backup cannot be recorded, so it is not taken.
+          if (!isForbidden(error)) throw error;
+          ctx.log.warn({ err: error }, 'the final backup cannot be created (is the namespace being deleted?); deleting without it');
+        }
+      } else {
+        const newest = newestUsable(backups)?.metadata.name;
+        events.event(postgresql, {
+          type: 'Warning', reason: 'FinalBackupSkipped', action: 'Delete',
+          note: `no final backup: ${password.ok ? 'no pod serves the database' : password.message}; ` +
+            (newest === undefined ? 'there is no verified backup of it' : `the newest verified backup is ${newest}`),
+        });
+      }
+    } else if (!isFinished(final)) {
+      return undefined;
+    } else if (final.status?.phase === 'Failed') {
+      events.event(postgresql, { type: 'Warning', reason: 'FinalBackupFailed', action: 'Delete', note: `the final backup ${name} failed (${final.status.error ?? 'no error recorded'}); deleting the database anyway` });
+    }
+  }
+
+  if (spec.backup.onDelete.backups === 'Delete') {
+    if (backups.some((b) => b.status?.phase === 'Running')) return { requeueAfterMs: WAIT_FOR_RUNNING_BACKUP_MS };
+    // The stored dumps first, all of them (also any whose object is gone), then the objects.
+    const scope = { namespace, postgresql: instanceName(postgresql) };
+    const listing = await context.store.list(scope);
+    for (const backup of listing.backups) await context.store.delete(backup.key);
+    for (const { key } of listing.unreadable) await context.store.delete(key);
+    await context.store.removeIncomplete(scope);
+    for (const backup of backups) {
+      if (backup.metadata.deletionTimestamp !== undefined) continue;
+      await manager.client.delete(PostgreSQLBackupRef, { namespace, name: backup.metadata.name ?? '' });
+    }
+    events.event(postgresql, { type: 'Normal', reason: 'BackupsDeleted', action: 'Delete', note: `deleted ${listing.backups.length} stored backups and ${backups.length} PostgreSQLBackups (backup.onDelete.backups: Delete)` });
+  }
+
+  removeDatabaseGauges(context.metrics, { namespace, postgresql: instanceName(postgresql) });
+  await removeFinalizer(manager.client, PostgreSQLRef, postgresql, POSTGRESQL_FINALIZER);
+  ctx.log.info('finalizer removed; the database goes with its Deployment');
+  return undefined;
+}

@@ -1,0 +1,108 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { BackupTrigger } from '../api/postgresql-backup-schema.ts';
+import type { RestoreMetricResult } from './restore-verdict.ts';
+
+/**
+ * The operator's own metrics, next to controller-core's controller_runtime_* ones. With them, "no good backup for two
+ * schedule periods" is one rule:
+ *
+ *   time() - postgresql_backup_last_success_timestamp_seconds > 2 * postgresql_backup_schedule_period_seconds
+ *
+ * The per-database gauges are derived from the PostgreSQL's status on every reconcile, so they are right again at
+ * once after an operator restart or a leader change, and the failure timestamp goes back to 0 as soon as a backup
+ * succeeds (CloudNativePG's never resets, so its alerts fire until someone deletes the series: cloudnative-pg#4512).
+ */
+export interface PostgreSQLMetrics {
+  lastSuccess: Gauge<'namespace' | 'postgresql'>;
+  lastFailure: Gauge<'namespace' | 'postgresql'>;
+  schedulePeriod: Gauge<'namespace' | 'postgresql'>;
+  lastSize: Gauge<'namespace' | 'postgresql'>;
+  duration: Histogram<'trigger' | 'result'>;
+  backups: Counter<'trigger' | 'result'>;
+  restores: Counter<'result'>;
+}
+
+const PER_DATABASE = ['namespace', 'postgresql'] as const;
+
+export function registerPostgreSQLMetrics(registry: Registry): PostgreSQLMetrics {
+  const registers = [registry];
+  return {
+    lastSuccess: new Gauge({
+      name: 'postgresql_backup_last_success_timestamp_seconds',
+      help: 'Completion time (Unix seconds) of the newest verified backup of the database',
+      labelNames: PER_DATABASE,
+      registers,
+    }),
+    lastFailure: new Gauge({
+      name: 'postgresql_backup_last_failure_timestamp_seconds',
+      help: 'Completion time (Unix seconds) of the newest backup if it failed; 0 once a later backup succeeded',
+      labelNames: PER_DATABASE,
+      registers,
+    }),
+    schedulePeriod: new Gauge({
+      name: 'postgresql_backup_schedule_period_seconds',
+      help: 'Seconds between scheduled backups (absent while the schedule is suspended or invalid)',
+      labelNames: PER_DATABASE,
+      registers,
+    }),
+    lastSize: new Gauge({
+      name: 'postgresql_backup_size_bytes',
+      help: 'Size of the newest verified backup of the database, in bytes',
+      labelNames: PER_DATABASE,
+      registers,
+    }),
+    duration: new Histogram({
+      name: 'postgresql_backup_duration_seconds',
+      help: 'Seconds a backup took, from pg_dump start to the published manifest (or to the failure)',
+      labelNames: ['trigger', 'result'] as const,
+      buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+      registers,
+    }),
+    backups: new Counter({
+      name: 'postgresql_backups_total',
+      help: 'Backups run by this operator, by trigger and result (completed or failed)',
+      labelNames: ['trigger', 'result'] as const,
+      registers,
+    }),
+    restores: new Counter({
+      name: 'postgresql_restores_total',
+      help: 'Examinations of new database pods before they serve, by result (restored, no_backup, not_empty, no_usable_backup, failed)',
+      labelNames: ['result'] as const,
+      registers,
+    }),
+  };
+}
+
+export type BackupResult = 'completed' | 'failed';
+
+export function recordBackup(metrics: PostgreSQLMetrics, trigger: BackupTrigger, result: BackupResult, seconds: number): void {
+  metrics.backups.inc({ trigger, result });
+  metrics.duration.observe({ trigger, result }, seconds);
+}
+
+export function recordRestore(metrics: PostgreSQLMetrics, result: RestoreMetricResult): void {
+  metrics.restores.inc({ result });
+}
+
+/** What the per-database gauges should read, from the PostgreSQL's derived status. */
+export interface DatabaseBackupFigures {
+  lastSuccessSeconds?: number;
+  lastFailureSeconds: number;
+  lastSizeBytes?: number;
+  schedulePeriodSeconds?: number;
+}
+
+export function setDatabaseGauges(metrics: PostgreSQLMetrics, labels: { namespace: string; postgresql: string }, figures: DatabaseBackupFigures): void {
+  const setOrRemove = (gauge: Gauge<'namespace' | 'postgresql'>, value: number | undefined): void => {
+    if (value === undefined) gauge.remove(labels);
+    else gauge.set(labels, value);
+  };
+  setOrRemove(metrics.lastSuccess, figures.lastSuccessSeconds);
+  metrics.lastFailure.set(labels, figures.lastFailureSeconds);
+  setOrRemove(metrics.lastSize, figures.lastSizeBytes);
+  setOrRemove(metrics.schedulePeriod, figures.schedulePeriodSeconds);
+}
+
+export function removeDatabaseGauges(metrics: PostgreSQLMetrics, labels: { namespace: string; postgresql: string }): void {
+  for (const gauge of [metrics.lastSuccess, metrics.lastFailure, metrics.lastSize, metrics.schedulePeriod]) gauge.remove(labels);
+}

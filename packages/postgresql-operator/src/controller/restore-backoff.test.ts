@@ -1,0 +1,24 @@
+import { expect, test } from 'vitest';
+import { RestoreBackoff } from './restore-backoff.ts';
+
+test('failed restores wait 2 s, doubling up to 5 min', () => {
+  const backoff = new RestoreBackoff();
+  expect(backoff.waitMs('pod', 'v1', 0)).toBe(0);
+  expect(backoff.failed('pod', 'v1', 0)).toBe(2_000);
+  expect(backoff.waitMs('pod', 'v1', 500)).toBe(1_500);
+  expect(backoff.failed('pod', 'v1', 2_000)).toBe(4_000);
+  for (let i = 0; i < 10; i++) backoff.failed('pod', 'v1', 0);
+  expect(backoff.failed('pod', 'v1', 0)).toBe(300_000);
+  backoff.succeeded('pod');
+  expect(backoff.waitMs('pod', 'v1', 0)).toBe(0);
+});
+
+test('a change of the inputs (a fixed Secret, a new backup) allows a try at once', () => {
+  const backoff = new RestoreBackoff();
+  backoff.failed('pod', 'secret@1', 0);
+  expect(backoff.waitMs('pod', 'secret@1', 0)).toBe(2_000);
+  expect(backoff.waitMs('pod', 'secret@2', 0)).toBe(0);
+  expect(backoff.waitMs('other', 'secret@1', 0)).toBe(0);
+  backoff.retain(new Set(['other']));
+  expect(backoff.waitMs('pod', 'secret@1', 0)).toBe(0);
+});

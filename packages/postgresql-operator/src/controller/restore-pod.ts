@@ -1,0 +1,78 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { Resources, isNotFound, type ReconcileContext } from '@k8s-operators/controller-core';
+import { PostgreSQLBackupRef } from '../api/postgresql-backup-resource.ts';
+import type { PostgreSQL } from '../api/postgresql-resource.ts';
+import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { connectionParameters } from '../postgres/connection.ts';
+import { restoreLatestBackup } from '../restore/restore-latest.ts';
+import { damagedStatus } from './backup-status.ts';
+import { databaseProblem } from './database-errors.ts';
+import { podAddress } from './database-pods.ts';
+import { APP_READY_LABEL, APP_READY_VALUE } from './labels.ts';
+import { instanceName, instanceNamespace } from './object-names.ts';
+import type { OperatorContext } from './operator-context.ts';
+import { recordRestore } from './postgresql-metrics.ts';
+import { restoreFailureVerdict, restoreVerdict, type RestoreVerdict } from './restore-verdict.ts';
+
+export interface PodRestore {
+  postgresql: PostgreSQL;
+  /** A live pod without `appReady=ok`. */
+  pod: V1Pod;
+  password: string;
+  signal: AbortSignal;
+  log: ReconcileContext['log'];
+}
+
+/**
+ * Makes a new pod's database fit to serve, then labels the pod `appReady=ok` (which puts it behind the Service): an
+ * empty database is restored from the newest intact backup, one that holds data is left as it is, and a brand-new
+ * database with no backup at all serves at once. A restore that fails leaves the pod unlabelled: no client reaches it.
+ *
+ * The restore connects straight to the pod's address, since the Service does not select the pod yet.
+ */
+export async function restorePod(context: OperatorContext, request: PodRestore): Promise<RestoreVerdict> {
+  const { postgresql, pod, password, signal, log } = request;
+  const spec = resolvePostgreSQLSpec(postgresql.spec);
+  const podName = pod.metadata?.name ?? '';
+  const namespace = instanceNamespace(postgresql);
+  const connection = connectionParameters({ podIP: podAddress(pod) ?? '', database: spec.db, user: spec.user, password });
+  let verdict: RestoreVerdict;
+  try {
+    const result = await restoreLatestBackup({
+      store: context.store, namespace, postgresql: instanceName(postgresql), connection, role: spec.user, signal, tools: context.tools,
+    });
+    verdict = restoreVerdict(podName, result);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    verdict = restoreFailureVerdict(podName, databaseProblem(error, { secret: spec.password, user: spec.user }));
+  }
+  log.info({ pod: podName, outcome: verdict.condition.reason, serve: verdict.serve }, verdict.condition.message);
+  recordRestore(context.metrics, verdict.metric);
+  for (const event of verdict.events) context.events.event(postgresql, { ...event, action: 'Restore', related: pod });
+  await markDamaged(context, namespace, verdict.corrupted);
+  if (verdict.serve) await labelAppReady(context, pod);
+  return verdict;
+}
+
+/** Backups found damaged keep their object (its error explains) but stop counting as verified. */
+async function markDamaged(context: OperatorContext, namespace: string, damaged: RestoreVerdict['corrupted']): Promise<void> {
+  for (const { backup: name, message } of damaged) {
+    const backup = context.informers.backups.cache.get({ namespace, name });
+    if (backup === undefined || backup.status?.verified === false) continue;
+    await context.statusWriter.write(PostgreSQLBackupRef, backup, damagedStatus(backup, `found damaged before a restore: ${message}`));
+  }
+}
+
+/**
+ * The label goes on this pod only: the patch carries its UID, which the API server refuses to change, so a pod of
+ * the same name that replaced it in the meantime is not labelled by mistake.
+ */
+async function labelAppReady(context: OperatorContext, pod: V1Pod): Promise<void> {
+  const { name = '', namespace = '', uid } = pod.metadata ?? {};
+  try {
+    await context.manager.client.patch(Resources.Pod, { namespace, name }, { type: 'merge', patch: { metadata: { uid, labels: { [APP_READY_LABEL]: APP_READY_VALUE } } } });
+  } catch (error) {
+    // Gone meanwhile: its successor will be examined in turn.
+    if (!isNotFound(error)) throw error;
+  }
+}

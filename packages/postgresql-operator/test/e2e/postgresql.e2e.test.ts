@@ -1,0 +1,376 @@
+// End to end, with only a kubeconfig, kubectl and pg: install with `kubectl apply -k deploy/postgresql-operator`, then
+// use PostgreSQLs the way a user does and check what their clients would see. Runs against testkit's local cluster
+// (npm test) and against kind (kind/e2e.sh sets E2E_KUBECONFIG; pg connections then go through port-forward).
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
+import { openE2eCluster, REPOSITORY_ROOT, waitFor, type E2eCluster } from '@k8s-operators/testkit';
+import { connectToPod, queryPod, watchObjects, type DatabaseLogin, type PodAddress } from './cluster-access.ts';
+
+const NS = 'postgresql-e2e';
+const OPERATOR_NS = 'postgresql-operator-system';
+const OPERATOR = 'deployment/postgresql-operator-controller-manager';
+let cluster: E2eCluster;
+
+interface Condition { type: string; status: string; reason: string; message: string }
+interface Slice { endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[] }
+interface Pod { metadata: { name: string; uid: string; labels?: Record<string, string>; deletionTimestamp?: string }; status: { podIP?: string; conditions?: { type: string; status: string }[] } }
+const isReady = (pod: Pod): boolean => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+interface Backup { metadata: { name: string }; spec: { postgresql: string; trigger?: string }; status?: { phase?: string; verified?: boolean; sha256?: string; error?: string; sizeBytes?: number } }
+
+/** The seed's Secret holds bXlwYXNzd29yZA==. */
+const SEED_LOGIN: DatabaseLogin = { database: 'foo', user: 'foo', password: 'mypassword' };
+
+beforeAll(async () => {
+  cluster = await openE2eCluster();
+  await cluster.kubectlOk(['apply', '-k', join(REPOSITORY_ROOT, 'deploy/postgresql-operator')]);
+  await cluster.kubectlOk(['wait', '--for=condition=Established', 'crd/postgresqls.exp.wheel.jp', 'crd/postgresqlbackups.exp.wheel.jp', '--timeout=60s']);
+  await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', OPERATOR, '--timeout=180s']);
+  await cluster.kubectlOk(['create', 'namespace', NS]);
+  // Scheduled backups every minute: created first, so the first slot passes while the other tests run.
+  await apply(database('sched', { backup: { schedule: '* * * * *' } }));
+}, 300_000);
+
+afterAll(async () => {
+  await cluster.close();
+});
+
+/** On failure, show what the person on call would look at first. */
+function diagnoseOnFailure(): void {
+  onTestFailed(async () => {
+    const logs = await cluster.kubectl(['-n', OPERATOR_NS, 'logs', OPERATOR, '--tail=80']);
+    const events = await cluster.kubectl(['-n', NS, 'get', 'events.events.k8s.io', '-o', 'custom-columns=REGARDING:.regarding.name,TYPE:.type,REASON:.reason,NOTE:.note']);
+    const objects = await cluster.kubectl(['-n', NS, 'get', 'postgresqls,postgresqlbackups,deployments,pods,endpointslices', '-o', 'wide', '--show-labels']);
+    console.error(`--- operator logs\n${logs.stdout}${logs.stderr}\n--- events\n${events.stdout}\n--- objects\n${objects.stdout}`);
+  });
+}
+
+const apply = (manifest: string): Promise<string> => cluster.kubectlOk(['-n', NS, 'apply', '-f', '-'], { input: manifest });
+const jsonpath = (resource: string, path: string, namespace = NS): Promise<string> => cluster.kubectlOk(['-n', namespace, 'get', resource, '-o', `jsonpath=${path}`]);
+const conditions = async (name: string): Promise<Condition[]> => JSON.parse((await jsonpath(`postgresql/${name}`, '{.status.conditions}')) || '[]') as Condition[];
+const condition = async (name: string, type: string): Promise<Condition | undefined> => (await conditions(name)).find((c) => c.type === type);
+const backupOf = async (name: string): Promise<Backup> => JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'postgresqlbackup', name, '-o', 'json'])) as Backup;
+
+/** A PostgreSQL and its password Secret, `<name>-password` holding `<name>-secret`. */
+function database(name: string, spec: Record<string, unknown> = {}, withSecret = true): string {
+  const resource = JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQL', metadata: { name }, spec: { db: 'app', user: 'app', password: `${name}-password`, ...spec } });
+  const secret = JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-password` }, stringData: { postgresql_password: `${name}-secret` } });
+  return withSecret ? `${resource}\n---\n${secret}\n` : `${resource}\n`;
+}
+const loginOf = (name: string): DatabaseLogin => ({ database: 'app', user: 'app', password: `${name}-secret` });
+
+/** The pod clients of PostgreSQL `name` are sent to: Ready and labelled appReady=ok. */
+async function servingPod(name: string): Promise<PodAddress & { uid: string }> {
+  return waitFor(async () => {
+    const pods = JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'pods', '-l', `exp.wheel.jp/postgresql=${name},appReady=ok`, '-o', 'json'])) as { items: Pod[] };
+    const pod = pods.items.find((p) => p.metadata.deletionTimestamp === undefined && isReady(p));
+    return pod?.status.podIP ? { namespace: NS, name: pod.metadata.name, ip: pod.status.podIP, uid: pod.metadata.uid } : undefined;
+  }, { what: `a serving pod of ${name}`, timeoutMs: 90_000 });
+}
+
+const readyAddressesOf = (slices: Slice[]): string[] =>
+  slices.flatMap((s) => s.endpoints ?? []).filter((e) => e.conditions?.ready).flatMap((e) => e.addresses).sort();
+
+/** The Ready addresses a client of the Service would be sent to. */
+async function serviceAddresses(service: string): Promise<string[]> {
+  const slices = JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'endpointslices', '-l', `kubernetes.io/service-name=${service}`, '-o', 'json'])) as { items: Slice[] };
+  return readyAddressesOf(slices.items);
+}
+
+async function takeBackup(name: string, postgresql: string, trigger = 'OnDemand'): Promise<Backup> {
+  await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name }, spec: { postgresql, trigger } }));
+  await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Completed', `postgresqlbackup/${name}`, '--timeout=60s']);
+  const backup = await backupOf(name);
+  expect(backup.status).toMatchObject({ phase: 'Completed', verified: true });
+  return backup;
+}
+
+async function deletePodAndWaitForSuccessor(name: string, pod: PodAddress & { uid: string }, gracePeriod?: number): Promise<PodAddress & { uid: string }> {
+  await cluster.kubectlOk(['-n', NS, 'delete', 'pod', pod.name, '--wait=false', ...(gracePeriod === undefined ? [] : [`--grace-period=${gracePeriod}`])]);
+  return waitFor(async () => { const next = await servingPod(name); return next.uid === pod.uid ? undefined : next; }, { what: `a new serving pod of ${name}`, timeoutMs: 90_000 });
+}
+
+async function events(regarding: string, reason: string): Promise<string[]> {
+  const notes = await cluster.kubectlOk(['-n', NS, 'get', 'events.events.k8s.io', `--field-selector=regarding.name=${regarding},reason=${reason}`, '-o', 'jsonpath={range .items[*]}{.note}{"\\n"}{end}']);
+  return notes.split('\n').filter(Boolean);
+}
+
+/**
+ * Runs a short-lived Pod that mounts the operator's backup volume and returns its output (when `output` is true): how
+ * a user (or this test) inspects the stored dumps with kubectl alone. Paths are under /backup/<namespace>/<postgresql>/.
+ */
+let volumeRuns = 0;
+async function inBackupVolume(command: string[], output = true): Promise<string> {
+  const name = `backup-volume-${volumeRuns++}`;
+  const pod = {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name },
+    spec: {
+      restartPolicy: 'Never',
+      securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [{ name: 'shell', image: 'busybox:1.37', command, securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }, volumeMounts: [{ name: 'backups', mountPath: '/backup' }] }],
+      volumes: [{ name: 'backups', persistentVolumeClaim: { claimName: 'postgresql-operator-backups' } }],
+    },
+  };
+  await cluster.kubectlOk(['-n', OPERATOR_NS, 'apply', '-f', '-'], { input: JSON.stringify(pod) });
+  const phase = await waitFor(async () => { const p = await jsonpath(`pod/${name}`, '{.status.phase}', OPERATOR_NS); return p === 'Succeeded' || p === 'Failed' ? p : undefined; }, { what: `pod ${name} to finish` });
+  // testkit's log server fails on an empty log, so a command that prints nothing is not asked for its output.
+  const logs = output || phase !== 'Succeeded' ? await cluster.kubectlOk(['-n', OPERATOR_NS, 'logs', name]) : '';
+  await cluster.kubectlOk(['-n', OPERATOR_NS, 'delete', 'pod', name, '--wait=false']);
+  if (phase !== 'Succeeded') throw new Error(`${command.join(' ')} failed: ${logs}`);
+  return logs;
+}
+// -a: the output is never empty (see inBackupVolume).
+const storedFiles = async (postgresql: string): Promise<string[]> =>
+  (await inBackupVolume(['ls', '-1a', `/backup/${NS}/${postgresql}`])).split('\n').filter((f) => f !== '' && f !== '.' && f !== '..').sort();
+
+/** The operator's metrics, as Prometheus would scrape them. */
+async function operatorMetrics(): Promise<string> {
+  const ip = await cluster.kubectlOk(['-n', OPERATOR_NS, 'get', 'pods', '-l', 'control-plane=controller-manager', '-o', 'jsonpath={.items[0].status.podIP}']);
+  return (await cluster.httpGet(ip, 8080, '/metrics')).body;
+}
+function metricValue(metrics: string, name: string, labels: Record<string, string>): number | undefined {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('the seed sample', () => {
+  test('a new pod is restored before it is labelled appReady=ok and before the Service sends it traffic', async () => {
+    diagnoseOnFailure();
+    // The seed article's manifest, unchanged.
+    await cluster.kubectlOk(['-n', NS, 'apply', '-f', join(REPOSITORY_ROOT, 'deploy/postgresql-operator/samples/db-for-foo.yaml')]);
+    const first = await servingPod('foodb');
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=condition=Ready', 'postgresql/foodb', '--timeout=60s']);
+    expect(await condition('foodb', 'Restored')).toMatchObject({ status: 'True', reason: 'NoBackup' });
+    await waitFor(async () => (await serviceAddresses('foodb')).includes(first.ip), { what: 'the Service to send traffic to the first pod' });
+
+    // As in the article: rows written through the Service's endpoint.
+    const [address] = await serviceAddresses('foodb');
+    await queryPod(cluster, { ...first, ip: address ?? '' }, SEED_LOGIN, "CREATE TABLE hoge (id SERIAL, name TEXT); INSERT INTO hoge (name) VALUES ('foo'); INSERT INTO hoge (name) VALUES ('bar');");
+    await takeBackup('foodb-before-restart', 'foodb');
+
+    // Watch the new pod and the Service's endpoints while the old pod goes.
+    const podStates = new Map<string, { ip: string; labelled: boolean; ready: boolean }>();
+    let readyAddresses = new Set<string>();
+    const checks: Promise<void>[] = [];
+    // What the watches saw that must not happen; asserted at the end (an assertion in a stream callback has no test to fail).
+    const violations: string[] = [];
+    const seen = { readyUnlabelled: false, unlabelledAnsweredDirectly: false, labelledWithRows: false, endpointWithRows: false };
+    const rowsOf = async (ip: string): Promise<string[]> =>
+      (await queryPod<{ name: string }>(cluster, { namespace: NS, name: newPodName(ip), ip }, SEED_LOGIN, 'SELECT name FROM hoge ORDER BY id')).map((r) => r.name);
+    const newPodName = (ip: string): string => [...podStates.entries()].find(([, s]) => s.ip === ip)?.[0] ?? '';
+    const pods = await watchObjects(cluster, ['-n', NS, 'pods', '-l', 'exp.wheel.jp/postgresql=foodb'], (obj) => {
+      const pod = obj as Pod;
+      const { name, uid } = pod.metadata;
+      const ip = pod.status.podIP ?? '';
+      if (uid === first.uid || ip === '') return;
+      const before = podStates.get(name);
+      const state = { ip, labelled: pod.metadata.labels?.appReady === 'ok', ready: isReady(pod) };
+      podStates.set(name, state);
+      if (state.ready && !state.labelled && !seen.readyUnlabelled) {
+        seen.readyUnlabelled = true;
+        // Ready but not yet labelled: connect straight to the pod. The EndpointSlice is read first and the database
+        // second, so if the address was already an endpoint then, the rows must be there by the query.
+        checks.push((async () => {
+          const endpoints = await serviceAddresses('foodb');
+          const [row] = await queryPod<{ restored: boolean }>(cluster, { namespace: NS, name, ip }, SEED_LOGIN, "SELECT to_regclass('public.hoge') IS NOT NULL AS restored");
+          seen.unlabelledAnsweredDirectly = true;
+          if (endpoints.includes(ip) && row?.restored !== true) violations.push(`${ip} was an endpoint while its database was not restored`);
+        })().catch((error: unknown) => { violations.push(`pod ${name} was Ready but did not answer on its address: ${String(error)}`); }));
+      }
+      if (state.labelled && before?.labelled !== true) {
+        checks.push(rowsOf(ip).then((rows) => {
+          if (rows.join() !== 'foo,bar') violations.push(`pod ${name} was labelled appReady=ok with rows [${rows.join()}]`);
+          seen.labelledWithRows = true;
+        }, (error: unknown) => { violations.push(`pod ${name} was labelled appReady=ok but its rows could not be read: ${String(error)}`); }));
+      }
+    });
+    const slices = await watchObjects(cluster, ['-n', NS, 'endpointslices', '-l', 'kubernetes.io/service-name=foodb'], (slice) => {
+      const next = new Set(readyAddressesOf([slice as Slice]));
+      for (const ip of next) {
+        if (readyAddresses.has(ip) || ip === first.ip) continue;
+        // The first moment a client could be sent to the new pod: its rows must already be there. (Whether the pod
+        // watch has shown its label yet is not asked: two watch streams are not ordered against each other.)
+        checks.push(rowsOf(ip).then((rows) => {
+          if (rows.join() !== 'foo,bar') violations.push(`${ip} became an endpoint with rows [${rows.join()}]`);
+          seen.endpointWithRows = true;
+        }, (error: unknown) => { violations.push(`${ip} became an endpoint but its rows could not be read: ${String(error)}`); }));
+      }
+      readyAddresses = next;
+    });
+    try {
+      const second = await deletePodAndWaitForSuccessor('foodb', first);
+      await waitFor(() => violations.length > 0 || (seen.endpointWithRows && seen.labelledWithRows), { what: 'the new pod to be an endpoint with its rows', timeoutMs: 30_000 });
+      await Promise.all(checks);
+      expect(violations).toEqual([]);
+      expect(seen.readyUnlabelled).toBe(true);
+      expect(seen.unlabelledAnsweredDirectly).toBe(true);
+      expect(await condition('foodb', 'Restored')).toMatchObject({ status: 'True', reason: 'Restored' });
+      expect((await condition('foodb', 'Restored'))?.message).toContain(`pod ${second.name} was restored from backup foodb-before-restart`);
+      expect(await events('foodb', 'Restored')).toEqual([expect.stringContaining('foodb-before-restart')]);
+    } finally {
+      await Promise.all([pods.stop(), slices.stop()]);
+    }
+  });
+});
+
+describe('bad input and faults', () => {
+  test('a missing Secret gives Ready=False SecretNotFound, and the database starts once the Secret exists', async () => {
+    diagnoseOnFailure();
+    await apply(database('nosecret', {}, false));
+    const ready = await waitFor(async () => { const c = await condition('nosecret', 'Ready'); return c?.reason === 'SecretNotFound' ? c : undefined; }, { what: 'Ready=False SecretNotFound' });
+    expect(ready.status).toBe('False');
+    expect(ready.message).toContain('Secret nosecret-password (spec.password) was not found');
+    expect(await cluster.kubectl(['-n', NS, 'get', 'deployment', 'nosecret'])).toMatchObject({ code: 1 });
+    await apply(database('nosecret'));
+    await servingPod('nosecret');
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=condition=Ready', 'postgresql/nosecret', '--timeout=30s']);
+  });
+
+  test('an invalid cron expression gives BackupSucceeded=False InvalidSchedule while the database serves', async () => {
+    diagnoseOnFailure();
+    // Five fields, so the API server accepts it; minute 61 does not exist.
+    await apply(database('badcron', { backup: { schedule: '61 * * * *' } }));
+    const backup = await waitFor(async () => { const c = await condition('badcron', 'BackupSucceeded'); return c?.reason === 'InvalidSchedule' ? c : undefined; }, { what: 'BackupSucceeded=False InvalidSchedule' });
+    expect(backup.status).toBe('False');
+    expect(backup.message).toContain('"61 * * * *"');
+    await servingPod('badcron');
+  });
+
+  test('data on a volume is served as it is, and a wrong password keeps a new pod out of the Service with a clear condition', async () => {
+    diagnoseOnFailure();
+    await apply(database('durable', { storage: { size: '1Gi' }, backup: { suspend: true } }));
+    const pod = await servingPod('durable');
+    await queryPod(cluster, pod, loginOf('durable'), "CREATE TABLE items (body text); INSERT INTO items VALUES ('kept')");
+    // A backup exists, but the volume holds newer data: that is what the next pod serves, not the backup.
+    await takeBackup('durable-1', 'durable');
+    await queryPod(cluster, pod, loginOf('durable'), "INSERT INTO items VALUES ('newer')");
+    const next = await deletePodAndWaitForSuccessor('durable', pod);
+    expect((await queryPod<{ body: string }>(cluster, next, loginOf('durable'), 'SELECT body FROM items')).map((r) => r.body)).toEqual(['kept', 'newer']);
+    expect(await condition('durable', 'Restored')).toMatchObject({ status: 'True', reason: 'DataPresent' });
+
+    // PostgreSQL keeps the password it was initialised with: a changed Secret no longer opens the database.
+    await apply(JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'durable-password' }, stringData: { postgresql_password: 'not-the-password' } }));
+    await cluster.kubectlOk(['-n', NS, 'delete', 'pod', next.name, '--wait=false']);
+    const ready = await waitFor(async () => { const c = await condition('durable', 'Ready'); return c?.reason === 'AuthenticationFailed' ? c : undefined; }, { what: 'Ready=False AuthenticationFailed', timeoutMs: 90_000 });
+    expect(ready.status).toBe('False');
+    expect(ready.message).toContain('the password in Secret durable-password is not accepted for user app');
+    expect(ready.message).not.toContain('not-the-password');
+    expect(await serviceAddresses('durable')).toEqual([]);
+    expect(await events('durable', 'AuthenticationFailed')).not.toEqual([]);
+
+    await apply(database('durable', { storage: { size: '1Gi' }, backup: { suspend: true } }));
+    const restored = await servingPod('durable');
+    expect(await queryPod<{ n: number }>(cluster, restored, loginOf('durable'), 'SELECT count(*)::int AS n FROM items')).toEqual([{ n: 2 }]);
+  });
+
+  test('a corrupted newest backup is never restored: the previous verified one is, with an Event', async () => {
+    diagnoseOnFailure();
+    await apply(database('corrupt', { backup: { suspend: true } }));
+    const pod = await servingPod('corrupt');
+    await queryPod(cluster, pod, loginOf('corrupt'), "CREATE TABLE items (body text); INSERT INTO items VALUES ('one')");
+    await takeBackup('corrupt-1', 'corrupt');
+    await queryPod(cluster, pod, loginOf('corrupt'), "INSERT INTO items VALUES ('two')");
+    const newest = await takeBackup('corrupt-2', 'corrupt');
+    // Damage the newest dump in the store: cut off its last 100 bytes.
+    await inBackupVolume(['truncate', '-s', `${(newest.status?.sizeBytes ?? 0) - 100}`, `/backup/${NS}/corrupt/corrupt-2.dump`], false);
+
+    const next = await deletePodAndWaitForSuccessor('corrupt', pod);
+    expect((await queryPod<{ body: string }>(cluster, next, loginOf('corrupt'), 'SELECT body FROM items')).map((r) => r.body)).toEqual(['one']);
+    expect((await condition('corrupt', 'Restored'))?.message).toContain('restored from backup corrupt-1');
+    expect((await events('corrupt', 'BackupCorrupted')).join('\n')).toMatch(/backup corrupt-2 was not restored \(Corrupted\).*restored the older backup corrupt-1 instead/);
+    expect((await backupOf('corrupt-2')).status).toMatchObject({ phase: 'Completed', verified: false });
+  });
+
+  test('a database killed in the middle of a backup publishes nothing, and the next backup succeeds', async () => {
+    diagnoseOnFailure();
+    await apply(database('crash', { backup: { suspend: true } }));
+    const pod = await servingPod('crash');
+    // pg_dump waits for this lock, so the backup is certainly still running when the database dies.
+    const holder = await connectToPod(cluster, pod, loginOf('crash'));
+    try {
+      await holder.client.query('CREATE TABLE items (body text)');
+      await holder.client.query('BEGIN');
+      await holder.client.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
+      await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'crash-1' }, spec: { postgresql: 'crash' } }));
+      await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Running', 'postgresqlbackup/crash-1', '--timeout=30s']);
+      const next = deletePodAndWaitForSuccessor('crash', pod, 1);
+      await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', 'postgresqlbackup/crash-1', '--timeout=60s']);
+      await next;
+    } finally {
+      await holder.close();
+    }
+    const failed = await backupOf('crash-1');
+    expect(failed.status?.sha256).toBeUndefined();
+    expect(failed.status?.error).toContain('pg_dump');
+    expect(await condition('crash', 'BackupSucceeded')).toMatchObject({ status: 'False', reason: 'BackupFailed' });
+    expect(metricValue(await operatorMetrics(), 'postgresql_backup_last_failure_timestamp_seconds', { namespace: NS, postgresql: 'crash' })).toBeGreaterThan(0);
+
+    await takeBackup('crash-2', 'crash');
+    expect(await storedFiles('crash')).toEqual(['crash-2.dump', 'crash-2.manifest.json']);
+    await waitFor(async () => (await condition('crash', 'BackupSucceeded'))?.status === 'True', { what: 'BackupSucceeded=True' });
+    const metrics = await operatorMetrics();
+    expect(metricValue(metrics, 'postgresql_backup_last_failure_timestamp_seconds', { namespace: NS, postgresql: 'crash' })).toBe(0);
+    expect(metricValue(metrics, 'postgresql_backup_last_success_timestamp_seconds', { namespace: NS, postgresql: 'crash' })).toBeGreaterThan(0);
+  });
+});
+
+describe('backups', () => {
+  test('retention deletes old scheduled backups, objects and files together, and keeps the newest verified one', async () => {
+    diagnoseOnFailure();
+    await apply(database('retain', { backup: { suspend: true, retention: { keepLast: 1, keepFailed: 0 } } }));
+    await servingPod('retain');
+    for (const name of ['retain-1', 'retain-2', 'retain-3']) await takeBackup(name, 'retain', 'Scheduled');
+    await waitFor(async () => (await jsonpath('postgresqlbackups', '{.items[*].metadata.name}')).split(' ').filter((n) => n.startsWith('retain-')).join(' ') === 'retain-3', { what: 'only retain-3 to be left' });
+    expect(await storedFiles('retain')).toEqual(['retain-3.dump', 'retain-3.manifest.json']);
+    expect(await events('retain', 'BackupDeleted')).toHaveLength(2);
+  });
+
+  test('the schedule creates one PostgreSQLBackup per slot, named after the slot, and reports the next one', async () => {
+    diagnoseOnFailure();
+    const scheduled = await waitFor(async () => {
+      const list = JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'postgresqlbackups', '-l', 'exp.wheel.jp/postgresql=sched', '-o', 'json'])) as { items: Backup[] };
+      return list.items.find((b) => b.status?.phase === 'Completed');
+    }, { what: 'a completed scheduled backup of sched', timeoutMs: 120_000 });
+    expect(scheduled.metadata.name).toMatch(/^sched-\d{12}$/);
+    expect(scheduled.spec.trigger).toBe('Scheduled');
+    expect(await jsonpath('postgresql/sched', '{.status.nextScheduledBackupTime}')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
+    expect(metricValue(await operatorMetrics(), 'postgresql_backup_schedule_period_seconds', { namespace: NS, postgresql: 'sched' })).toBe(60);
+  });
+
+  test('deleting a PostgreSQL takes a final backup first and keeps the backups', async () => {
+    diagnoseOnFailure();
+    const pod = await servingPod('corrupt');
+    await queryPod(cluster, pod, loginOf('corrupt'), "INSERT INTO items VALUES ('last words')");
+    await cluster.kubectlOk(['-n', NS, 'delete', 'postgresql/corrupt', '--timeout=60s']);
+    const list = JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'postgresqlbackups', '-o', 'json'])) as { items: Backup[] };
+    list.items = list.items.filter((b) => b.spec.postgresql === 'corrupt');
+    const final = list.items.find((b) => b.spec.trigger === 'Final');
+    expect(final?.status).toMatchObject({ phase: 'Completed', verified: true });
+    expect(list.items.map((b) => b.metadata.name)).toEqual(expect.arrayContaining(['corrupt-1', 'corrupt-2']));
+    expect(await storedFiles('corrupt')).toContain(`${final?.metadata.name ?? ''}.dump`);
+  });
+
+  test('with onDelete.backups: Delete, deleting a PostgreSQL deletes its backups, objects and files', async () => {
+    diagnoseOnFailure();
+    await apply(database('ephemeral', { backup: { suspend: true, onDelete: { finalBackup: false, backups: 'Delete' } } }));
+    await servingPod('ephemeral');
+    await takeBackup('ephemeral-1', 'ephemeral');
+    expect(await storedFiles('ephemeral')).toEqual(['ephemeral-1.dump', 'ephemeral-1.manifest.json']);
+    await cluster.kubectlOk(['-n', NS, 'delete', 'postgresql/ephemeral', '--timeout=60s']);
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=delete', 'postgresqlbackup/ephemeral-1', '--timeout=30s']);
+    expect(await storedFiles('ephemeral')).toEqual([]);
+  });
+});
+
+describe('secrecy', () => {
+  test('no password appears in the operator\'s log, in Events, in statuses or in the objects it made', async () => {
+    diagnoseOnFailure();
+    const passwords = ['mypassword', 'not-the-password', ...['sched', 'nosecret', 'badcron', 'durable', 'corrupt', 'crash', 'retain', 'ephemeral'].map((name) => `${name}-secret`)];
+    const logs = await cluster.kubectlOk(['-n', OPERATOR_NS, 'logs', OPERATOR]);
+    const events = await cluster.kubectlOk(['-n', NS, 'get', 'events.events.k8s.io', '-o', 'json']);
+    const objects = await cluster.kubectlOk(['-n', NS, 'get', 'postgresqls,postgresqlbackups,deployments,services,pods', '-o', 'json']);
+    for (const [what, text] of [['operator log', logs], ['Events', events], ['objects', objects]] as const) {
+      expect(passwords.filter((password) => text.includes(password)), what).toEqual([]);
+    }
+  });
+});
