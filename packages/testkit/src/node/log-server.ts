@@ -33,7 +33,8 @@ export async function startLogServer(options: { certFile: string; keyFile: strin
         const lines = (await readFile(file, 'utf8')).split('\n');
         if (lines.at(-1) === '') lines.pop();
         res.write(lines.slice(-Number(tail) || lines.length).map((l) => `${l}\n`).join(''));
-      } else {
+      } else if (size > 0) {
+        // (createReadStream with end: -1 throws; an empty log has nothing to send yet.)
         await new Promise<void>((resolve) => {
           const done = (): void => { resolve(); };
           createReadStream(file, { end: size - 1 }).on('end', done).on('error', done).pipe(res, { end: false });
