@@ -1,14 +1,17 @@
 // npm run demo [-- --down]: the whole project on one machine. Builds the workspace, starts the local cluster (and the
 // Prism Central simulator), installs every operator with kubectl apply -k, walks through each operator's story with
 // what a user would see, and leaves everything running with instructions; --down stops it all.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveBinaries } from '@k8s-operators/testkit';
-import { createDemoContext } from './demo-context.ts';
+import { freePort, resolveBinaries } from '@k8s-operators/testkit';
+import { createDemoContext, until } from './demo-context.ts';
 import { maintpageStory } from './maintpage-story.ts';
+import { nutanixStory, type PrismEndpoint } from './nutanix-story.ts';
+import { postgresqlStory } from './postgresql-story.ts';
 
 const repo = join(import.meta.dirname, '..', '..');
 const stateDir = process.env.TESTKIT_STATE_DIR ?? join(homedir(), '.cache', 'operators-testkit', 'cluster');
@@ -39,6 +42,25 @@ async function down(): Promise<void> {
   process.stdout.write(await clusterCli('down'));
 }
 
+/** Starts the Prism Central simulator in the background (TLS, a fresh CA), for the nutanix operator to talk to. */
+async function startPrismSimulator(): Promise<PrismEndpoint> {
+  const port = await freePort();
+  const caFile = join(demoDir, 'prism-ca.pem');
+  const log = join(demoDir, 'prism-simulator.log');
+  const child = spawn(process.execPath, ['--conditions=source', join(repo, 'packages/prism-simulator/src/cli.ts'), '--port', String(port), '--tls', '--ca-out', caFile], {
+    detached: true, stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')],
+  });
+  child.unref();
+  await writeFile(join(demoDir, 'prism-simulator.pid'), String(child.pid ?? ''));
+  const output = await until('the Prism Central simulator', async () => {
+    const text = await readFile(log, 'utf8').catch(() => '');
+    return text.includes('CA certificate written') ? text : undefined;
+  }, 30_000);
+  const field = (name: string): string => new RegExp(`^\\s+${name}:\\s+(.+)$`, 'm').exec(output)?.[1]?.trim() ?? '';
+  const [clusterName = '', clusterUuid = ''] = field('cluster').split(' ');
+  return { host: '127.0.0.1', port, username: field('username'), password: field('password'), caPem: await readFile(caFile, 'utf8'), clusterName, clusterUuid };
+}
+
 if (values.help) {
   console.log('usage: npm run demo [-- --down]');
 } else if (values.down) {
@@ -54,7 +76,12 @@ if (values.help) {
     (await clusterCli('up')).trim().split('\n').at(-1) ?? '');
   const ctx = createDemoContext(kubeconfig, kubectlPath);
   await mkdir(demoDir, { recursive: true });
-  const stories: [string, () => Promise<void>][] = [['maintpage', () => maintpageStory(ctx, repo)]];
+  const prism = await ctx.step('start the Prism Central simulator (HTTPS with its own CA)', () => startPrismSimulator());
+  const stories: [string, () => Promise<void>][] = [
+    ['maintpage', () => maintpageStory(ctx, repo)],
+    ['postgresql', () => postgresqlStory(ctx, repo)],
+    ['nutanix', () => nutanixStory(ctx, repo, prism)],
+  ];
   const failed: string[] = [];
   for (const [name, story] of stories) {
     try {
