@@ -3,8 +3,8 @@
 // die with it) and prints, as its last line, the admin kubeconfig's path.
 import { spawn } from 'node:child_process';
 import { existsSync, openSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TestCluster } from './cluster.ts';
@@ -93,7 +93,10 @@ async function up(): Promise<number> {
 }
 
 async function serve(): Promise<number> {
-  const cluster = await TestCluster.start({ dir: join(stateDir, 'data'), ...(values['image-map'] ? { imageMapFile: values['image-map'] } : {}) });
+  // Data lives in the temp directory, not under the home directory: Pods run as other users (PostgreSQL as
+  // postgres), and a home directory is usually closed to them.
+  const dataDir = await mkdtemp(join(tmpdir(), 'testkit-cluster-'));
+  const cluster = await TestCluster.start({ dir: dataDir, ...(values['image-map'] ? { imageMapFile: values['image-map'] } : {}) });
   const state: ClusterState = { pid: process.pid, kubeconfig: cluster.adminKubeconfig, server: cluster.controlPlane.url, binDir: cluster.binDir, dir: cluster.dir };
   await writeFile(stateFile, JSON.stringify(state, null, 2));
   console.log(`cluster up: ${state.server}`);
@@ -115,6 +118,7 @@ async function down(): Promise<number> {
     while (alive(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     // Escalate; the kernel then kills the cluster's processes with it (they carry PR_SET_PDEATHSIG).
     if (alive(state.pid)) process.kill(state.pid, 'SIGKILL');
+    await rm(state.dir, { recursive: true, force: true });
   }
   if (existsSync(stateDir)) await rm(stateDir, { recursive: true, force: true });
   console.log(state ? 'testkit cluster stopped' : 'no testkit cluster was running');
