@@ -11,6 +11,10 @@ const BENCHMARKS: Readonly<Record<string, { file: string; summary: string }>> = 
     file: 'packages/controller-core/bench/core.bench.ts',
     summary: 'one controller over N custom resources with owned ConfigMaps: convergence, writes, idle requests, CPU, RSS',
   },
+  postgresql: {
+    file: 'packages/postgresql-operator/bench/postgresql.bench.ts',
+    summary: 'backup and restore of a ~1 GB database through the operator vs plain pg_dump -Fc / pg_restore (--scale N)',
+  },
   maintpage: {
     file: 'packages/maintpage-operator/bench/maintpage.bench.ts',
     summary: 'toggle -> EndpointSlice switched to Ready pods of the other set, p50/p99 over 20 toggles',
