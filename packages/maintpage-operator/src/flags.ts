@@ -1,59 +1,20 @@
-import { parseArgs } from 'node:util';
+import { managerFlags, MANAGER_FLAG_USAGE, parseCommandLine, FlagError, type ManagerFlags } from '@k8s-operators/controller-core';
+
+export { FlagError };
 
 export const USAGE = `Usage: maintpage-operator [flags]
   --page-server-image=IMAGE          image of the built-in maintenance page server (or $PAGE_SERVER_IMAGE); required
-  --leader-elect=true|false          run controllers only while holding the Lease (default true)
-  --health-probe-bind-address=ADDR   /healthz and /readyz (default :8081)
-  --metrics-bind-address=ADDR        /metrics and /debug/queue (default :8080; 0 disables)
-  --namespace=NS                     watch only this namespace (default all; or $WATCH_NAMESPACE)
-  --log-level=LEVEL                  debug, info, warn, error (default info; debug logs every reconcile and its reasons)`;
+${MANAGER_FLAG_USAGE}`;
 
-const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export interface OperatorFlags {
+export interface OperatorFlags extends ManagerFlags {
   pageServerImage: string;
-  leaderElect: boolean;
-  healthProbeBindAddress: string;
-  metricsBindAddress: string;
-  namespace: string | undefined;
-  logLevel: LogLevel;
 }
-
-/** A flag problem, said so that the person starting the operator knows what to change. */
-export class FlagError extends Error {}
 
 /** Parses the command line (and the environment variables that stand in for flags). */
 export function parseOperatorFlags(argv: readonly string[], env: NodeJS.ProcessEnv): OperatorFlags | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        'page-server-image': { type: 'string' },
-        'leader-elect': { type: 'string', default: 'true' },
-        'health-probe-bind-address': { type: 'string', default: ':8081' },
-        'metrics-bind-address': { type: 'string', default: ':8080' },
-        namespace: { type: 'string' },
-        'log-level': { type: 'string', default: 'info' },
-        help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new FlagError(error instanceof Error ? error.message : String(error), { cause: error });
-  }
+  const values = parseCommandLine(argv, { 'page-server-image': { type: 'string' } });
   if (values.help) return 'help';
   const pageServerImage = values['page-server-image'] ?? env.PAGE_SERVER_IMAGE;
   if (!pageServerImage) throw new FlagError('--page-server-image (or $PAGE_SERVER_IMAGE) is required: the image MaintPages without maintpageimage run');
-  if (values['leader-elect'] !== 'true' && values['leader-elect'] !== 'false') throw new FlagError(`--leader-elect must be true or false, not "${values['leader-elect']}"`);
-  const logLevel = LOG_LEVELS.find((l) => l === values['log-level']);
-  if (!logLevel) throw new FlagError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not "${values['log-level']}"`);
-  return {
-    pageServerImage,
-    leaderElect: values['leader-elect'] === 'true',
-    healthProbeBindAddress: values['health-probe-bind-address'],
-    metricsBindAddress: values['metrics-bind-address'],
-    namespace: values.namespace ?? env.WATCH_NAMESPACE,
-    logLevel,
-  };
+  return { ...managerFlags(values, env), pageServerImage };
 }

@@ -1,0 +1,58 @@
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+
+/** A flag problem, said so that the person starting the operator knows what to change. */
+export class FlagError extends Error {}
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The flags every operator's manager takes (controller-runtime's names), in `parseArgs` form. */
+export const MANAGER_FLAG_OPTIONS = {
+  'leader-elect': { type: 'string', default: 'true' },
+  'health-probe-bind-address': { type: 'string', default: ':8081' },
+  'metrics-bind-address': { type: 'string', default: ':8080' },
+  namespace: { type: 'string' },
+  'log-level': { type: 'string', default: 'info' },
+  help: { type: 'boolean', default: false },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** Their lines of an operator's usage text. */
+export const MANAGER_FLAG_USAGE = `  --leader-elect=true|false          run controllers only while holding the Lease (default true)
+  --health-probe-bind-address=ADDR   /healthz and /readyz (default :8081)
+  --metrics-bind-address=ADDR        /metrics and /debug/queue (default :8080; 0 disables)
+  --namespace=NS                     watch only this namespace (default all; or $WATCH_NAMESPACE)
+  --log-level=LEVEL                  debug, info, warn, error (default info; debug logs every reconcile and its reasons)`;
+
+export interface ManagerFlags {
+  leaderElect: boolean;
+  healthProbeBindAddress: string;
+  metricsBindAddress: string;
+  namespace: string | undefined;
+  logLevel: LogLevel;
+}
+
+/** Parses the manager's flags and an operator's own; a malformed command line is a FlagError. */
+export function parseCommandLine<Extra extends ParseArgsOptionsConfig>(argv: readonly string[], extra: Extra) {
+  try {
+    return parseArgs({ args: [...argv], options: { ...MANAGER_FLAG_OPTIONS, ...extra } }).values;
+  } catch (error) {
+    throw new FlagError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+/** Validates the manager's flags; `$WATCH_NAMESPACE` stands in for --namespace. */
+export function managerFlags(
+  values: { 'leader-elect': string; 'health-probe-bind-address': string; 'metrics-bind-address': string; namespace?: string | undefined; 'log-level': string },
+  env: NodeJS.ProcessEnv,
+): ManagerFlags {
+  if (values['leader-elect'] !== 'true' && values['leader-elect'] !== 'false') throw new FlagError(`--leader-elect must be true or false, not "${values['leader-elect']}"`);
+  const logLevel = LOG_LEVELS.find((l) => l === values['log-level']);
+  if (!logLevel) throw new FlagError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not "${values['log-level']}"`);
+  return {
+    leaderElect: values['leader-elect'] === 'true',
+    healthProbeBindAddress: values['health-probe-bind-address'],
+    metricsBindAddress: values['metrics-bind-address'],
+    namespace: values.namespace ?? env.WATCH_NAMESPACE,
+    logLevel,
+  };
+}
