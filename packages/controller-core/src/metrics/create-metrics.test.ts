@@ -132,8 +132,10 @@ describe('createMetrics', () => {
     const queue = metrics.workQueue('maintpage', () => ({ depth, processingSeconds: [2, 5] }));
     let lastEvent = Date.now() - 10_000;
     const stopReporting = metrics.informers.reportLastEvent('pods', () => lastEvent);
-    // A second informer on the same resource that is staler wins: the stale watch is the one to notice.
-    metrics.informers.reportLastEvent('pods', () => Date.now() - 100_000);
+    // A second informer on the same resource that is staler wins: the stale watch is the one to notice. Its time is
+    // taken once, so the age read at scrape time is 100 s or a little more, never a millisecond under.
+    const staleEvent = Date.now() - 100_000;
+    metrics.informers.reportLastEvent('pods', () => staleEvent);
 
     let text = await metrics.registry.metrics();
     expect(text).toContain('workqueue_depth{name="maintpage",controller="maintpage",priority="0"} 1');
