@@ -47,6 +47,12 @@ interface InstanceMemory {
   /** The `Restored` verdict on the pod examined last. */
   restored?: ConditionOutcome;
   restoreBackoff: RestoreBackoff;
+  /**
+   * The pod this process labelled appReady=ok last. Until the label reaches the cache the pod still looks unexamined;
+   * examining it again would find the data just restored and replace the Restored verdict with "serves the data it
+   * already holds".
+   */
+  labelledPodUid?: string;
 }
 
 /** Deletion sets deletionTimestamp without touching the spec; the finalizer must see it. */
@@ -169,6 +175,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     if (pod === undefined) return {};
     const { memory, inputs, ctx } = request;
     const uid = pod.metadata?.uid ?? '';
+    if (memory.labelledPodUid === uid) return { serving: pod };
     const waitMs = memory.restoreBackoff.waitMs(uid, inputs, Date.now());
     if (waitMs > 0) return { retryMs: waitMs };
     const message = `examining the database of pod ${pod.metadata?.name ?? ''} before it receives traffic`;
@@ -177,6 +184,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     memory.restored = verdict.condition;
     if (!verdict.serve) return { retryMs: memory.restoreBackoff.failed(uid, inputs, Date.now()) };
     memory.restoreBackoff.succeeded(uid);
+    memory.labelledPodUid = uid;
     return { serving: pod };
   };
 
