@@ -4,7 +4,7 @@ import { ApiError } from '../client/errors.ts';
 import type { ApplyConfiguration } from '../client/kube-client.ts';
 import { defineResource, type ResourceRef } from '../client/resources.ts';
 import type { Condition } from '../conditions.ts';
-import { nextStatus, StatusWriter, type ConditionedStatus } from './status-writer.ts';
+import { nextStatus, PENDING_WRITE_TTL_MS, StatusWriter, type ConditionedStatus } from './status-writer.ts';
 
 interface Gadget extends KubernetesObject {
   status?: ConditionedStatus & { phase?: string };
@@ -95,6 +95,80 @@ describe('StatusWriter', () => {
     const client = fakeClient();
     await new StatusWriter(client, { fieldManager: 'gadget-operator' }).write(GadgetResource, gadget(), { phase: 'Running' });
     expect(client.written).toEqual([{ metadata: { namespace: 'ns', name: 'g' }, status: { phase: 'Running' } }]);
+  });
+
+  describe('a reconcile that runs before the cache shows the previous write', () => {
+    /** The object as a cache holds it: with the UID and resourceVersion the writer keys its record on. */
+    const cached = (resourceVersion: string, status?: Gadget['status']): Gadget =>
+      Object.freeze({ ...gadget(status), metadata: { namespace: 'ns', name: 'g', uid: 'uid-1', resourceVersion } });
+
+    it('does not send the same status again for the same cached version', async () => {
+      const client = fakeClient();
+      const writer = new StatusWriter(client);
+      const stale = cached('7');
+      await writer.write(GadgetResource, stale, { phase: 'Running' });
+      expect(await writer.write(GadgetResource, stale, { phase: 'Running' })).toBe(stale);
+      expect({ sent: client.written.length, writes: writer.writes, skipped: writer.skipped }).toEqual({ sent: 1, writes: 1, skipped: 1 });
+    });
+
+    it('does not send the same conditions again a second later, when only lastTransitionTime would differ', async () => {
+      const client = fakeClient();
+      const writer = new StatusWriter(client);
+      const stale = cached('7');
+      const ready = { type: 'Ready', status: 'True', reason: 'Available' } as const;
+      await writer.writeConditions(GadgetResource, stale, { conditions: [ready], now: T1 });
+      await writer.writeConditions(GadgetResource, stale, { conditions: [ready], now: T2 });
+      expect(client.written).toHaveLength(1);
+
+      // A real change on top of the unconfirmed write keeps the Ready condition's transition time from T1.
+      await writer.writeConditions(GadgetResource, stale, { conditions: [{ ...ready, message: 'reworded' }], now: T2 });
+      expect((client.written[1] as Gadget).status?.conditions?.[0]).toMatchObject({ message: 'reworded', lastTransitionTime: '2026-03-01T10:00:00Z' });
+    });
+
+    it('sends a different status at once', async () => {
+      const client = fakeClient();
+      const writer = new StatusWriter(client);
+      const stale = cached('7');
+      await writer.write(GadgetResource, stale, { phase: 'Running' });
+      await writer.write(GadgetResource, stale, { phase: 'Stopped' });
+      expect(client.written.map((obj) => (obj as Gadget).status?.phase)).toEqual(['Running', 'Stopped']);
+    });
+
+    it('writes again when the cache shows another version without that status (someone changed it)', async () => {
+      const client = fakeClient();
+      const writer = new StatusWriter(client);
+      await writer.write(GadgetResource, cached('7'), { phase: 'Running' });
+      await writer.write(GadgetResource, cached('9', { phase: 'Reset' }), { phase: 'Running' });
+      expect(client.written).toHaveLength(2);
+      expect(writer.pending).toBe(1);
+    });
+
+    it('keeps no record once the cache caught up, nor after a failed write', async () => {
+      const writer = new StatusWriter(fakeClient());
+      await writer.write(GadgetResource, cached('7'), { phase: 'Running' });
+      expect(writer.pending).toBe(1);
+      await writer.write(GadgetResource, cached('8', { phase: 'Running' }), { phase: 'Running' });
+      expect(writer.pending).toBe(0);
+
+      const refused = new ApiError({ status: 500, body: { kind: 'Status', message: 'etcdserver: request timed out' }, request: 'PATCH x' });
+      const failing = new StatusWriter(fakeClient(refused));
+      await failing.write(GadgetResource, cached('7'), { phase: 'Running' }).catch(() => undefined);
+      expect(failing.pending).toBe(0);
+    });
+
+    it(`forgets a write the cache never showed after ${String(PENDING_WRITE_TTL_MS / 60_000)} minutes`, async () => {
+      let now = 0;
+      const client = fakeClient();
+      const writer = new StatusWriter(client, { clock: () => now });
+      const stale = cached('7');
+      await writer.write(GadgetResource, stale, { phase: 'Running' });
+      now = PENDING_WRITE_TTL_MS - 1;
+      await writer.write(GadgetResource, stale, { phase: 'Running' });
+      expect(client.written).toHaveLength(1);
+      now = PENDING_WRITE_TTL_MS;
+      await writer.write(GadgetResource, stale, { phase: 'Running' });
+      expect(client.written).toHaveLength(2);
+    });
   });
 
   it('lets an API error surface, so the reconcile is retried', async () => {

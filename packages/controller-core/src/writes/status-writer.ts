@@ -7,6 +7,21 @@ import { jsonEqual } from './json-equal.ts';
 export interface StatusWriterOptions {
   /** Recorded in managedFields as the writer of `status`. Default: the server's choice (from the User-Agent). */
   fieldManager?: string;
+  /** Milliseconds since the epoch; for tests of how long a write is remembered. Default: Date.now. */
+  clock?: () => number;
+}
+
+/**
+ * How long a write is remembered while the cache does not show it. The cache normally catches up within milliseconds;
+ * the bound only keeps the record of objects that are never reconciled again (deleted, say) from growing.
+ */
+export const PENDING_WRITE_TTL_MS = 10 * 60_000;
+
+/** A status this writer sent, and the resourceVersion of the cached object it was computed from. */
+interface PendingWrite {
+  status: unknown;
+  basedOn: string;
+  at: number;
 }
 
 /** The status fields {@link StatusWriter.writeConditions} maintains; any status with conditions has them. */
@@ -57,17 +72,27 @@ export function nextStatus<S extends ConditionedStatus>(current: S | undefined, 
  * been modified" error of controller-runtime operators. The status is always computed from the cache as a whole, so
  * the last write is the right one; a change made meanwhile queues another reconcile that writes again.
  *
+ * It also remembers each status it sent until the cache shows a newer version of the object (client-go's
+ * "expectations"): a reconcile that runs in between — woken by an owned object's event that overtook the status
+ * write's own — still holds the version the write was computed from, finds the same status to write, and sends
+ * nothing instead of writing it a second time. Any other version in the cache (the write arrived, or someone else
+ * changed the object) ends the record and the status is compared as usual.
+ *
  * `writes` and `skipped` count what happened, for tests and benchmarks.
  */
 export class StatusWriter {
   readonly #client: Pick<KubeClient, 'applyStatus'>;
   readonly #fieldManager: string;
+  readonly #clock: () => number;
+  /** By object UID, oldest first. */
+  readonly #pending = new Map<string, PendingWrite>();
   #writes = 0;
   #skipped = 0;
 
   constructor(client: Pick<KubeClient, 'applyStatus'>, options: StatusWriterOptions = {}) {
     this.#client = client;
     this.#fieldManager = options.fieldManager ?? 'controller-core';
+    this.#clock = options.clock ?? Date.now;
   }
 
   /** Status writes sent to the API server, failed ones included. */
@@ -75,37 +100,77 @@ export class StatusWriter {
     return this.#writes;
   }
 
-  /** Writes not sent because the status was already as asked. */
+  /** Writes not sent because the status was already as asked, or was just sent and the cache does not show it yet. */
   get skipped(): number {
     return this.#skipped;
   }
 
+  /** Status writes sent whose result the cache may not show yet (for tests: the record stays bounded). */
+  get pending(): number {
+    return this.#pending.size;
+  }
+
   /**
    * Sets the status of `current` to `status`. Returns the object the API server stored, or `current` itself when
-   * `status` equals its status (as JSON, whatever the key order) and nothing was sent.
+   * nothing was sent: `status` equals its status (as JSON, whatever the key order), or this writer already sent
+   * exactly `status` for this version of the object.
    */
   async write<T extends KubernetesObject & { status?: unknown }>(
     ref: ResourceRef<T>,
     current: T,
     status: NonNullable<T['status']>,
   ): Promise<T> {
-    if (jsonEqual(current.status, status)) {
+    const { name, namespace, uid, resourceVersion } = current.metadata ?? {};
+    const unconfirmed = this.#unconfirmedStatus(current);
+    if (jsonEqual(current.status, status) || (unconfirmed !== undefined && jsonEqual(unconfirmed.status, status))) {
       this.#skipped++;
       return current;
     }
-    const { name, namespace } = current.metadata ?? {};
     if (name === undefined || name === '') throw new Error(`StatusWriter: the ${ref.kind} has no metadata.name`);
     this.#writes++;
     const metadata = namespace === undefined || namespace === '' ? { name } : { name, namespace };
-    return this.#client.applyStatus(ref, { metadata, status } as ApplyConfiguration<T>, { fieldManager: this.#fieldManager, force: true });
+    const stored = await this.#client.applyStatus(ref, { metadata, status } as ApplyConfiguration<T>, { fieldManager: this.#fieldManager, force: true });
+    if (uid !== undefined && resourceVersion !== undefined) {
+      // Deleted first so the entry moves to the end: the map stays ordered by time for #forgetExpired.
+      this.#pending.delete(uid);
+      this.#pending.set(uid, { status, basedOn: resourceVersion, at: this.#clock() });
+    }
+    return stored;
   }
 
-  /** Computes the status with {@link nextStatus} and {@link write}s it if it differs from the current one. */
+  /**
+   * The status this writer sent for the very version of `current` the cache holds, if the cache does not show it yet.
+   * A record for any other version is dropped: the cache has moved on, so it is the truth again.
+   */
+  #unconfirmedStatus(current: KubernetesObject): { status: unknown } | undefined {
+    this.#forgetExpired();
+    const { uid, resourceVersion } = current.metadata ?? {};
+    const pending = uid === undefined ? undefined : this.#pending.get(uid);
+    if (pending === undefined || uid === undefined) return undefined;
+    if (pending.basedOn === resourceVersion) return pending;
+    this.#pending.delete(uid);
+    return undefined;
+  }
+
+  #forgetExpired(): void {
+    const cutoff = this.#clock() - PENDING_WRITE_TTL_MS;
+    for (const [uid, { at }] of this.#pending) {
+      if (at > cutoff) break;
+      this.#pending.delete(uid);
+    }
+  }
+
+  /**
+   * Computes the status with {@link nextStatus} and {@link write}s it if it differs from the current one. The base is
+   * the status this writer just sent when the cache does not show it yet, so a condition set a moment ago keeps its
+   * `lastTransitionTime` and the same update is not sent twice.
+   */
   writeConditions<T extends KubernetesObject & { status?: ConditionedStatus }>(
     ref: ResourceRef<T>,
     current: T,
     update: StatusUpdate<NonNullable<T['status']>>,
   ): Promise<T> {
-    return this.write(ref, current, nextStatus(current.status, update));
+    const base = (this.#unconfirmedStatus(current)?.status as T['status'] | undefined) ?? current.status;
+    return this.write(ref, current, nextStatus(base, update));
   }
 }
