@@ -75,6 +75,8 @@ export {
 
 export { KubeClient, type ApplyConfiguration, type ApplyOptions, type DeleteOptions, type JsonPatchOperation, type KubeClientOptions, type ListOptions, type ObjectList, type Patch, type WatchOptions as ClientWatchOptions, type WriteOptions } from './client/kube-client.ts';
 export { resourcePath } from './client/resource-path.ts';
+export { loadClusterAuth, type LoadOptions as ClusterAuthLoadOptions } from './client/kubeconfig/load-cluster-auth.ts';
+export type { AuthHeaders, ClusterAuth } from './client/kubeconfig/cluster-auth.ts';
 export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, isTooManyRequests, isUnauthorized, type StatusBody, type StatusReason } from './client/errors.ts';
 export { Resources, apiVersionOf, defineResource, groupResourceOf, type ObjectOf, type Plain, type ResourceRef } from './client/resources.ts';
 export { RETRY_AFTER_LIMITS, retryOnConflict, type RetryOnConflictOptions } from './client/retry.ts';

@@ -3,7 +3,9 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { ObjectKey } from '../objects/object-key.ts';
 import { ApiError, isGone, isNotFound } from './errors.ts';
-import { KubeConfigAuth } from './kubeconfig-auth.ts';
+import type { ClusterAuth } from './kubeconfig/cluster-auth.ts';
+import { loadClusterAuth, type LoadOptions } from './kubeconfig/load-cluster-auth.ts';
+import { KubeConfigAuth, type ClusterTls } from './kubeconfig-auth.ts';
 import { resourcePath } from './resource-path.ts';
 import { apiVersionOf, type ResourceRef } from './resources.ts';
 import type { RequestCounts, RequestVerb, RestClientMetricsSink } from './rest-metrics.ts';
@@ -116,42 +118,49 @@ interface ListBody<T> {
 
 /**
  * A Kubernetes REST client without generated code: resources are described by a {@link ResourceRef}. HTTP goes through
- * one keep-alive undici Agent per client with TLS verification always on; credentials come from the kubeconfig through
- * client-node and are refreshed for rotated tokens. Client-side rate limiting is off, as in controller-runtime: the
- * API server's Priority & Fairness answers 429 with Retry-After, which the client honours (see `retry.ts`).
+ * one keep-alive undici Agent per client with TLS verification always on; credentials come from the kubeconfig or the
+ * in-cluster ServiceAccount (see `kubeconfig/`) and are refreshed for rotated tokens. Client-side rate limiting is off,
+ * as in controller-runtime: the API server's Priority & Fairness answers 429 with Retry-After, which the client
+ * honours (see `retry.ts`).
  */
 export class KubeClient {
   readonly server: string;
-  readonly #auth: KubeConfigAuth;
-  readonly #agent: Agent;
+  readonly #auth: ClusterAuth;
+  /** The connection pool, and the TLS material it was built with. */
+  #agent: Agent;
+  #agentTls: ClusterTls;
+  /** Pools replaced after a certificate renewal, closing as their last requests end. */
+  readonly #retiredAgents = new Set<Agent>();
   readonly #host: string;
   readonly #metrics: RestClientMetricsSink | undefined;
   readonly #userAgent: string;
   readonly #counts: RequestCounts = { get: 0, list: 0, watch: 0, create: 0, update: 0, patch: 0, apply: 0, delete: 0, raw: 0 };
 
-  private constructor(auth: KubeConfigAuth, options: KubeClientOptions) {
+  private constructor(auth: ClusterAuth, options: KubeClientOptions) {
     this.#auth = auth;
     this.server = auth.server;
     this.#host = new URL(auth.server).host;
     this.#metrics = options.metrics;
     this.#userAgent = options.userAgent ?? 'controller-core';
-    this.#agent = new Agent({
-      connect: {
-        // Only what the kubeconfig gives: an explicit `ca: undefined` would replace Node's default CAs with none.
-        ...(auth.tls.ca === undefined ? {} : { ca: auth.tls.ca }),
-        ...(auth.tls.cert === undefined ? {} : { cert: auth.tls.cert }),
-        ...(auth.tls.key === undefined ? {} : { key: auth.tls.key }),
-        ...(auth.tls.servername === undefined ? {} : { servername: auth.tls.servername }),
-        rejectUnauthorized: true,
-      },
-      // HTTP/1.1: every watch has its own connection, so one dead connection stalls one watch (which its watchdog
-      // restarts), not every request multiplexed on a shared HTTP/2 session.
-      allowH2: false,
-      keepAliveTimeout: 30_000,
-    });
+    this.#agentTls = auth.tls;
+    this.#agent = agentFor(auth.tls);
   }
 
-  /** A client for the kubeconfig's current context, e.g. after `kc.loadFromDefault()`. */
+  /**
+   * A client for the default configuration, in controller-runtime's order: `kubeconfig` if given, else the KUBECONFIG
+   * list, else the in-cluster ServiceAccount, else ~/.kube/config.
+   */
+  static async load(options: KubeClientOptions & Pick<LoadOptions, 'kubeconfig' | 'context'> = {}): Promise<KubeClient> {
+    const { kubeconfig, context, ...clientOptions } = options;
+    return new KubeClient(await loadClusterAuth({ kubeconfig, context }), clientOptions);
+  }
+
+  /** A client for credentials loaded with {@link loadClusterAuth} (with options `load` does not pass, e.g. `env`). */
+  static fromClusterAuth(auth: ClusterAuth, options: KubeClientOptions = {}): KubeClient {
+    return new KubeClient(auth, options);
+  }
+
+  /** A client for a client-node KubeConfig's current context, e.g. one a test or a tool has already loaded. */
   static async fromKubeConfig(kubeConfig: KubeConfig, options: KubeClientOptions = {}): Promise<KubeClient> {
     return new KubeClient(await KubeConfigAuth.load(kubeConfig), options);
   }
@@ -340,7 +349,22 @@ export class KubeClient {
 
   /** Closes every connection, open watches included. Stop informers first; the client is unusable afterwards. */
   async close(): Promise<void> {
-    await this.#agent.destroy();
+    await Promise.all([this.#agent, ...this.#retiredAgents].map((agent) => agent.destroy()));
+  }
+
+  /**
+   * The connection pool for the current TLS material. An exec plugin that hands out a new client certificate changes
+   * it: new requests then go through a new pool, and the old one closes once its requests (watches too) have ended.
+   */
+  #dispatcher(): Agent {
+    if (this.#auth.tls !== this.#agentTls) {
+      const previous = this.#agent;
+      this.#agentTls = this.#auth.tls;
+      this.#agent = agentFor(this.#agentTls);
+      this.#retiredAgents.add(previous);
+      void previous.close().finally(() => this.#retiredAgents.delete(previous));
+    }
+    return this.#agent;
   }
 
   async #json<R>(call: Call): Promise<R> {
@@ -362,10 +386,12 @@ export class KubeClient {
       let response: Dispatcher.ResponseData;
       let text: string;
       try {
+        // Headers first: reading credentials may renew the client certificate that picks the connection pool.
+        const headers = await this.#headers(call);
         response = await request(url, {
           method: call.method,
-          dispatcher: this.#agent,
-          headers: await this.#headers(call),
+          dispatcher: this.#dispatcher(),
+          headers,
           body: call.body === undefined ? null : JSON.stringify(call.body),
           signal: call.signal ?? null,
           headersTimeout: REQUEST_TIMEOUT_MS,
@@ -403,8 +429,8 @@ export class KubeClient {
     }
   }
 
-  async #headers(call: Call): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { ...(await this.#auth.headers()), accept: 'application/json', 'user-agent': this.#userAgent };
+  async #headers(call: Call): Promise<Record<string, string | string[]>> {
+    const headers: Record<string, string | string[]> = { ...(await this.#auth.headers()), accept: 'application/json', 'user-agent': this.#userAgent };
     if (call.body !== undefined) headers['content-type'] = call.contentType ?? 'application/json';
     return headers;
   }
@@ -466,4 +492,23 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** One keep-alive pool to the API server, verifying its certificate against the configured CA (or Node's). */
+function agentFor(tls: ClusterTls): Agent {
+  return new Agent({
+    connect: {
+      // Only what the configuration gives: an explicit `ca: undefined` would replace Node's default CAs with none.
+      ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+      ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+      ...(tls.key === undefined ? {} : { key: tls.key }),
+      ...(tls.servername === undefined ? {} : { servername: tls.servername }),
+      rejectUnauthorized: true,
+    },
+    // HTTP/1.1: every watch has its own connection, so one dead connection stalls one watch (which its watchdog
+    // restarts), not every request multiplexed on a shared HTTP/2 session. It also sends a list-valued header
+    // (Impersonate-Group) as one line per value, which the API server needs; undici's HTTP/2 joins them with commas.
+    allowH2: false,
+    keepAliveTimeout: 30_000,
+  });
 }

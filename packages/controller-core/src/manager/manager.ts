@@ -1,4 +1,4 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient } from '../client/kube-client.ts';
@@ -17,7 +17,12 @@ import { ProbeServer, type Check } from './probe-server.ts';
 export interface ManagerOptions {
   /** Names the field manager, the leader-election lease and log lines, e.g. `maintpage-operator`. */
   name: string;
-  /** Default: loaded from KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount. */
+  /**
+   * A kubeconfig file, as controller-runtime's `--kubeconfig`. Default: the KUBECONFIG list, else the in-cluster
+   * ServiceAccount, else ~/.kube/config.
+   */
+  kubeconfig?: string;
+  /** A client-node KubeConfig already loaded (tests, tools); takes precedence over `kubeconfig`. */
   kubeConfig?: KubeConfig;
   /** Limit every informer to one namespace (default: all namespaces). */
   namespace?: string;
@@ -83,12 +88,11 @@ export class Manager implements ControllerHost {
   static async create(options: ManagerOptions): Promise<Manager> {
     const logger = options.logger ?? createLogger({ name: options.name });
     const metrics = createMetrics(options.registry ?? new Registry());
-    let kubeConfig = options.kubeConfig;
-    if (!kubeConfig) {
-      kubeConfig = new KubeConfig();
-      kubeConfig.loadFromDefault();
-    }
-    const client = await KubeClient.fromKubeConfig(kubeConfig, { metrics: restMetricsSink(metrics), userAgent: options.name });
+    const clientOptions = { metrics: restMetricsSink(metrics), userAgent: options.name };
+    const client =
+      options.kubeConfig === undefined
+        ? await KubeClient.load({ ...clientOptions, kubeconfig: options.kubeconfig })
+        : await KubeClient.fromKubeConfig(options.kubeConfig, clientOptions);
     return new Manager(options, client, metrics, logger);
   }
 
