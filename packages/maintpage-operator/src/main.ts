@@ -22,6 +22,7 @@ const manager = await Manager.create({
   name: 'maintpage-operator',
   logger,
   ...(flags.namespace ? { namespace: flags.namespace } : {}),
+  ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
   leaderElection: { enabled: flags.leaderElect },
   healthProbeBindAddress: flags.healthProbeBindAddress,
   metricsBindAddress: flags.metricsBindAddress,

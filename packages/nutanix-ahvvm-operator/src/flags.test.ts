@@ -7,6 +7,7 @@ test('defaults, and the environment standing in for --namespace', () => {
     healthProbeBindAddress: ':8081',
     metricsBindAddress: ':8080',
     namespace: 'vms',
+    kubeconfig: undefined,
     maxConcurrentReconciles: 10,
     prismMaxConcurrentRequests: 8,
     driftCheckIntervalMs: 60_000,

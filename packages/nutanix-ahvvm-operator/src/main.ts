@@ -25,6 +25,7 @@ const manager = await Manager.create({
   name: 'nutanix-ahvvm-operator',
   logger,
   ...(flags.namespace ? { namespace: flags.namespace } : {}),
+  ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
   leaderElection: { enabled: flags.leaderElect },
   healthProbeBindAddress: flags.healthProbeBindAddress,
   metricsBindAddress: flags.metricsBindAddress,

@@ -3,7 +3,8 @@ import { FlagError, managerFlags, parseCommandLine } from './manager-flags.ts';
 
 test('the manager flags have controller-runtime defaults, and $WATCH_NAMESPACE stands in for --namespace', () => {
   const values = parseCommandLine([], {});
-  expect(managerFlags(values, { WATCH_NAMESPACE: 'shop' })).toEqual({ leaderElect: true, healthProbeBindAddress: ':8081', metricsBindAddress: ':8080', namespace: 'shop', logLevel: 'info' });
+  expect(managerFlags(values, { WATCH_NAMESPACE: 'shop' })).toEqual({ leaderElect: true, healthProbeBindAddress: ':8081', metricsBindAddress: ':8080', namespace: 'shop', kubeconfig: undefined, logLevel: 'info' });
+  expect(managerFlags(parseCommandLine(['--kubeconfig=/etc/ops/cluster.yaml'], {}), {}).kubeconfig).toBe('/etc/ops/cluster.yaml');
   expect(parseCommandLine(['--help', '--extra=x'], { extra: { type: 'string' } })).toMatchObject({ help: true, extra: 'x' });
 });
 

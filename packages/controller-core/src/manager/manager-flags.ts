@@ -12,6 +12,7 @@ export const MANAGER_FLAG_OPTIONS = {
   'health-probe-bind-address': { type: 'string', default: ':8081' },
   'metrics-bind-address': { type: 'string', default: ':8080' },
   namespace: { type: 'string' },
+  kubeconfig: { type: 'string' },
   'log-level': { type: 'string', default: 'info' },
   help: { type: 'boolean', default: false },
 } as const satisfies ParseArgsOptionsConfig;
@@ -21,6 +22,7 @@ export const MANAGER_FLAG_USAGE = `  --leader-elect=true|false          run cont
   --health-probe-bind-address=ADDR   /healthz and /readyz (default :8081)
   --metrics-bind-address=ADDR        /metrics and /debug/queue (default :8080; 0 disables)
   --namespace=NS                     watch only this namespace (default all; or $WATCH_NAMESPACE)
+  --kubeconfig=FILE                  the cluster to manage (default $KUBECONFIG, else in-cluster, else ~/.kube/config)
   --log-level=LEVEL                  debug, info, warn, error (default info; debug logs every reconcile and its reasons)`;
 
 export interface ManagerFlags {
@@ -28,6 +30,8 @@ export interface ManagerFlags {
   healthProbeBindAddress: string;
   metricsBindAddress: string;
   namespace: string | undefined;
+  /** Undefined: the default loading order (KUBECONFIG, in-cluster, ~/.kube/config). */
+  kubeconfig: string | undefined;
   logLevel: LogLevel;
 }
 
@@ -42,7 +46,14 @@ export function parseCommandLine<Extra extends ParseArgsOptionsConfig>(argv: rea
 
 /** Validates the manager's flags; `$WATCH_NAMESPACE` stands in for --namespace. */
 export function managerFlags(
-  values: { 'leader-elect': string; 'health-probe-bind-address': string; 'metrics-bind-address': string; namespace?: string | undefined; 'log-level': string },
+  values: {
+    'leader-elect': string;
+    'health-probe-bind-address': string;
+    'metrics-bind-address': string;
+    namespace?: string | undefined;
+    kubeconfig?: string | undefined;
+    'log-level': string;
+  },
   env: NodeJS.ProcessEnv,
 ): ManagerFlags {
   if (values['leader-elect'] !== 'true' && values['leader-elect'] !== 'false') throw new FlagError(`--leader-elect must be true or false, not "${values['leader-elect']}"`);
@@ -53,6 +64,7 @@ export function managerFlags(
     healthProbeBindAddress: values['health-probe-bind-address'],
     metricsBindAddress: values['metrics-bind-address'],
     namespace: values.namespace ?? env.WATCH_NAMESPACE,
+    kubeconfig: values.kubeconfig === '' ? undefined : values.kubeconfig,
     logLevel,
   };
 }
