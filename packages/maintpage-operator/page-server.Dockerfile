@@ -22,5 +22,6 @@ WORKDIR /app
 COPY --from=build /out /app
 USER 65532:65532
 ENV NODE_ENV=production
-# The image's entrypoint is node: exec form, so SIGTERM reaches the process, which shuts down gracefully.
-CMD ["packages/maintpage-operator/dist/page-server/main.js"]
+# Exec form, so SIGTERM reaches the process, which shuts down gracefully. The server itself is the entry point, so the
+# args the operator gives the container are its flags (args replace CMD, never ENTRYPOINT).
+ENTRYPOINT ["/nodejs/bin/node", "packages/maintpage-operator/dist/page-server/main.js"]

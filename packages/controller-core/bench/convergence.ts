@@ -6,7 +6,7 @@ import {
   objectKey,
   type Manager,
 } from '@k8s-operators/controller-core';
-import { WidgetRef } from './widget-resource.ts';
+import { WidgetRef } from './widget-ref.ts';
 
 /**
  * Watches the controller's own caches for the end state: every Widget `Ready=True` and every Widget's ConfigMap

@@ -1,37 +1,40 @@
 // The `core` benchmark: `npm run bench -- core [--objects N] [--idle-seconds S] [--workers W]`.
 //
 // On a local control plane, N Widgets are created in bulk (by another process), then one controller built on
-// controller-core's Manager converges them: each gets an owned ConfigMap (server-side apply) and Ready=True. Measured
-// from manager start until every Widget is Ready and every ConfigMap exists, as the controller's own caches show it,
-// then over an idle window. Prints progress, the figures beside the issue's targets and, as the last line, one JSON
+// controller-core's Manager converges them: each gets an owned ConfigMap (server-side apply) and Ready=True. The
+// controller is a process of its own (widget-operator.ts, compiled to JavaScript and started with the images' Node
+// flags), so its memory and CPU are an operator's alone. Measured from manager start until every Widget is Ready and
+// every ConfigMap exists, as the controller's own caches show it, then over an idle window. Prints progress, the figures beside the issue's targets and, as the last line, one JSON
 // object. It never fails on a number.
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, promisify } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
 import { ControlPlane, waitFor } from '@k8s-operators/testkit';
-import { KubeClient, Manager, Resources, createLogger, crdManifest, isStatusConditionTrue } from '@k8s-operators/controller-core';
-import { Convergence } from './convergence.ts';
-import { printTargets, requestsBetween, totalRequests, watchRestarts, writeRequests } from './figures.ts';
-import { MemorySampler, cpuSecondsSince, processCpuSeconds } from './process-usage.ts';
-import { registerWidgetController } from './widget-controller.ts';
-import { WidgetRef, WidgetResource } from './widget-resource.ts';
+import { KubeClient, Resources, crdManifest, isStatusConditionTrue } from '@k8s-operators/controller-core';
+import { printTargets, totalRequests, writeRequests } from './figures.ts';
+import { OPERATOR_NODE_FLAGS } from './operator-node-flags.ts';
+import { processCpuSeconds } from './process-usage.ts';
+import type { OperatorReport } from './widget-operator.ts';
+import { WidgetRef } from './widget-ref.ts';
+import { WidgetResource } from './widget-resource.ts';
 
 const NAMESPACE = 'bench';
 /** Creates in flight during the bulk import. */
 const CREATE_CONCURRENCY = 32;
-const MEMORY_SAMPLE_INTERVAL_MS = 100;
-const PROGRESS_INTERVAL_MS = 5_000;
-const FLAGS_HELP = 'flags: --objects N (default 2000), --idle-seconds S (default 60), --workers W (default 4)';
+const FLAGS_HELP =
+  'flags: --objects N (default 2000), --idle-seconds S (default 60), --workers W (default 4), ' +
+  `--node-flags="F" (the controller process's Node flags; default the images': "${OPERATOR_NODE_FLAGS.join(' ')}")`;
 
 interface Flags {
   objects: number;
   idleSeconds: number;
   /** maxConcurrentReconciles: 4, a common operator setting (controller-runtime's default is 1). */
   workers: number;
+  /** Node flags for the controller process. */
+  nodeFlags: readonly string[];
 }
 
 function parseFlags(args: string[]): Flags {
@@ -41,6 +44,7 @@ function parseFlags(args: string[]): Flags {
       objects: { type: 'string', default: '2000' },
       'idle-seconds': { type: 'string', default: '60' },
       workers: { type: 'string', default: '4' },
+      'node-flags': { type: 'string' },
     },
   });
   const integer = (flag: string, value: string, min: number): number => {
@@ -52,6 +56,7 @@ function parseFlags(args: string[]): Flags {
     objects: integer('objects', values.objects, 1),
     idleSeconds: integer('idle-seconds', values['idle-seconds'], 0),
     workers: integer('workers', values.workers, 1),
+    nodeFlags: values['node-flags'] === undefined ? OPERATOR_NODE_FLAGS : values['node-flags'].split(' ').filter((flag) => flag !== ''),
   };
 }
 
@@ -84,95 +89,113 @@ async function importWidgets(kubeconfig: string, count: number): Promise<void> {
   await promisify(execFile)(process.execPath, [...conditions, script, kubeconfig, NAMESPACE, String(count), String(CREATE_CONCURRENCY)]);
 }
 
-/** Runs the controller from manager start through convergence and the idle window; returns the figures. */
-async function measure(controlPlane: ControlPlane, kubeConfig: KubeConfig, flags: Flags): Promise<Record<string, unknown>> {
+/**
+ * Compiles the controller process to JavaScript: controller-core's dist (through nx, cached) and widget-operator.ts.
+ * Running TypeScript through Node's type stripping would load a compiler into the process and add ~25 MiB that no
+ * image carries.
+ */
+async function compileOperator(): Promise<string> {
+  const repo = join(import.meta.dirname, '../../..');
+  const run = promisify(execFile);
+  await run(process.execPath, [join(repo, 'node_modules/nx/dist/bin/nx.js'), 'run', 'controller-core:build'], { cwd: repo });
+  await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(import.meta.dirname, 'tsconfig.operator.json')], { cwd: repo });
+  return join(import.meta.dirname, 'dist/widget-operator.js');
+}
+
+/** A message of the given type from the controller process, or an error if it exits first. */
+function nextReport<K extends OperatorReport['type']>(child: ChildProcess, type: K): Promise<Extract<OperatorReport, { type: K }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: OperatorReport): void => {
+      if (message.type !== type) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(message as Extract<OperatorReport, { type: K }>);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+      child.off('message', onMessage);
+      reject(new Error(`the controller process exited (${signal ?? `code ${String(code)}`}) before reporting '${type}'`));
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** Peak resident set of a process so far, in MiB: the kernel's high-water mark, not a sample. */
+async function peakRssMib(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${String(pid)}/status`, 'utf8');
+  const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kib === undefined) throw new Error(`/proc/${String(pid)}/status has no VmHWM line`);
+  return Number(kib) / 1024;
+}
+
+/** Runs the controller process from manager start through convergence and the idle window; returns the figures. */
+async function measure(controlPlane: ControlPlane, operatorScript: string, flags: Flags): Promise<Record<string, unknown>> {
   const { apiServer: apiServerPid, etcd: etcdPid } = controlPlane.processIds();
   if (apiServerPid === undefined || etcdPid === undefined) throw new Error('the control plane reports no kube-apiserver or etcd PID');
-  const manager = await Manager.create({
-    name: 'core-bench',
-    kubeConfig,
-    namespace: NAMESPACE,
-    leaderElection: { enabled: false },
-    healthProbeBindAddress: '0',
-    metricsBindAddress: '0',
-    logger: createLogger({ level: 'silent' }),
+  const child = fork(operatorScript, [NAMESPACE, String(flags.objects), String(flags.workers)], {
+    execPath: process.execPath,
+    execArgv: [...flags.nodeFlags],
+    env: { ...process.env, KUBECONFIG: controlPlane.adminKubeconfig },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const counts = registerWidgetController(manager, flags.workers);
-  const convergence = new Convergence(manager, flags.objects);
-
-  const memory = new MemorySampler();
-  const rssAtStartMib = process.memoryUsage.rss() / 2 ** 20;
-  const requestsAtStart = manager.client.requestCounts();
-  const cpuAtStart = process.cpuUsage();
-  const [apiServerCpuAtStart, etcdCpuAtStart] = await Promise.all([processCpuSeconds(apiServerPid), processCpuSeconds(etcdPid)]);
-  const started = performance.now();
-  memory.start(MEMORY_SAMPLE_INTERVAL_MS);
-  const running = manager.start();
-  console.log(`manager started with ${String(flags.workers)} workers; waiting for every Widget to be Ready`);
-  const progress = setInterval(() => {
-    const seconds = ((performance.now() - started) / 1000).toFixed(0);
-    console.log(`  ${seconds} s: ${String(convergence.ready)} Ready, ${String(convergence.configMaps)} ConfigMaps, ${String(counts.reconciles)} reconciles`);
-  }, PROGRESS_INTERVAL_MS);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
-    await Promise.race([
-      convergence.reached,
-      running.then(() => Promise.reject(new Error('the manager stopped before every Widget was Ready'))),
+    const started = await nextReport(child, 'started');
+    const [apiServerCpuAtStart, etcdCpuAtStart] = await Promise.all([processCpuSeconds(apiServerPid), processCpuSeconds(etcdPid)]);
+    console.log(`manager started with ${String(flags.workers)} workers; waiting for every Widget to be Ready`);
+    const converged = await nextReport(child, 'converged');
+    const [apiServerCpuSeconds, etcdCpuSeconds] = await Promise.all([
+      processCpuSeconds(apiServerPid).then((seconds) => seconds - apiServerCpuAtStart),
+      processCpuSeconds(etcdPid).then((seconds) => seconds - etcdCpuAtStart),
     ]);
+    const { requests, reconciles } = converged;
+    console.log(`converged after ${converged.seconds.toFixed(1)} s: ${String(reconciles)} reconciles, ${String(totalRequests(requests))} API requests`);
+
+    console.log(`idle for ${String(flags.idleSeconds)} s, counting the controller's API requests`);
+    await sleep(flags.idleSeconds * 1000);
+    const idleReport = nextReport(child, 'idle');
+    child.send('report');
+    const idle = await idleReport;
+    const rssMibPeak = await peakRssMib(child.pid ?? 0);
+    console.log(`idle window over: ${String(totalRequests(idle.requests))} requests, ${String(idle.reconciles)} reconciles`);
+    child.send('stop');
+    const code = await exited;
+    if (code !== 0) throw new Error(`the controller process exited with code ${String(code)}`);
+
+    printTargets({
+      objects: flags.objects,
+      writesAtConvergence: writeRequests(requests),
+      idleWrites: writeRequests(idle.requests),
+      rssMibPeak,
+      controllerCpuSeconds: converged.cpuSeconds,
+      apiServerCpuSeconds,
+    });
+    const round = (n: number, digits: number): number => Number(n.toFixed(digits));
+    return {
+      objects: flags.objects,
+      workers: flags.workers,
+      seconds_to_all_ready: round(converged.seconds, 2),
+      reconciles,
+      reconcile_errors: converged.errors,
+      api_requests_by_verb: requests,
+      writes_per_object: round(writeRequests(requests) / flags.objects, 4),
+      configmap_applies: converged.configMapApplies,
+      status_writes: converged.statusWrites,
+      idle_seconds: flags.idleSeconds,
+      idle_api_requests_per_min: flags.idleSeconds === 0 ? null : round((totalRequests(idle.requests) * 60) / flags.idleSeconds, 2),
+      idle_api_requests_by_verb: idle.requests,
+      idle_reconciles: idle.reconciles,
+      watch_restarts: idle.watchRestarts,
+      controller_cpu_seconds: round(converged.cpuSeconds, 2),
+      apiserver_cpu_seconds: round(apiServerCpuSeconds, 2),
+      etcd_cpu_seconds: round(etcdCpuSeconds, 2),
+      controller_node_flags: flags.nodeFlags.join(' '),
+      rss_mib_at_start: round(started.rssMib, 1),
+      rss_mib_peak: round(rssMibPeak, 1),
+    };
   } finally {
-    clearInterval(progress);
+    if (child.exitCode === null) child.kill('SIGKILL');
   }
-  const secondsToAllReady = (performance.now() - started) / 1000;
-  const controllerCpuSeconds = cpuSecondsSince(cpuAtStart);
-  const [apiServerCpuSeconds, etcdCpuSeconds] = await Promise.all([
-    processCpuSeconds(apiServerPid).then((seconds) => seconds - apiServerCpuAtStart),
-    processCpuSeconds(etcdPid).then((seconds) => seconds - etcdCpuAtStart),
-  ]);
-  const requestsAtConvergence = manager.client.requestCounts();
-  const requests = requestsBetween(requestsAtStart, requestsAtConvergence);
-  const reconciles = counts.reconciles;
-  const writesByKind = { configmap_applies: counts.configMapApplies, status_writes: counts.statusWrites };
-  console.log(`converged after ${secondsToAllReady.toFixed(1)} s: ${String(reconciles)} reconciles, ${String(totalRequests(requests))} API requests`);
-
-  console.log(`idle for ${String(flags.idleSeconds)} s, counting the controller's API requests`);
-  await sleep(flags.idleSeconds * 1000);
-  const idleRequests = requestsBetween(requestsAtConvergence, manager.client.requestCounts());
-  const idleReconciles = counts.reconciles - reconciles;
-  const memoryPeaks = memory.stop();
-  const restarts = watchRestarts(manager.informers.informers());
-  console.log(`idle window over: ${String(totalRequests(idleRequests))} requests, ${String(idleReconciles)} reconciles`);
-  manager.stop();
-  await running;
-
-  printTargets({
-    objects: flags.objects,
-    writesAtConvergence: writeRequests(requests),
-    idleWrites: writeRequests(idleRequests),
-    rssMibPeak: memoryPeaks.rssMib,
-    controllerCpuSeconds,
-    apiServerCpuSeconds,
-  });
-  const round = (n: number, digits: number): number => Number(n.toFixed(digits));
-  return {
-    objects: flags.objects,
-    workers: flags.workers,
-    seconds_to_all_ready: round(secondsToAllReady, 2),
-    reconciles,
-    reconcile_errors: counts.errors,
-    api_requests_by_verb: requests,
-    writes_per_object: round(writeRequests(requests) / flags.objects, 4),
-    ...writesByKind,
-    idle_seconds: flags.idleSeconds,
-    idle_api_requests_per_min: flags.idleSeconds === 0 ? null : round((totalRequests(idleRequests) * 60) / flags.idleSeconds, 2),
-    idle_api_requests_by_verb: idleRequests,
-    idle_reconciles: idleReconciles,
-    watch_restarts: restarts,
-    controller_cpu_seconds: round(controllerCpuSeconds, 2),
-    apiserver_cpu_seconds: round(apiServerCpuSeconds, 2),
-    etcd_cpu_seconds: round(etcdCpuSeconds, 2),
-    rss_mib_at_start: round(rssAtStartMib, 1),
-    rss_mib_peak: round(memoryPeaks.rssMib, 1),
-    v8_heap_total_mib_peak: round(memoryPeaks.heapTotalMib, 1),
-  };
 }
 
 /** After every measurement, with the set-up client, so checking costs the controller nothing. */
@@ -185,6 +208,8 @@ async function verify(client: KubeClient): Promise<void> {
 }
 
 async function main(flags: Flags): Promise<Record<string, unknown>> {
+  console.log('compiling the controller process');
+  const operatorScript = await compileOperator();
   const dir = await mkdtemp(join(tmpdir(), 'core-bench-'));
   const controlPlane = await ControlPlane.start({ dir });
   // Ctrl-C: leave no control plane and no data directory behind.
@@ -193,10 +218,8 @@ async function main(flags: Flags): Promise<Record<string, unknown>> {
   });
   try {
     console.log(`control plane up at ${controlPlane.url} (data in ${dir})`);
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(controlPlane.adminKubeconfig);
     // Set-up and the bulk import use their own clients: the controller's request counts are the controller's alone.
-    const setup = await KubeClient.fromKubeConfig(kubeConfig, { userAgent: 'core-bench-setup' });
+    const setup = await KubeClient.load({ kubeconfig: controlPlane.adminKubeconfig, userAgent: 'core-bench-setup' });
     await setup.create(Resources.Namespace, { metadata: { name: NAMESPACE } });
     await installWidgetCrd(setup);
     const importStarted = performance.now();
@@ -204,7 +227,7 @@ async function main(flags: Flags): Promise<Record<string, unknown>> {
     const importSeconds = (performance.now() - importStarted) / 1000;
     console.log(`created ${String(flags.objects)} Widgets in ${importSeconds.toFixed(1)} s (${String(CREATE_CONCURRENCY)} in flight)`);
 
-    const figures = await measure(controlPlane, kubeConfig, flags);
+    const figures = await measure(controlPlane, operatorScript, flags);
     await verify(setup);
     await setup.close();
     return { ...figures, bulk_create_seconds: Number(importSeconds.toFixed(2)) };

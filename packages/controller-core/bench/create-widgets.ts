@@ -2,9 +2,9 @@
 // and CPU that creating them takes never count as the controller's.
 //
 //   node --conditions=source create-widgets.ts <kubeconfig> <namespace> <count> <in-flight>
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '@k8s-operators/controller-core';
-import { WidgetRef, WidgetResource } from './widget-resource.ts';
+import { WidgetRef } from './widget-ref.ts';
+import { WidgetResource } from './widget-resource.ts';
 
 const [kubeconfigPath = '', namespace = '', countArg = '', inFlightArg = ''] = process.argv.slice(2);
 const count = Number(countArg);
@@ -14,9 +14,7 @@ if (kubeconfigPath === '' || namespace === '' || !Number.isInteger(count) || !Nu
   process.exit(2);
 }
 
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromFile(kubeconfigPath);
-const client = await KubeClient.fromKubeConfig(kubeConfig, { userAgent: 'core-bench-import' });
+const client = await KubeClient.load({ kubeconfig: kubeconfigPath, userAgent: 'core-bench-import' });
 let next = 0;
 const worker = async (): Promise<void> => {
   while (next < count) {

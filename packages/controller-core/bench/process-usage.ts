@@ -12,39 +12,3 @@ export async function processCpuSeconds(pid: number): Promise<number> {
   const stime = Number(fields[15 - 3]);
   return (utime + stime) / USER_HZ;
 }
-
-/** This process's CPU seconds (user + system) since `since`, a `process.cpuUsage()` reading. */
-export function cpuSecondsSince(since: NodeJS.CpuUsage): number {
-  const { user, system } = process.cpuUsage(since);
-  return (user + system) / 1e6;
-}
-
-/** Samples this process's memory on a timer and keeps the peaks, in MiB. */
-export class MemorySampler {
-  #rssPeak = 0;
-  #heapTotalPeak = 0;
-  #timer: NodeJS.Timeout | undefined;
-
-  start(intervalMs: number): void {
-    this.#sample();
-    this.#timer = setInterval(() => {
-      this.#sample();
-    }, intervalMs);
-  }
-
-  /**
-   * Stops sampling (after one last sample). `rss` is the resident set; `heapTotal` is what V8 has reserved for its heap,
-   * young generation included, the part of `rss` that grows with allocation rate rather than with live data.
-   */
-  stop(): { rssMib: number; heapTotalMib: number } {
-    clearInterval(this.#timer);
-    this.#sample();
-    return { rssMib: this.#rssPeak / 2 ** 20, heapTotalMib: this.#heapTotalPeak / 2 ** 20 };
-  }
-
-  #sample(): void {
-    const { rss, heapTotal } = process.memoryUsage();
-    this.#rssPeak = Math.max(this.#rssPeak, rss);
-    this.#heapTotalPeak = Math.max(this.#heapTotalPeak, heapTotal);
-  }
-}

@@ -7,7 +7,8 @@ import {
   type Manager,
   type ObjectOf,
 } from '@k8s-operators/controller-core';
-import { WidgetRef, type Widget } from './widget-resource.ts';
+import { WidgetRef } from './widget-ref.ts';
+import type { Widget } from './widget-resource.ts';
 
 type ConfigMap = ObjectOf<typeof Resources.ConfigMap>;
 

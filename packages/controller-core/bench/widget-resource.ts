@@ -1,15 +1,16 @@
 import { Type } from 'typebox';
-import { conditionsSchema, customResourceRef, defineCustomResource, type CustomResource } from '@k8s-operators/controller-core';
+import { conditionsSchema, defineCustomResource, type CustomResource } from '@k8s-operators/controller-core';
+import { WIDGET } from './widget-ref.ts';
 
 /** The benchmark's custom resource: a small spec the controller copies into an owned ConfigMap. */
 export const WidgetResource = defineCustomResource({
-  group: 'bench.k8s-operators.io',
-  kind: 'Widget',
-  plural: 'widgets',
+  group: WIDGET.group,
+  kind: WIDGET.kind,
+  plural: WIDGET.plural,
   scope: 'Namespaced',
   versions: [
     {
-      name: 'v1',
+      name: WIDGET.version,
       spec: Type.Object({ size: Type.Integer({ minimum: 0 }), color: Type.String() }),
       status: Type.Object({
         observedGeneration: Type.Optional(Type.Integer()),
@@ -20,5 +21,3 @@ export const WidgetResource = defineCustomResource({
 });
 
 export type Widget = CustomResource<typeof WidgetResource>;
-
-export const WidgetRef = customResourceRef(WidgetResource);

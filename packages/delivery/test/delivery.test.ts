@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ControlPlane, REPOSITORY_ROOT, resolveBinaries } from '@k8s-operators/testkit';
+import { DEPLOYMENT_NODE_OPTIONS, IMAGE_NODE_FLAGS } from '../../controller-core/bench/operator-node-flags.ts';
 
 const run = promisify(execFile);
 const OPERATORS = ['maintpage-operator', 'postgresql-operator', 'nutanix-ahvvm-operator'] as const;
@@ -44,18 +45,57 @@ test('every action is pinned by commit SHA and every workflow starts from no per
   }
 });
 
+/** The exec-form ENTRYPOINT of a Dockerfile's last stage, or undefined. */
+function entrypointOf(lastStage: string): string[] | undefined {
+  const line = /^ENTRYPOINT (\[.*\])$/m.exec(lastStage)?.[1];
+  return line === undefined ? undefined : (JSON.parse(line) as string[]);
+}
+
 describe('Dockerfiles', () => {
-  test('run as UID 65532 with an exec-form entry point, from pinned bases', async () => {
-    const dockerfiles = ['maintpage-operator/Dockerfile', 'maintpage-operator/page-server.Dockerfile', 'postgresql-operator/Dockerfile', 'nutanix-ahvvm-operator/Dockerfile'];
+  const dockerfiles = ['maintpage-operator/Dockerfile', 'maintpage-operator/page-server.Dockerfile', 'postgresql-operator/Dockerfile', 'nutanix-ahvvm-operator/Dockerfile'];
+  const lastStageOf = async (file: string): Promise<string> => {
+    const text = await readFile(join(REPOSITORY_ROOT, 'packages', file), 'utf8');
+    return text.slice(text.lastIndexOf('\nFROM '));
+  };
+
+  test('run as UID 65532 from pinned bases', async () => {
     for (const file of dockerfiles) {
       const text = await readFile(join(REPOSITORY_ROOT, 'packages', file), 'utf8');
       const froms = [...text.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1] ?? '');
       expect(froms.length, file).toBeGreaterThanOrEqual(2);
       for (const image of froms) expect(image, `${file}: ${image}`).toMatch(/:[^:]*\d[^:]*$|@sha256:/);
       expect(froms.some((f) => f.endsWith(':latest')), file).toBe(false);
-      const lastStage = text.slice(text.lastIndexOf('\nFROM '));
-      expect(lastStage, file).toMatch(/^USER 65532:65532$/m);
-      expect(lastStage, file).toMatch(/^CMD \[".+"\]$/m);
+      expect(await lastStageOf(file), file).toMatch(/^USER 65532:65532$/m);
+    }
+  });
+
+  test('start the program itself, so a Pod\'s args are its flags and not node\'s', async () => {
+    // Kubernetes' `args` replace the image's CMD and keep its ENTRYPOINT. An image whose ENTRYPOINT is bare node and
+    // whose CMD names the script would run `node --leader-elect=true ...` under any Deployment that sets args.
+    for (const file of dockerfiles) {
+      const lastStage = await lastStageOf(file);
+      const entrypoint = entrypointOf(lastStage);
+      expect(entrypoint?.at(-1), file).toMatch(/^packages\/.+\/dist\/.+\.js$/);
+      expect(lastStage, file).not.toMatch(/^CMD /m);
+    }
+    for (const op of OPERATORS) {
+      const manager = parseAllDocuments(await readFile(join(REPOSITORY_ROOT, 'deploy', op, 'manager/manager.yaml'), 'utf8')).map((d) => d.toJSON() as K8sObject);
+      const containers = manager.flatMap((o) => (o.kind === 'Deployment' ? ((o.spec?.template as { spec: { containers: { command?: unknown; args?: unknown }[] } }).spec.containers) : []));
+      for (const container of containers) {
+        expect(container.command, op).toBeUndefined();
+        expect(container.args, op).toEqual(expect.arrayContaining([expect.stringMatching(/^--/)]));
+      }
+    }
+  });
+
+  test('operators run with the Node flags the core benchmark measures', async () => {
+    for (const op of OPERATORS) {
+      const entrypoint = entrypointOf(await lastStageOf(`${op}/Dockerfile`)) ?? [];
+      expect(entrypoint.slice(1, -1), op).toEqual(IMAGE_NODE_FLAGS);
+      const manager = parseAllDocuments(await readFile(join(REPOSITORY_ROOT, 'deploy', op, 'manager/manager.yaml'), 'utf8')).map((d) => d.toJSON() as K8sObject);
+      const deployment = manager.find((o) => o.kind === 'Deployment');
+      const env = (deployment?.spec?.template as { spec: { containers: { env?: { name: string; value?: string }[] }[] } } | undefined)?.spec.containers[0]?.env ?? [];
+      expect(env.find((e) => e.name === 'NODE_OPTIONS')?.value, op).toBe(DEPLOYMENT_NODE_OPTIONS);
     }
   });
 });

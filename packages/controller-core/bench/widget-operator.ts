@@ -1,0 +1,108 @@
+// The controller under test, as its own process, the way an operator image runs: compiled JavaScript, a Manager, one
+// controller, nothing else loaded. core.bench.ts compiles this file, starts it with the image's Node flags and talks
+// to it over the IPC channel:
+//
+//   child → parent  { type: 'started', rssMib }                     manager created, before it starts
+//   child → parent  { type: 'converged', seconds, reconciles, ... }  every Widget Ready, every ConfigMap cached
+//   parent → child  'report'                                          after the idle window
+//   child → parent  { type: 'idle', requests, reconciles, ... }
+//   parent → child  'stop'                                            the manager stops and the process exits
+//
+// Peak RSS is read by the parent from /proc (VmHWM), so it covers the process's whole life, start-up included.
+//
+//   KUBECONFIG=<file> node widget-operator.js <namespace> <objects> <workers>
+//
+// The kubeconfig comes through KUBECONFIG and the manager's default loading, as in a deployment.
+import { Manager, createLogger, type RequestCounts } from '@k8s-operators/controller-core';
+import { Convergence } from './convergence.ts';
+import { requestsBetween, totalRequests, watchRestarts } from './figures.ts';
+import { registerWidgetController } from './widget-controller.ts';
+
+const PROGRESS_INTERVAL_MS = 5_000;
+
+/** What the parent receives. */
+export type OperatorReport =
+  | { type: 'started'; rssMib: number }
+  | {
+      type: 'converged';
+      seconds: number;
+      reconciles: number;
+      errors: number;
+      configMapApplies: number;
+      statusWrites: number;
+      requests: RequestCounts;
+      cpuSeconds: number;
+    }
+  | { type: 'idle'; requests: RequestCounts; reconciles: number; watchRestarts: ReturnType<typeof watchRestarts> };
+
+const [namespace = '', objectsArg = '', workersArg = ''] = process.argv.slice(2);
+const objects = Number(objectsArg);
+const workers = Number(workersArg);
+const send = process.send?.bind(process);
+if (send === undefined || namespace === '' || !Number.isInteger(objects) || !Number.isInteger(workers)) {
+  console.error('usage (from core.bench.ts, with an IPC channel): KUBECONFIG=<file> widget-operator.js <namespace> <objects> <workers>');
+  process.exit(2);
+}
+const report = (message: OperatorReport): void => {
+  send(message);
+};
+
+const manager = await Manager.create({
+  name: 'core-bench',
+  namespace,
+  leaderElection: { enabled: false },
+  healthProbeBindAddress: '0',
+  metricsBindAddress: '0',
+  logger: createLogger({ level: 'silent' }),
+});
+const counts = registerWidgetController(manager, workers);
+const convergence = new Convergence(manager, objects);
+report({ type: 'started', rssMib: process.memoryUsage.rss() / 2 ** 20 });
+
+const requestsAtStart = manager.client.requestCounts();
+const cpuAtStart = process.cpuUsage();
+const started = performance.now();
+const running = manager.start();
+const progress = setInterval(() => {
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  console.log(`  ${seconds} s: ${String(convergence.ready)} Ready, ${String(convergence.configMaps)} ConfigMaps, ${String(counts.reconciles)} reconciles`);
+}, PROGRESS_INTERVAL_MS);
+try {
+  await Promise.race([convergence.reached, running.then(() => Promise.reject(new Error('the manager stopped before every Widget was Ready')))]);
+} finally {
+  clearInterval(progress);
+}
+const seconds = (performance.now() - started) / 1000;
+const { user, system } = process.cpuUsage(cpuAtStart);
+const requestsAtConvergence = manager.client.requestCounts();
+const reconcilesAtConvergence = counts.reconciles;
+report({
+  type: 'converged',
+  seconds,
+  reconciles: reconcilesAtConvergence,
+  errors: counts.errors,
+  configMapApplies: counts.configMapApplies,
+  statusWrites: counts.statusWrites,
+  requests: requestsBetween(requestsAtStart, requestsAtConvergence),
+  cpuSeconds: (user + system) / 1e6,
+});
+
+process.on('message', (message) => {
+  if (message === 'report') {
+    report({
+      type: 'idle',
+      requests: requestsBetween(requestsAtConvergence, manager.client.requestCounts()),
+      reconciles: counts.reconciles - reconcilesAtConvergence,
+      watchRestarts: watchRestarts(manager.informers.informers()),
+    });
+  } else if (message === 'stop') {
+    manager.stop();
+  }
+});
+// The parent going away (Ctrl-C, a crash) stops the controller too.
+process.on('disconnect', () => {
+  manager.stop();
+});
+await running;
+console.log(`controller stopped after ${String(totalRequests(manager.client.requestCounts()))} API requests`);
+process.disconnect();
