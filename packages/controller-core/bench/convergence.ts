@@ -21,18 +21,17 @@ export class Convergence {
   constructor(manager: Manager, expected: number) {
     const { promise, resolve } = Promise.withResolvers<undefined>();
     this.reached = promise;
-    const scope = { namespace: manager.namespace };
     const track = (set: Set<string>, key: string, member: boolean): void => {
       if (member) set.add(key);
       else set.delete(key);
       if (this.#ready.size >= expected && this.#configMaps.size >= expected) resolve(undefined);
     };
-    manager.informers.informerFor(WidgetRef, scope).addEventHandler({
+    manager.informerFor(WidgetRef).addEventHandler({
       onAdd: (widget) => { track(this.#ready, objectKey(widget), isStatusConditionTrue(widget.status?.conditions, READY_CONDITION)); },
       onUpdate: (_, widget) => { track(this.#ready, objectKey(widget), isStatusConditionTrue(widget.status?.conditions, READY_CONDITION)); },
       onDelete: (widget) => { track(this.#ready, objectKey(widget), false); },
     });
-    manager.informers.informerFor(Resources.ConfigMap, scope).addEventHandler({
+    manager.informerFor(Resources.ConfigMap).addEventHandler({
       onAdd: (configMap) => { track(this.#configMaps, objectKey(configMap), getControllerOf(configMap)?.kind === WidgetRef.kind); },
       onUpdate: (_, configMap) => { track(this.#configMaps, objectKey(configMap), getControllerOf(configMap)?.kind === WidgetRef.kind); },
       onDelete: (configMap) => { track(this.#configMaps, objectKey(configMap), false); },

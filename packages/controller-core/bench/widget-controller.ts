@@ -41,10 +41,9 @@ function desiredConfigMap(widget: Widget): ApplyConfiguration<ConfigMap> {
  * that finds everything in place sends no request at all.
  */
 export function registerWidgetController(manager: Manager, workers: number): ReconcileCounts {
-  // The scope the builder gives its informers, so these are the very caches (and watches) the controller uses.
-  const scope = { namespace: manager.namespace };
-  const widgets = manager.informers.informerFor(WidgetRef, scope);
-  const configMaps = manager.informers.informerFor(Resources.ConfigMap, scope);
+  // The manager's scope: the very caches (and watches) the controller's events come from.
+  const widgets = manager.informerFor(WidgetRef);
+  const configMaps = manager.informerFor(Resources.ConfigMap);
   const statusWriter = new StatusWriter(manager.client, { fieldManager: FIELD_MANAGER });
   const counts: ReconcileCounts = {
     reconciles: 0,

@@ -55,9 +55,9 @@ function unknownPlaceholders(message: string): string[] {
 
 // Defaults: kubeconfig from KUBECONFIG or in-cluster, all namespaces, leader election on, probes on :8081, metrics on :8080.
 const manager = await Manager.create({ name: 'widget-operator' });
-// The scope the builder gives its informers, so these are the controller's own caches, not a second watch.
-const widgets = manager.informers.informerFor(WidgetRef, { namespace: manager.namespace });
-const configMaps = manager.informers.informerFor(Resources.ConfigMap, { namespace: manager.namespace });
+// The manager's scope, so these are the controller's own caches, not a second watch.
+const widgets = manager.informerFor(WidgetRef);
+const configMaps = manager.informerFor(Resources.ConfigMap);
 const statusWriter = new StatusWriter(manager.client, { fieldManager: manager.name });
 const events = new EventRecorder(manager.client, {
   reportingController: 'example.k8s-operators.io/widget-operator',

@@ -62,6 +62,22 @@ async function holder(ns: string): Promise<string | undefined> {
   return holderIdentity === '' ? undefined : holderIdentity;
 }
 
+test('manager.informerFor hands out the controllers\' own informer, limited to the manager\'s namespace', async () => {
+  const ns = await namespace('shared');
+  const other = await namespace('elsewhere');
+  const { manager, done } = await startManager(ns, 'solo', () => Promise.resolve(undefined), { leaderElection: false });
+  const configMaps = manager.informerFor(Resources.ConfigMap);
+  // The builder's for(ConfigMap) already opened it: no second watch.
+  expect(manager.informers.informers()).toEqual([configMaps]);
+  // The other namespace's first: a watch of all namespaces would deliver it before the one waited for.
+  await configMap(other, 'there');
+  await configMap(ns, 'here');
+  await waitFor(() => configMaps.cache.get(`${ns}/here`), { what: 'the ConfigMap in the manager\'s namespace to be cached' });
+  expect(configMaps.cache.get(`${other}/there`)).toBeUndefined();
+  manager.stop();
+  await done;
+});
+
 describe('leader election', () => {
   test('exactly one of two managers leads; a graceful stop hands over within 3 s; no reconcile runs on a non-leader', async () => {
     const ns = await namespace('leader-graceful');

@@ -1,8 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ResourceRef } from '../client/resources.ts';
-import type { SharedInformerFactory } from '../informer/informer-factory.ts';
 import type { InformerScope } from '../informer/reflector.ts';
+import type { SharedInformer } from '../informer/shared-informer.ts';
 import type { ControllerCoreMetrics } from '../metrics/create-metrics.ts';
 import { objectKey } from '../objects/object-key.ts';
 import { Controller } from './controller.ts';
@@ -11,7 +11,8 @@ import type { Reconciler } from './reconciler.ts';
 
 /** What a controller needs from its manager. */
 export interface ControllerHost {
-  informers: SharedInformerFactory;
+  /** The informer for `ref` in the host's scope (its namespace over `scope`'s). */
+  informerFor<T extends KubernetesObject>(ref: ResourceRef<T>, scope?: InformerScope): SharedInformer<T>;
   metrics: ControllerCoreMetrics;
   logger: Logger;
   /** Namespace every informer is limited to; undefined watches all namespaces. */
@@ -99,8 +100,7 @@ export class ControllerBuilder {
       name: this.#name, reconciler, metrics: this.#host.metrics, logger: this.#host.logger, ...this.#settings,
     });
     for (const source of this.#sources) {
-      const scope: InformerScope = { ...(source.options.scope ?? {}), ...(this.#host.namespace ? { namespace: this.#host.namespace } : {}) };
-      const informer = this.#host.informers.informerFor(source.ref, scope);
+      const informer = this.#host.informerFor(source.ref, source.options.scope);
       const predicates = source.options.predicates ?? [];
       const enqueue = (obj: KubernetesObject, event: string): void => {
         const origin = { kind: source.ref.kind, name: obj.metadata?.name ?? '', ...(obj.metadata?.namespace ? { namespace: obj.metadata.namespace } : {}) };

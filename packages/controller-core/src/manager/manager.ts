@@ -5,8 +5,11 @@ import { KubeClient } from '../client/kube-client.ts';
 import type { RestClientMetricsSink } from '../client/rest-metrics.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
 import type { Controller } from '../controller/controller.ts';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ResourceRef } from '../client/resources.ts';
 import { SharedInformerFactory } from '../informer/informer-factory.ts';
-import type { InformerMetricsSink } from '../informer/shared-informer.ts';
+import type { InformerScope } from '../informer/reflector.ts';
+import type { InformerMetricsSink, SharedInformer } from '../informer/shared-informer.ts';
 import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elector.ts';
 import { createLogger } from '../log.ts';
 import { createMetrics, type ControllerCoreMetrics } from '../metrics/create-metrics.ts';
@@ -94,6 +97,16 @@ export class Manager implements ControllerHost {
         ? await KubeClient.load({ ...clientOptions, kubeconfig: options.kubeconfig })
         : await KubeClient.fromKubeConfig(options.kubeConfig, clientOptions);
     return new Manager(options, client, metrics, logger);
+  }
+
+  /**
+   * The shared informer for `ref` in the manager's namespace: the very cache (and watch) its controllers' `for`,
+   * `owns` and `watches` use, so a reconciler reads what its events came from. Asking `informers.informerFor` with any
+   * other scope opens a second watch and cache. A label or field selector narrows it into an informer of its own; the
+   * manager's namespace always applies.
+   */
+  informerFor<T extends KubernetesObject>(ref: ResourceRef<T>, scope: InformerScope = {}): SharedInformer<T> {
+    return this.informers.informerFor(ref, { ...scope, ...(this.namespace === undefined || this.namespace === '' ? {} : { namespace: this.namespace }) });
   }
 
   /** Starts building a controller; `complete()` registers it. */

@@ -57,7 +57,7 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
   const metrics = registerMaintPageMetrics(manager.metrics.registry);
   const events = new EventRecorder(manager.client, { reportingController: 'maintpage.example.com/maintpage-operator', reportingInstance: options.instance, logger: manager.logger });
   const statusWriter = new StatusWriter(manager.client, { fieldManager: FIELD_MANAGER });
-  const informer = <T extends KubernetesObject>(ref: ResourceRef<T>) => manager.informers.informerFor(ref, manager.namespace ? { namespace: manager.namespace } : {});
+  const informer = <T extends KubernetesObject>(ref: ResourceRef<T>) => manager.informerFor(ref);
   const maintPages = informer(MaintPageRef);
   const deployments = informer(Resources.Deployment);
   const services = informer(Resources.Service);

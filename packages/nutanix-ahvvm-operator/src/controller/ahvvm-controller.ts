@@ -35,7 +35,7 @@ function deletionRequested(): Predicate {
 
 /** Registers the AhvVm controller on `manager`. */
 export function setupAhvVmController(manager: Manager, options: AhvVmControllerOptions): Controller {
-  const informer = manager.informers.informerFor(AhvVmRef, manager.namespace === undefined ? {} : { namespace: manager.namespace });
+  const informer = manager.informerFor(AhvVmRef);
   const events = new EventRecorder(manager.client, {
     reportingController: 'nutanix.com/ahvvm-operator',
     reportingInstance: options.instance,

@@ -32,9 +32,8 @@ const inNamespace = (obj: KubernetesObject, name: string | undefined): string[] 
   name === undefined || name === '' ? [] : [`${obj.metadata?.namespace ?? ''}/${name}`];
 
 export function operatorInformers(manager: Manager): OperatorInformers {
-  const namespace = manager.namespace === undefined ? {} : { namespace: manager.namespace };
   const informer = <T extends KubernetesObject>(ref: ResourceRef<T>, scope: Omit<InformerScope, 'namespace'> = {}): SharedInformer<T> =>
-    manager.informers.informerFor(ref, { ...scope, ...namespace });
+    manager.informerFor(ref, scope);
   const informers: OperatorInformers = {
     postgresqls: informer(PostgreSQLRef),
     backups: informer(PostgreSQLBackupRef),
