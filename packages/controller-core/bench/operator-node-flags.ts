@@ -3,7 +3,7 @@
  * (256Mi; the PostgreSQL operator's 512Mi also covers its pg_dump and pg_restore processes): a 128 MiB old generation
  * holds the caches of 10,000 objects and 10,000 ConfigMaps (~45 MiB live) with room to spare, and
  * `--optimize-for-size` keeps V8 from growing the heap far past what is live. V8's defaults, tuned for throughput on a
- * 4 GiB heap limit, take the benchmark's controller to 403 MiB at 10,000 objects; with these flags 174–193 MiB, for
+ * 4 GiB heap limit, take the benchmark's controller to 403 MiB at 10,000 objects; with these flags 170–193 MiB, for
  * 22–27 s of CPU instead of 16 s (the API server uses 55–67 s).
  *
  * packages/delivery checks that the images and Deployments carry exactly these.

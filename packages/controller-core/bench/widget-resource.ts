@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { conditionsSchema, defineCustomResource, type CustomResource } from '@k8s-operators/controller-core';
+import { defineCustomResource, type CustomResource } from '@k8s-operators/controller-core';
+import { conditionsSchema } from '@k8s-operators/controller-core/crd';
 import { WIDGET } from './widget-ref.ts';
 
 /** The benchmark's custom resource: a small spec the controller copies into an owned ConfigMap. */

@@ -2,25 +2,8 @@
 // whether that ConfigMap is in place. `node --conditions=source examples/configmap-widget.ts --crd` prints the CRD.
 import { hostname } from 'node:os';
 import { Type } from 'typebox';
-import {
-  AGE_COLUMN,
-  EventRecorder,
-  Manager,
-  READY_COLUMN,
-  READY_CONDITION,
-  REASON_COLUMN,
-  Resources,
-  StatusWriter,
-  TerminalError,
-  applyOwned,
-  conditionsSchema,
-  customResourceRef,
-  defineCustomResource,
-  ownershipConflict,
-  renderCrdYaml,
-  type ConditionStatus,
-  type CustomResource,
-} from '@k8s-operators/controller-core';
+import { AGE_COLUMN, EventRecorder, Manager, READY_COLUMN, READY_CONDITION, REASON_COLUMN, Resources, StatusWriter, TerminalError, applyOwned, customResourceRef, defineCustomResource, ownershipConflict, type ConditionStatus, type CustomResource } from '@k8s-operators/controller-core';
+import { conditionsSchema, renderCrdYaml } from '@k8s-operators/controller-core/crd';
 
 export const WidgetResource = defineCustomResource({
   group: 'example.k8s-operators.io',

@@ -58,10 +58,8 @@ export {
 } from './crd/define-custom-resource.ts';
 export { customResourceRef } from './crd/custom-resource-ref.ts';
 export { NonStructuralSchemaError, toStructuralSchema, type OpenApiSchema } from './crd/structural-schema.ts';
-export { conditionsSchema, type ConditionsSchemaOptions } from './crd/conditions-schema.ts';
 export { crdManifest, type CustomResourceDefinitionManifest } from './crd/crd-manifest.ts';
 export { AGE_COLUMN, READY_COLUMN, REASON_COLUMN } from './crd/printer-columns.ts';
-export { crdDiff, crdFileName, renderCrdYaml, writeCrds, type RenderCrdOptions } from './crd/render-crd.ts';
 
 export {
   DEFAULT_REDACT_PATHS,

@@ -4,7 +4,7 @@
  * A unit test (maintpage-resource.test.ts) fails when the committed file differs from what this writes.
  */
 import { fileURLToPath } from 'node:url';
-import { writeCrds } from '@k8s-operators/controller-core';
+import { writeCrds } from '@k8s-operators/controller-core/crd';
 import { CRD_DIRECTORY, REGENERATE_CRDS_COMMAND } from './crd-location.ts';
 import { MaintPageResource } from './maintpage-resource.ts';
 

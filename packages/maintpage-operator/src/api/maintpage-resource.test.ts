@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { crdDiff, crdFileName } from '@k8s-operators/controller-core';
+import { crdDiff, crdFileName } from '@k8s-operators/controller-core/crd';
 import { describe, expect, it } from 'vitest';
 import { CRD_DIRECTORY, REGENERATE_CRDS_COMMAND } from './crd-location.ts';
 import { DNS_1035_LABEL, IMAGE_REFERENCE } from './formats.ts';

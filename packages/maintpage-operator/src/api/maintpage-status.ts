@@ -1,4 +1,4 @@
-import { conditionsSchema } from '@k8s-operators/controller-core';
+import { conditionsSchema } from '@k8s-operators/controller-core/crd';
 import { Type } from 'typebox';
 
 /** The seed's `status.maintpublishstatus` values, kept word for word for scripts that read them. */

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { crdDiff, crdFileName, crdManifest } from '@k8s-operators/controller-core';
+import { crdManifest } from '@k8s-operators/controller-core';
+import { crdDiff, crdFileName } from '@k8s-operators/controller-core/crd';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';

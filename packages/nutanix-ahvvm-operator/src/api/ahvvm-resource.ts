@@ -1,14 +1,5 @@
-import {
-  AGE_COLUMN,
-  READY_COLUMN,
-  REASON_COLUMN,
-  conditionsSchema,
-  customResourceRef,
-  defineCustomResource,
-  type CustomResource,
-  type CustomResourceSpec,
-  type CustomResourceStatus,
-} from '@k8s-operators/controller-core';
+import { AGE_COLUMN, READY_COLUMN, REASON_COLUMN, customResourceRef, defineCustomResource, type CustomResource, type CustomResourceSpec, type CustomResourceStatus } from '@k8s-operators/controller-core';
+import { conditionsSchema } from '@k8s-operators/controller-core/crd';
 import { Type } from 'typebox';
 import { AHVVM_LIMITS, DEFAULT_USER_DATA_KEY, SEED_DEFAULTS } from './ahvvm-limits.ts';
 

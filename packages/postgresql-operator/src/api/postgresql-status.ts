@@ -1,4 +1,4 @@
-import { conditionsSchema } from '@k8s-operators/controller-core';
+import { conditionsSchema } from '@k8s-operators/controller-core/crd';
 import { Type } from 'typebox';
 
 /** Condition types of `PostgreSQL.status.conditions`. */
