@@ -1,7 +1,9 @@
 // npm run bench -- postgresql [--scale 68]: a generated database of about 1 GB (pgbench scale 68) on a real
-// PostgreSQL, then, on the same data, a backup and a restore through the operator's own pipeline (streamed SHA-256,
-// fsync + rename, full read-back verification, manifest; checksum check, single-transaction restore, ANALYZE)
-// against plain `pg_dump -Fc` and `pg_restore` of the same dump. Prints figures; the last line is one JSON object.
+// PostgreSQL, then, on the same data, a backup and a restore through the operator's own pipeline against plain
+// `pg_dump -Fc` and `pg_restore` of the same dump. The operator's backup streams pg_dump into the store (SHA-256 on the
+// way, fsync + rename) while pg_restore decodes the same stream in full, then reads the stored dump back for its
+// SHA-256 and writes the manifest; its restore checks the checksum, restores in a single transaction and runs ANALYZE.
+// Prints figures; the last line is one JSON object.
 import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

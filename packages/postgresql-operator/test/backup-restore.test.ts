@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { TestCluster, waitFor } from '@k8s-operators/testkit';
+import { spawn } from 'node:child_process';
+import { TestCluster, waitFor, isProcessRunning } from '@k8s-operators/testkit';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectoryBackupStore } from '../src/backup/directory-store.ts';
@@ -12,6 +11,7 @@ import { BackupFailedError, runBackup } from '../src/backup/run-backup.ts';
 import type { BackupKey, BackupStore } from '../src/backup/store.ts';
 import { forDatabase, withConnection, type ConnectionParameters } from '../src/postgres/connection.ts';
 import { isDatabaseEmpty } from '../src/postgres/inspect.ts';
+import type { DiscoverOptions } from '../src/postgres/tools-version.ts';
 import { BackupCorruptedError, DatabaseNotEmptyError, RestoreFailedError, restoreBackup } from '../src/restore/restore-backup.ts';
 import { restoreLatestBackup } from '../src/restore/restore-latest.ts';
 import { startPostgresPod } from './postgres-pod.ts';
@@ -19,23 +19,26 @@ import { startPostgresPod } from './postgres-pod.ts';
 // Backups and restores against a real PostgreSQL 15 (a postgres:15 Pod on testkit's local node) with the machine's
 // real pg_dump and pg_restore. Each test works on databases of its own on that one server.
 
-const run = promisify(execFile);
 const PASSWORD = 's3cret-Passw0rd';
+const PG_BIN = '/usr/lib/postgresql/15/bin';
 
 let cluster: TestCluster;
 let server: ConnectionParameters;
 let storeRoot: string;
 let store: DirectoryBackupStore;
+let toolsRoot: string;
 
 beforeAll(async () => {
   cluster = await TestCluster.start();
   server = await startPostgresPod(cluster, { name: 'db', user: 'app', password: PASSWORD, database: 'app' });
   storeRoot = await mkdtemp(join(tmpdir(), 'pg-backups-'));
   store = new DirectoryBackupStore(storeRoot);
+  toolsRoot = await mkdtemp(join(tmpdir(), 'pg-tools-'));
 });
 afterAll(async () => {
   await cluster.stop();
   await rm(storeRoot, { recursive: true, force: true });
+  await rm(toolsRoot, { recursive: true, force: true });
 });
 
 const on = (database: string): ConnectionParameters => forDatabase(server, database);
@@ -60,18 +63,31 @@ async function fingerprint(database: string, table = 'items'): Promise<{ rows: n
   return row;
 }
 
-function backup(database: string, name: string, storeToUse: BackupStore = store) {
-  return runBackup({ store: storeToUse, key: key(database, name), trigger: 'Scheduled', connection: on(database) });
+function backup(database: string, name: string, options: { store?: BackupStore; tools?: DiscoverOptions } = {}) {
+  const { store: storeToUse = store, tools } = options;
+  return runBackup({ store: storeToUse, key: key(database, name), trigger: 'Scheduled', connection: on(database), tools });
 }
 
 async function filesIn(postgresql: string): Promise<string[]> {
   return (await readdir(join(storeRoot, 'default', postgresql)).catch(() => [])).sort();
 }
 
+async function createItems(database: string, rows: number): Promise<void> {
+  await createEmptyDatabase(database);
+  // Random-looking rows, so a large table's compressed dump is far larger than every pipe and buffer in between.
+  await query(database, `
+    CREATE TABLE items (id int PRIMARY KEY, body text NOT NULL);
+    INSERT INTO items SELECT i, md5(i::text) || md5((i * 7)::text) FROM generate_series(1, ${rows}) AS i;`);
+}
+
 /** A store whose write passes the dump through `transform` on its way in. */
 function storeWithWrite(transform: (data: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>): BackupStore {
+  return storeWith({ write: (k, data, options) => store.write(k, transform(data), options) });
+}
+
+function storeWith(overrides: Partial<BackupStore>): BackupStore {
   return {
-    write: (k, data, options) => store.write(k, transform(data), options),
+    write: (k, data, options) => store.write(k, data, options),
     finalize: (m) => store.finalize(m),
     list: (s) => store.list(s),
     manifest: (k) => store.manifest(k),
@@ -79,7 +95,36 @@ function storeWithWrite(transform: (data: AsyncIterable<Uint8Array>) => AsyncIte
     verifyChecksum: (k, options) => store.verifyChecksum(k, options),
     delete: (k) => store.delete(k),
     removeIncomplete: (s) => store.removeIncomplete(s),
+    ...overrides,
   };
+}
+
+/**
+ * The machine's pg_dump and pg_restore behind wrappers that log the process id of every run, for runBackup's `tools`:
+ * a test can then show that both ran and that neither is left running. `dumpCommand` replaces pg_dump's command line
+ * with a stand-in that misbehaves.
+ */
+async function loggedTools(name: string, dumpCommand = `exec ${PG_BIN}/pg_dump "$@"`) {
+  const directory = join(toolsRoot, name);
+  const bin = join(directory, '15', 'bin');
+  const log = join(directory, 'pids');
+  await mkdir(bin, { recursive: true });
+  const wrapper = (tool: string, command: string): string =>
+    `#!/bin/sh\n[ "$1" = --version ] && exec ${PG_BIN}/${tool} --version\necho $$ >> ${log}\n${command}\n`;
+  await writeFile(join(bin, 'pg_dump'), wrapper('pg_dump', dumpCommand), { mode: 0o755 });
+  await writeFile(join(bin, 'pg_restore'), wrapper('pg_restore', `exec ${PG_BIN}/pg_restore "$@"`), { mode: 0o755 });
+  return {
+    tools: { libDirectory: directory, path: '' },
+    /** How many pg_dump and pg_restore runs started, and the ids of those still running. */
+    async processes(): Promise<{ started: number; running: number[] }> {
+      const pids = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '').map(Number);
+      return { started: pids.length, running: pids.filter(isProcessRunning) };
+    },
+  };
+}
+
+async function pgDumpSessions(database: string): Promise<number> {
+  return (await query('postgres', "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'pg_dump'", [database])).length;
 }
 
 describe('isDatabaseEmpty', () => {
@@ -105,14 +150,15 @@ describe('isDatabaseEmpty', () => {
 });
 
 describe('backup', () => {
-  it('dumps, stores with its SHA-256, reads back in full, then publishes the manifest', async () => {
+  it('dumps into the store while pg_restore decodes it, reads the checksum back, then publishes the manifest', async () => {
     await createEmptyDatabase('alpha');
     await query('alpha', `
       CREATE TABLE items (id serial PRIMARY KEY, body text NOT NULL);
       INSERT INTO items (body) SELECT md5(i::text) FROM generate_series(1, 5000) AS i;
       CREATE VIEW recent_items AS SELECT * FROM items WHERE id > 4990;`);
+    const logged = await loggedTools('alpha');
     const started = Date.now();
-    const manifest = await backup('alpha', 'alpha-1');
+    const manifest = await backup('alpha', 'alpha-1', { tools: logged.tools });
 
     const file = await readFile(join(storeRoot, 'default', 'alpha', 'alpha-1.dump'));
     expect(manifest).toMatchObject({
@@ -134,15 +180,78 @@ describe('backup', () => {
     expect(await filesIn('alpha')).toEqual(['alpha-1.dump', 'alpha-1.manifest.json']);
     expect((await store.list({ namespace: 'default', postgresql: 'alpha' })).backups).toEqual([manifest]);
     expect(await store.verifyChecksum(manifest.key)).toEqual({ ok: true, size: manifest.size, sha256: manifest.sha256 });
+    expect(await logged.processes()).toEqual({ started: 2, running: [] }); // one pg_dump, one pg_restore, both gone
   });
 
-  it('a truncated dump fails the full read-back, is deleted and is never offered for restore', async () => {
+  it('a truncated dump fails the full decode, is deleted and is never offered for restore', async () => {
     await createEmptyDatabase('bravo');
     await query('bravo', `
       CREATE TABLE items (id serial PRIMARY KEY, body text NOT NULL);
       INSERT INTO items (body) SELECT md5(i::text) FROM generate_series(1, 5000) AS i;`);
-    // The stream is cut after 8 KiB but ends as if complete: size and SHA-256 agree with what was stored, so only
-    // reading the whole dump finds that table data is missing.
+    // pg_dump's output is cut after 8 KiB but ends as if complete (exit code 0): the store and pg_restore both get
+    // the same 8 KiB, so size and SHA-256 agree everywhere, and only decoding the whole dump finds that table data is
+    // missing.
+    const logged = await loggedTools('bravo', `${PG_BIN}/pg_dump "$@" | /usr/bin/head -c 8192`);
+    const error = await backup('bravo', 'bravo-1', { tools: logged.tools }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BackupFailedError);
+    expect(error).toMatchObject({ stage: 'Verify' });
+    expect((error as Error).message).toMatch(
+      /^backup default\/bravo\/bravo-1: verification failed: the dump could not be decoded in full: pg_restore exited with code 1: .*could not read from input file: end of file/s,
+    );
+    expect(await filesIn('bravo')).toEqual([]);
+    expect(await logged.processes()).toEqual({ started: 2, running: [] });
+    await createEmptyDatabase('bravo');
+    expect(await restoreLatestBackup({ store, namespace: 'default', postgresql: 'bravo', connection: on('bravo'), role: 'app' })).toEqual({
+      outcome: 'NoBackup',
+    });
+  });
+
+  it('a stream pg_restore rejects at once stops pg_dump at once: the store gets no more of it', async () => {
+    await createEmptyDatabase('kilo');
+    // A stand-in for pg_dump that writes what no pg_restore accepts, and would never stop: the backup ends only if
+    // pg_restore's failure stops it.
+    const logged = await loggedTools('kilo', 'exec /bin/cat /dev/zero');
+    let sentToStore = 0;
+    const counting = storeWithWrite(async function* (data) {
+      for await (const chunk of data) {
+        sentToStore += chunk.byteLength;
+        yield chunk;
+      }
+    });
+    const error = await backup('kilo', 'kilo-1', { store: counting, tools: logged.tools }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ stage: 'Verify' });
+    // pg_restore's own message, not the broken pipe its exit caused.
+    expect((error as Error).message).toMatch(
+      /^backup default\/kilo\/kilo-1: verification failed: the dump could not be decoded in full: pg_restore exited with code 1: pg_restore: error: did not find magic string in file header$/,
+    );
+    // What was in the pipes when pg_restore gave up, at most.
+    expect(sentToStore).toBeLessThan(1024 * 1024);
+    expect(await filesIn('kilo')).toEqual([]);
+    expect(await logged.processes()).toEqual({ started: 2, running: [] });
+  });
+
+  it('a store that fails stops pg_dump and pg_restore, keeps nothing and says so', async () => {
+    await createItems('lima', 400_000);
+    const logged = await loggedTools('lima');
+    const failing = storeWithWrite(async function* (data) {
+      for await (const chunk of data) {
+        yield chunk;
+        throw new Error('ENOSPC: no space left on device, write');
+      }
+    });
+    const error = await backup('lima', 'lima-1', { store: failing, tools: logged.tools }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      stage: 'Store',
+      message: 'backup default/lima/lima-1: storing the dump failed: ENOSPC: no space left on device, write',
+    });
+    expect(await filesIn('lima')).toEqual([]);
+    expect(await logged.processes()).toEqual({ started: 2, running: [] });
+    await waitFor(async () => (await pgDumpSessions('lima')) === 0, { what: "pg_dump's session to end" });
+  });
+
+  it('a store that stops reading early and reports success publishes nothing', async () => {
+    await createItems('mike', 5000);
+    // Takes the first 8 KiB and returns as if that were all: stored size and SHA-256 agree with what it took.
     const truncating = storeWithWrite(async function* (data) {
       let sent = 0;
       for await (const chunk of data) {
@@ -152,25 +261,59 @@ describe('backup', () => {
         if (sent >= 8192) return;
       }
     });
-    const error = await backup('bravo', 'bravo-1', truncating).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BackupFailedError);
+    const logged = await loggedTools('mike');
+    const error = await backup('mike', 'mike-1', { store: truncating, tools: logged.tools }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      stage: 'Store',
+      message: 'backup default/mike/mike-1: storing the dump failed: the store stopped reading the dump after 8192 bytes, before its end, and reported success',
+    });
+    expect(await filesIn('mike')).toEqual([]);
+    expect(await logged.processes()).toEqual({ started: 2, running: [] });
+  });
+
+  it('a store that keeps other bytes than pg_restore decoded publishes nothing', async () => {
+    await createItems('november', 5000);
+    // Flips one byte on its way to the disk and reports the SHA-256 of what it wrote: the stored dump reads back as
+    // written, but it is not the dump pg_restore decoded.
+    const flipping = storeWithWrite(async function* (data) {
+      let first = true;
+      for await (const chunk of data) {
+        const copy = Buffer.from(chunk);
+        if (first) copy.writeUInt8(copy.readUInt8(100) ^ 0xff, 100);
+        first = false;
+        yield copy;
+      }
+    });
+    const error = await backup('november', 'november-1', { store: flipping }).catch((e: unknown) => e);
     expect(error).toMatchObject({ stage: 'Verify' });
     expect((error as Error).message).toMatch(
-      /^backup default\/bravo\/bravo-1: verification failed: the stored dump could not be read back in full: pg_restore exited with code 1: .*could not read from input file: end of file/s,
+      /^backup default\/november\/november-1: verification failed: pg_restore decoded (\d+) bytes with SHA-256 [0-9a-f]{64}, but the store holds \1 bytes with SHA-256 [0-9a-f]{64}$/,
     );
-    expect(await filesIn('bravo')).toEqual([]);
-    await createEmptyDatabase('bravo');
-    expect(await restoreLatestBackup({ store, namespace: 'default', postgresql: 'bravo', connection: on('bravo'), role: 'app' })).toEqual({
-      outcome: 'NoBackup',
+    expect(await filesIn('november')).toEqual([]);
+  });
+
+  it('a stored dump damaged after it was written fails the checksum read-back and is deleted', async () => {
+    await createItems('oscar', 5000);
+    // The store loses the last 100 bytes after acknowledging the write (a bad disk, someone else's truncate).
+    const lossy = storeWith({
+      write: async (k, data, options) => {
+        const stored = await store.write(k, data, options);
+        await truncate(join(storeRoot, 'default', 'oscar', `${k.backup}.dump`), stored.size - 100);
+        return stored;
+      },
     });
+    const error = await backup('oscar', 'oscar-1', { store: lossy }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ stage: 'Verify' });
+    expect((error as Error).message).toMatch(
+      /^backup default\/oscar\/oscar-1: verification failed: the stored dump reads back as (\d+) bytes with SHA-256 [0-9a-f]{64}, but (\d+) bytes with SHA-256 [0-9a-f]{64} were written$/,
+    );
+    const [, readBack, written] = /reads back as (\d+) .* but (\d+) bytes/.exec((error as Error).message) ?? [];
+    expect(Number(written) - Number(readBack)).toBe(100);
+    expect(await filesIn('oscar')).toEqual([]);
   });
 
   it('the database dying in the middle of a dump publishes nothing, and the next backup succeeds', async () => {
-    await createEmptyDatabase('charlie');
-    // Random-looking rows, so the compressed dump is far larger than every pipe and socket buffer in between.
-    await query('charlie', `
-      CREATE TABLE items (id int PRIMARY KEY, body text NOT NULL);
-      INSERT INTO items SELECT i, md5(i::text) || md5((i * 7)::text) FROM generate_series(1, 400000) AS i;`);
+    await createItems('charlie', 400_000);
     // Hold the stream after its first chunk, so pg_dump is certainly still copying rows when its connection is killed.
     let reached!: () => void;
     const firstChunk = new Promise<void>((resolve) => (reached = resolve));
@@ -187,7 +330,8 @@ describe('backup', () => {
         }
       }
     });
-    const attempt = backup('charlie', 'charlie-1', gated).catch((e: unknown) => e);
+    const logged = await loggedTools('charlie');
+    const attempt = backup('charlie', 'charlie-1', { store: gated, tools: logged.tools }).catch((e: unknown) => e);
     await firstChunk;
     const [dumping] = await waitFor(
       async () => {
@@ -206,24 +350,23 @@ describe('backup', () => {
     const error = await attempt;
     expect(error).toBeInstanceOf(BackupFailedError);
     expect(error).toMatchObject({ stage: 'Dump' });
-    // The server could not even say why (it was blocked sending): pg_dump sees the connection close mid-COPY.
+    // The server could not even say why (it was blocked sending): pg_dump sees the connection close mid-COPY. Not
+    // pg_restore's complaint about the dump that ended there: pg_dump's failure is the cause.
     expect((error as Error).message).toMatch(
       /^backup default\/charlie\/charlie-1: pg_dump failed: pg_dump exited with code 1: pg_dump: error: Dumping the contents of table "items" failed/,
     );
     expect((error as Error).message).not.toContain(PASSWORD);
     expect(await filesIn('charlie')).toEqual([]); // no temp file, no data, no manifest
     expect((await store.list({ namespace: 'default', postgresql: 'charlie' })).backups).toEqual([]);
+    expect(await logged.processes()).toEqual({ started: 2, running: [] });
 
     const next = await backup('charlie', 'charlie-2');
     expect(await filesIn('charlie')).toEqual(['charlie-2.dump', 'charlie-2.manifest.json']);
     expect(await store.verifyChecksum(next.key)).toMatchObject({ ok: true });
   });
 
-  it('an abort stops pg_dump at once and publishes nothing', async () => {
-    await createEmptyDatabase('india');
-    await query('india', `
-      CREATE TABLE items (id int PRIMARY KEY, body text NOT NULL);
-      INSERT INTO items SELECT i, md5(i::text) || md5((i * 7)::text) FROM generate_series(1, 400000) AS i;`);
+  it('an abort stops pg_dump and pg_restore at once and publishes nothing', async () => {
+    await createItems('india', 400_000);
     const controller = new AbortController();
     // Abort once the first bytes arrived: pg_dump is running and its session is open.
     const aborting = storeWithWrite(async function* (data) {
@@ -232,19 +375,19 @@ describe('backup', () => {
         controller.abort(new Error('operator shutting down'));
       }
     });
+    const logged = await loggedTools('india');
     const error = await runBackup({
       store: aborting,
       key: key('india', 'india-1'),
       trigger: 'Scheduled',
       connection: on('india'),
       signal: controller.signal,
+      tools: logged.tools,
     }).catch((e: unknown) => e);
     expect(error).toMatchObject({ stage: 'Dump', message: 'backup default/india/india-1: aborted: operator shutting down' });
     expect(await filesIn('india')).toEqual([]);
-    await waitFor(
-      async () => (await query('postgres', "SELECT pid FROM pg_stat_activity WHERE datname = 'india' AND application_name = 'pg_dump'")).length === 0,
-      { what: "pg_dump's session to end" },
-    );
+    expect(await logged.processes()).toEqual({ started: 2, running: [] });
+    await waitFor(async () => (await pgDumpSessions('india')) === 0, { what: "pg_dump's session to end" });
   });
 
   it('fails clearly, without the password, when the database cannot be reached', async () => {
@@ -388,20 +531,32 @@ describe('restore', () => {
 });
 
 describe('why the read-back is a full read', () => {
-  it('pg_restore --list accepts a truncated dump that pg_restore --file=/dev/null refuses', async () => {
+  /** Runs pg_restore with `args`, feeding it `input` on stdin as the backup does; resolves with its exit code and stderr. */
+  function pgRestore(args: string[], input: Uint8Array): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(`${PG_BIN}/pg_restore`, args, { stdio: ['pipe', 'ignore', 'pipe'], env: { LC_ALL: 'C' } });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdin.on('error', () => undefined); // --list stops reading after the table of contents
+      child.stdin.end(input);
+      child.once('error', reject);
+      child.once('close', (code) => {
+        resolve({ code, stderr });
+      });
+    });
+  }
+
+  it('pg_restore --list accepts a truncated dump that the full decode (--file=/dev/null) refuses', async () => {
     await createEmptyDatabase('juliet');
     await query('juliet', `
       CREATE TABLE items (id serial PRIMARY KEY, body text NOT NULL);
       INSERT INTO items (body) SELECT md5(i::text) FROM generate_series(1, 5000) AS i;`);
     await backup('juliet', 'juliet-1');
-    const truncated = join(storeRoot, 'truncated.dump');
     const whole = await readFile(join(storeRoot, 'default', 'juliet', 'juliet-1.dump'));
-    const handle = await open(truncated, 'w');
-    await handle.write(whole.subarray(0, Math.floor(whole.length / 2)));
-    await handle.close();
-    const pgRestore = '/usr/lib/postgresql/15/bin/pg_restore';
-    await expect(run(pgRestore, ['--list', truncated])).resolves.toMatchObject({ stderr: '' });
-    await expect(run(pgRestore, ['--file=/dev/null', truncated])).rejects.toMatchObject({
+    const truncated = whole.subarray(0, Math.floor(whole.length / 2));
+    expect(await pgRestore(['--format=custom', '--list'], truncated)).toEqual({ code: 0, stderr: '' });
+    expect(await pgRestore(['--format=custom', '--file=/dev/null'], truncated)).toEqual({
+      code: 1,
       stderr: expect.stringContaining('could not read from input file: end of file') as string,
     });
   });

@@ -8,6 +8,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TestCluster } from './cluster.ts';
+import { isProcessRunning } from './process-running.ts';
 
 interface ClusterState {
   pid: number;
@@ -38,19 +39,10 @@ const { values, positionals } = parseArgs({
 const stateDir = resolve(values['state-dir'] ?? process.env.TESTKIT_STATE_DIR ?? join(homedir(), '.cache', 'operators-testkit', 'cluster'));
 const stateFile = join(stateDir, 'state.json');
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function readState(): Promise<ClusterState | undefined> {
   try {
     const state = JSON.parse(await readFile(stateFile, 'utf8')) as ClusterState;
-    return alive(state.pid) ? state : undefined;
+    return isProcessRunning(state.pid) ? state : undefined;
   } catch {
     return undefined;
   }
@@ -82,7 +74,7 @@ async function up(): Promise<number> {
       console.log(state.kubeconfig);
       return 0;
     }
-    if (child.exitCode !== null || (child.pid !== undefined && !alive(child.pid))) {
+    if (child.exitCode !== null || (child.pid !== undefined && !isProcessRunning(child.pid))) {
       console.error(`the cluster failed to start; its log (${log}) says:\n${(await readFile(log, 'utf8')).split('\n').slice(-30).join('\n')}`);
       return 1;
     }
@@ -115,9 +107,9 @@ async function down(): Promise<number> {
   if (state) {
     process.kill(state.pid, 'SIGTERM');
     const deadline = Date.now() + 30_000;
-    while (alive(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (isProcessRunning(state.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     // Escalate; the kernel then kills the cluster's processes with it (they carry PR_SET_PDEATHSIG).
-    if (alive(state.pid)) process.kill(state.pid, 'SIGKILL');
+    if (isProcessRunning(state.pid)) process.kill(state.pid, 'SIGKILL');
     await rm(state.dir, { recursive: true, force: true });
   }
   if (existsSync(stateDir)) await rm(stateDir, { recursive: true, force: true });

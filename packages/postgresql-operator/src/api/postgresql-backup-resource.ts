@@ -22,8 +22,8 @@ export const PostgreSQLBackupResource = defineCustomResource({
   categories: ['k8s-operators', 'postgresql'],
   scope: 'Namespaced',
   description:
-    'PostgreSQLBackup is one logical backup (pg_dump, custom format) of a PostgreSQL database: stored with its SHA-256 ' +
-    'and read back in full before it counts as complete.',
+    'PostgreSQLBackup is one logical backup (pg_dump, custom format) of a PostgreSQL database: stored with its SHA-256, ' +
+    'decoded in full by pg_restore and read back before it counts as complete.',
   versions: [
     {
       name: API_VERSION,

@@ -50,8 +50,8 @@ export const PostgreSQLBackupStatus = Type.Object(
     phase: Type.Optional(
       Type.Union([Type.Literal('Pending'), Type.Literal('Running'), Type.Literal('Completed'), Type.Literal('Failed')], {
         description:
-          'Pending (waiting for the database or another backup of it), Running, Completed (stored and read back in ' +
-          'full) or Failed (see error; nothing was stored).',
+          'Pending (waiting for the database or another backup of it), Running, Completed (stored, decoded in full ' +
+          'and read back) or Failed (see error; nothing was stored).',
       }),
     ),
     startTime: Type.Optional(timestamp('When pg_dump started.')),
@@ -65,8 +65,8 @@ export const PostgreSQLBackupStatus = Type.Object(
     verified: Type.Optional(
       Type.Boolean({
         description:
-          'true once the stored dump was read back in full (pg_restore) with the same SHA-256; false when a later ' +
-          'check found it damaged, which keeps it from being restored.',
+          'true once pg_restore decoded the whole dump while it was written and the stored dump read back with the ' +
+          'same size and SHA-256; false when a later check found it damaged, which keeps it from being restored.',
       }),
     ),
     serverVersion: Type.Optional(Type.String({ description: 'PostgreSQL server version dumped, e.g. 15.18.' })),

@@ -177,7 +177,7 @@ const BackupSpec = Type.Object(
     onDelete: Type.Optional(OnDeleteSpec),
   },
   {
-    description: 'Logical backups (pg_dump, custom format) to the operator\'s backup store, each one read back in full.',
+    description: 'Logical backups (pg_dump, custom format) to the operator\'s backup store, each one decoded in full by pg_restore and read back.',
     default: {},
   },
 );

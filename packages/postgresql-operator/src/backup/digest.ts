@@ -1,5 +1,11 @@
 import { createHash, type Hash } from 'node:crypto';
 
+/** Size and SHA-256 of some bytes, hex. */
+export interface Digest {
+  size: number;
+  sha256: string;
+}
+
 /** Size and SHA-256 of bytes as they stream past: one pass, nothing held in memory. */
 export class StreamDigest {
   #hash: Hash = createHash('sha256');
@@ -29,4 +35,11 @@ export async function* digesting(
     digest.update(chunk);
     yield chunk;
   }
+}
+
+/** Reads `source` to its end for its size and SHA-256 only. */
+export async function digestOf(source: AsyncIterable<Uint8Array>): Promise<Digest> {
+  const digest = new StreamDigest();
+  for await (const chunk of source) digest.update(chunk);
+  return { size: digest.size, sha256: digest.sha256() };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StreamDigest, digesting } from './digest.ts';
+import { StreamDigest, digestOf, type Digest } from './digest.ts';
 import { InvalidManifestError, parseManifest, serializeManifest, type BackupManifest } from './manifest.ts';
 import {
   BackupStoreError,
@@ -239,31 +239,28 @@ export class DirectoryBackupStore implements BackupStore {
       return { ok: false, problem: 'ManifestUnreadable', message: error.message };
     }
     if (manifest === undefined) return { ok: false, problem: 'ManifestMissing', message: `${name} has no manifest` };
-    const digest = new StreamDigest();
+    let stored: Digest;
     try {
-      for await (const _chunk of digesting(this.read(key, options), digest)) {
-        // digesting() does the work; the bytes themselves are not needed.
-      }
+      stored = await digestOf(this.read(key, options));
     } catch (error) {
       if (isNotFound(error)) return { ok: false, problem: 'DataMissing', message: `${name}: the dump file is missing` };
       throw error;
     }
-    if (digest.size !== manifest.size) {
+    if (stored.size !== manifest.size) {
       return {
         ok: false,
         problem: 'SizeMismatch',
-        message: `${name}: the dump has ${digest.size} bytes, its manifest says ${manifest.size}`,
+        message: `${name}: the dump has ${stored.size} bytes, its manifest says ${manifest.size}`,
       };
     }
-    const sha256 = digest.sha256();
-    if (sha256 !== manifest.sha256) {
+    if (stored.sha256 !== manifest.sha256) {
       return {
         ok: false,
         problem: 'ChecksumMismatch',
-        message: `${name}: the dump's SHA-256 is ${sha256}, its manifest says ${manifest.sha256}`,
+        message: `${name}: the dump's SHA-256 is ${stored.sha256}, its manifest says ${manifest.sha256}`,
       };
     }
-    return { ok: true, size: digest.size, sha256 };
+    return { ok: true, size: stored.size, sha256: stored.sha256 };
   }
 
   async delete(key: BackupKey): Promise<void> {

@@ -4,7 +4,8 @@ import { SHA256_HEX } from '../api/formats.ts';
 
 /**
  * The manifest of a stored backup: what was dumped, by which pg_dump, and the size and SHA-256 of the dump file. It is
- * written last, after the dump was stored durably and read back in full, so "a backup exists" means "its manifest
+ * written last, after the dump was stored durably, decoded in full by pg_restore on its way to the store, and read
+ * back from the store with the size and SHA-256 of what was decoded, so "a backup exists" means "its manifest
  * exists": an interrupted or failed backup never looks complete.
  */
 
@@ -34,7 +35,7 @@ export const BackupManifestSchema = Type.Object({
   startedAt: Type.String({ format: 'date-time' }),
   /** When pg_dump finished and the dump was durable. */
   finishedAt: Type.String({ format: 'date-time' }),
-  /** When the stored dump was read back in full (pg_restore) with this size and SHA-256. */
+  /** When pg_restore had decoded the whole dump and the stored dump had read back with this size and SHA-256. */
   verifiedAt: Type.String({ format: 'date-time' }),
   size: Type.Integer({ minimum: 0 }),
   sha256: Type.String({ pattern: SHA256_HEX }),

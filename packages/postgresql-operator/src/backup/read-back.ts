@@ -1,14 +1,17 @@
-import { StreamDigest, digesting } from './digest.ts';
-import { startPgTool } from '../postgres/tool-process.ts';
+import { digestOf, type Digest } from './digest.ts';
 import type { StoredData } from './store.ts';
 
 /**
- * Reads a stored dump back in full with `pg_restore --file=/dev/null`, which decodes every table's data, while
- * recomputing its SHA-256. `pg_restore --list` is not enough: it reads only the table of contents and passed on a dump
- * truncated to half its size (measured with PostgreSQL 15); the full read fails ("could not read from input file: end
- * of file"). Reading back what the store holds, rather than what was sent to it, also checks the store itself.
+ * The last check before a backup is published: the stored dump is read back in full for its size and SHA-256, which
+ * must equal what `write` reported (the store kept what it said it kept) and what pg_restore decoded while the dump was
+ * written (decode-dump.ts; the bytes that were decoded are the bytes that are stored). pg_restore is not run again:
+ * equal SHA-256 means equal bytes.
  */
 
+/**
+ * A dump that must not be published: pg_restore could not decode it in full, or the stored bytes are not the bytes
+ * that were written and decoded.
+ */
 export class DumpVerificationError extends Error {
   override name = 'DumpVerificationError';
 }
@@ -17,36 +20,24 @@ export interface ReadBackOptions {
   /** The stored dump, as the store returns it. */
   data: AsyncIterable<Uint8Array>;
   /** What `write` reported for it. */
-  expected: StoredData;
-  /** Path of a pg_restore of the dump's pg_dump major or newer. */
-  pgRestore: string;
-  signal?: AbortSignal;
+  written: StoredData;
+  /** What pg_restore consumed and decoded. */
+  decoded: Digest;
 }
 
 export async function readBackDump(options: ReadBackOptions): Promise<void> {
-  const { data, expected, pgRestore, signal } = options;
-  const digest = new StreamDigest();
-  const restore = startPgTool({
-    path: pgRestore,
-    args: ['--format=custom', '--file=/dev/null'],
-    env: { LC_ALL: 'C', ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }) },
-    stdin: digesting(data, digest),
-    stdout: 'ignore',
-    signal,
-  });
-  try {
-    await restore.exited;
-  } catch (error) {
+  const { data, written, decoded } = options;
+  const stored = await digestOf(data);
+  if (stored.size !== written.size || stored.sha256 !== written.sha256) {
     throw new DumpVerificationError(
-      `the stored dump could not be read back in full: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
+      `the stored dump reads back as ${stored.size} bytes with SHA-256 ${stored.sha256}, but ${written.size} bytes ` +
+        `with SHA-256 ${written.sha256} were written`,
     );
   }
-  const sha256 = digest.sha256();
-  if (digest.size !== expected.size || sha256 !== expected.sha256) {
+  if (stored.size !== decoded.size || stored.sha256 !== decoded.sha256) {
     throw new DumpVerificationError(
-      `the stored dump reads back as ${digest.size} bytes with SHA-256 ${sha256}, but ${expected.size} bytes with ` +
-        `SHA-256 ${expected.sha256} were written`,
+      `pg_restore decoded ${decoded.size} bytes with SHA-256 ${decoded.sha256}, but the store holds ${stored.size} ` +
+        `bytes with SHA-256 ${stored.sha256}`,
     );
   }
 }

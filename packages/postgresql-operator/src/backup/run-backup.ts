@@ -3,16 +3,21 @@ import { withConnection, withMaskedSecrets, type ConnectionParameters } from '..
 import { serverVersion, type ServerVersion } from '../postgres/inspect.ts';
 import { PgToolError } from '../postgres/tool-process.ts';
 import { locatePgTool, type DiscoverOptions, type InstalledPgTool } from '../postgres/tools-version.ts';
+import { decodeDump } from './decode-dump.ts';
+import type { Digest } from './digest.ts';
 import { MANIFEST_VERSION, type BackupManifest } from './manifest.ts';
 import { dumpDatabase } from './pg-dump.ts';
-import { readBackDump } from './read-back.ts';
+import { DumpVerificationError, readBackDump } from './read-back.ts';
 import { formatBackupKey, type BackupKey, type BackupStore, type StoredData } from './store.ts';
+import { teeStream } from './tee.ts';
 
 /**
  * One backup, start to finish: connect and read the server's version; pick a pg_dump of that major or newer; stream
- * `pg_dump -Fc` into the store (size and SHA-256 computed on the way, stored durably); read the stored dump back in
- * full; write the manifest last. It is a backup only if every step succeeded: on any failure the stored data is
- * deleted and nothing is published.
+ * `pg_dump -Fc` into the store (size and SHA-256 computed on the way, stored durably) and, at the same time, into
+ * `pg_restore --file=/dev/null`, which decodes all of it (decode-dump.ts); read the stored dump back for its size and
+ * SHA-256, which must match what was written and what was decoded (read-back.ts); write the manifest last. It is a
+ * backup only if every step succeeded: on any failure pg_dump and pg_restore are stopped, the stored data is deleted
+ * and nothing is published.
  */
 
 /** Where a backup failed, for a condition reason or a metric label. */
@@ -65,28 +70,42 @@ export async function runBackup(request: BackupRequest): Promise<BackupManifest>
   }
 
   const startedAt = now();
-  let stored: StoredData;
-  try {
-    stored = await store.write(key, dumpDatabase({ pgDump: pgDump.path, connection, signal }), { signal });
-  } catch (error) {
-    // The store removed its partial write and pg_dump is gone; nothing of this backup is left.
+  let finishedAt = startedAt;
+  // The store and pg_restore read the same stream, in step; either one failing or stopping stops the other and pg_dump.
+  // One that settles without having read to the end (the store refusing the key before it read anything) stops the
+  // stream too, so the other does not wait for it.
+  const tee = teeStream(dumpDatabase({ pgDump: pgDump.path, connection, signal }));
+  const [toStore, toDecode] = tee.branches;
+  const [written, decoded] = await Promise.allSettled([
+    store
+      .write(key, toStore, { signal })
+      .then((stored) => {
+        finishedAt = now();
+        return stored;
+      })
+      .finally(() => {
+        tee.stop();
+      }),
+    decodeDump({ data: toDecode, pgRestore: pgRestore.path, signal }).finally(() => {
+      tee.stop();
+    }),
+  ]);
+  await tee.settled;
+  if (written.status === 'rejected' || decoded.status === 'rejected') {
+    await store.delete(key).catch(() => undefined);
     if (signal?.aborted === true) throw fail('Dump', 'aborted', signal.reason);
-    if (error instanceof PgToolError) throw fail('Dump', 'pg_dump failed', error);
-    throw fail('Store', 'storing the dump failed', error);
+    const [stage, what, error] = whatFailed(written, decoded);
+    throw fail(stage, what, error);
   }
-  const finishedAt = now();
 
   try {
-    await readBackDump({
-      data: store.read(key, { signal }),
-      expected: stored,
-      pgRestore: pgRestore.path,
-      signal,
-    });
+    await readBackDump({ data: store.read(key, { signal }), written: written.value, decoded: decoded.value });
   } catch (error) {
     await store.delete(key).catch(() => undefined);
+    if (signal?.aborted === true) throw fail('Verify', 'aborted', signal.reason);
     throw fail('Verify', 'verification failed', error);
   }
+  const stored = written.value;
 
   const manifest: BackupManifest = {
     manifestVersion: MANIFEST_VERSION,
@@ -111,4 +130,32 @@ export async function runBackup(request: BackupRequest): Promise<BackupManifest>
     throw fail('Publish', 'writing the manifest failed', error);
   }
   return manifest;
+}
+
+/**
+ * Which of pg_dump, the store and pg_restore failed first. Whichever fails stops the other two, and those then report
+ * pg_dump's error or that the stream was stopped (tee.ts); the error that is not such a consequence is the cause.
+ */
+function whatFailed(
+  written: PromiseSettledResult<StoredData>,
+  decoded: PromiseSettledResult<Digest>,
+): [BackupStage, string, unknown] {
+  const errors = [written, decoded].flatMap((result): unknown[] =>
+    result.status === 'rejected' ? [result.reason] : [],
+  );
+  // pg_dump's failure reaches both readers. decodeDump turns pg_restore's own errors into DumpVerificationErrors, so a
+  // PgToolError here is pg_dump's.
+  const dumpError = errors.find((error) => error instanceof PgToolError);
+  if (dumpError !== undefined) return ['Dump', 'pg_dump failed', dumpError];
+  const verifyError = errors.find((error) => error instanceof DumpVerificationError);
+  if (verifyError !== undefined) return ['Verify', 'verification failed', verifyError];
+  if (written.status === 'rejected') return ['Store', 'storing the dump failed', written.reason];
+  // The store returned without reading the whole dump, and pg_restore was stopped for it.
+  return [
+    'Store',
+    'storing the dump failed',
+    new Error(
+      `the store stopped reading the dump after ${written.value.size} bytes, before its end, and reported success`,
+    ),
+  ];
 }

@@ -8,8 +8,9 @@ import type { BackupManifest } from './manifest.ts';
  *   1. `write(key, data)` stores the dump durably (directory: temp file, fsync, rename, fsync the directory; object
  *      store: an upload that appears only once complete) and returns its size and SHA-256, computed on the way.
  *   2. `finalize(manifest)` writes the manifest, last. Only then is it a backup: `list`, `manifest` and restores see
- *      backups with manifests only. Stored data without a manifest (a crash between the two steps, a failed read-back)
- *      is garbage that `removeIncomplete` clears.
+ *      backups with manifests only. The backup is verified in between: pg_restore decodes the dump while `write`
+ *      stores it, and the stored data is read back for its size and SHA-256 (run-backup.ts). Stored data without a
+ *      manifest (a crash between the two steps, a failed verification) is garbage that `removeIncomplete` clears.
  */
 
 /** Identifies one backup: the PostgreSQLBackup named `backup` of the PostgreSQL `postgresql` in `namespace`. */
@@ -68,7 +69,7 @@ export interface BackupStore {
   /**
    * Deletes data without a manifest and unfinished writes in `scope`; returns the keys cleared. Call it only while no
    * backup of that scope is being written (the operator runs one backup per PostgreSQL at a time, and sweeps before
-   * starting one), since a backup being read back has no manifest yet either.
+   * starting one), since a backup being written or verified has no manifest yet either.
    */
   removeIncomplete(scope: BackupScope): Promise<BackupKey[]>;
 }

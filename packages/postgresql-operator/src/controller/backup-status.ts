@@ -11,7 +11,7 @@ export function runningStatus(now: Date): PostgreSQLBackupStatus {
   return { phase: 'Running', startTime: metav1Time(now) };
 }
 
-/** Completed: stored, read back in full, manifest published. The figures are the manifest's. */
+/** Completed: stored, decoded in full and read back, manifest published. The figures are the manifest's. */
 export function completedStatus(manifest: BackupManifest): PostgreSQLBackupStatus {
   return {
     phase: 'Completed',

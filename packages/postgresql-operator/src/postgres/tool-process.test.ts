@@ -1,21 +1,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@k8s-operators/testkit';
+import { waitFor, isProcessRunning } from '@k8s-operators/testkit';
 import { describe, expect, it } from 'vitest';
 import { PgToolError, startPgTool } from './tool-process.ts';
 
 // Stand-ins for pg_dump / pg_restore: the module's contract is about processes and streams, not about PostgreSQL.
 const sh = (script: string) => ({ path: '/bin/sh', args: ['-c', script], env: { PATH: process.env.PATH ?? '' } });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -79,7 +70,7 @@ describe('startPgTool', () => {
     async function* input(): AsyncGenerator<Uint8Array> {
       yield Buffer.alloc(2000, 1);
       const pid = Number(await waitFor(async () => (await readFile(flag, 'utf8').catch(() => '')).trim() || undefined, { what: 'the pid' }));
-      await waitFor(() => !isRunning(pid), { what: 'the tool to exit and be reaped' });
+      await waitFor(() => !isProcessRunning(pid), { what: 'the tool to exit and be reaped' });
     }
     const tool = startPgTool({ ...sh(`echo $$ > ${flag}; head -c 2000 > /dev/null`), stdin: input(), stdout: 'ignore' });
     try {

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +107,19 @@ describe('discoverPgTools on a machine', () => {
     const options = { libDirectory: join(root, 'lib'), path: join(root, 'bin') };
     expect((await locatePgTool({ tool: 'pg_dump', minimumMajor: 15 }, options)).path).toBe(join(root, 'bin', 'pg_dump'));
     await expect(locatePgTool({ tool: 'pg_dump', minimumMajor: 17 }, options)).rejects.toThrow(/pg_dump 17 or newer is needed/);
+  });
+
+  it('does not run the copy on PATH when a versioned install has the preferred major', async () => {
+    const ran = join(root, 'path-copy-ran');
+    await mkdir(join(root, 'wrapper'), { recursive: true });
+    await writeFile(join(root, 'wrapper', 'pg_dump'), `#!/bin/sh\n/usr/bin/touch ${ran}\necho 'pg_dump (PostgreSQL) 15.18'\n`);
+    await chmod(join(root, 'wrapper', 'pg_dump'), 0o755);
+    const options = { libDirectory: join(root, 'lib'), path: join(root, 'wrapper') };
+    expect((await locatePgTool({ tool: 'pg_dump', minimumMajor: 16 }, options)).path).toBe(join(root, 'lib', '16', 'bin', 'pg_dump'));
+    await expect(access(ran)).rejects.toThrow('ENOENT');
+    // Without the preferred major among the versioned installs, the copy on PATH is a candidate like any other.
+    expect((await locatePgTool({ tool: 'pg_dump', minimumMajor: 15 }, options)).path).toBe(join(root, 'wrapper', 'pg_dump'));
+    await expect(access(ran)).resolves.toBeUndefined();
   });
 
   it('finds this machine\'s PostgreSQL 15 tools', async () => {

@@ -24,8 +24,9 @@ export interface RestoreCandidates {
 
 /**
  * Orders the backups of one PostgreSQL for a restore, newest first, and sets aside those that cannot be restored into
- * `database`, saying why. Every listed backup was read back in full when it was taken (no manifest is written
- * otherwise); whether its bytes are still intact is checked just before restoring it (see restoreLatestBackup).
+ * `database`, saying why. Every listed backup was decoded in full and read back with the same SHA-256 when it was taken
+ * (no manifest is written otherwise); whether its bytes are still intact is checked just before restoring it (see
+ * restoreLatestBackup).
  */
 export function selectRestoreCandidates(listing: StoreListing, database: string): RestoreCandidates {
   const skipped: SkippedBackup[] = listing.unreadable.map(({ key, message }) => ({
