@@ -1,11 +1,23 @@
+import { randomInt } from 'node:crypto';
+
 /**
- * Hands each Pod its own loopback address. Linux routes all of 127.0.0.0/8 to `lo`, so processes can bind
- * 127.0.0.N without any setup, and two Pods can both listen on :8080 as they would in a real cluster.
- * 127.0.0.1 stays for the control plane; addresses are reused only after the Pod that had one is gone.
+ * Hands each Pod its own loopback address. Linux routes all of 127.0.0.0/8 to `lo`, so processes can bind 127.B.X.Y
+ * without any setup, and two Pods can both listen on :8080 as they would in a real cluster. Addresses are reused only
+ * after the Pod that had one is gone.
+ *
+ * Each node takes its own /16, 127.B.0.0 with B drawn at random from 1-254: test files and packages run side by side,
+ * each with its own cluster, and nodes that all counted from the same first address gave two clusters' Pods the same
+ * IP, so one of them failed with EADDRINUSE. 127.0.0.0/16, where the control plane listens, is never handed out.
  */
 export class PodIpAllocator {
   readonly #inUse = new Map<string, string>();
-  #next = 10;
+  readonly #block: number;
+  #next = 0;
+
+  constructor(block: number = randomInt(1, 255)) {
+    if (!Number.isInteger(block) || block < 1 || block > 254) throw new Error(`loopback block must be 1-254, not ${String(block)}`);
+    this.#block = block;
+  }
 
   allocate(podUid: string): string {
     const existing = this.#inUse.get(podUid);
@@ -13,8 +25,8 @@ export class PodIpAllocator {
     const taken = new Set(this.#inUse.values());
     for (let attempt = 0; attempt < 64_000; attempt++) {
       const n = this.#next;
-      this.#next = n >= 65_000 ? 10 : n + 1;
-      const ip = `127.0.${Math.floor(n / 250)}.${(n % 250) + 2}`;
+      this.#next = n >= 63_999 ? 0 : n + 1;
+      const ip = `127.${String(this.#block)}.${String(Math.floor(n / 250))}.${String((n % 250) + 2)}`;
       if (!taken.has(ip)) {
         this.#inUse.set(podUid, ip);
         return ip;
