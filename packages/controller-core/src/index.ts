@@ -102,4 +102,4 @@ export { StatusWriter, nextStatus, type ConditionedStatus, type StatusUpdate, ty
 export { ensureFinalizer, removeFinalizer } from './writes/finalizers.ts';
 export { EventRecorder, type EventDetails, type EventRecorderOptions, type EventType } from './writes/event-recorder.ts';
 export { jsonEqual } from './writes/json-equal.ts';
-export { FlagError, LOG_LEVELS, MANAGER_FLAG_OPTIONS, MANAGER_FLAG_USAGE, managerFlags, parseCommandLine, type LogLevel, type ManagerFlags } from './manager/manager-flags.ts';
+export { FlagError, LOG_LEVELS, MANAGER_FLAG_OPTIONS, MANAGER_FLAG_USAGE, flagsOrExit, managerFlags, managerOptionsFrom, parseCommandLine, type LogLevel, type ManagerFlags } from './manager/manager-flags.ts';

@@ -1,35 +1,16 @@
 // The nutanix-ahvvm-operator process: flags and the Prism connection in, a controller-core Manager with the AhvVm
 // controller, out on SIGTERM.
 import { hostname } from 'node:os';
-import { createLogger, EventRecorder, Manager } from '@k8s-operators/controller-core';
+import { createLogger, EventRecorder, flagsOrExit, Manager, managerOptionsFrom } from '@k8s-operators/controller-core';
 import { setupAhvVmController } from './controller/ahvvm-controller.ts';
 import { connectToPrism } from './controller/prism-connection.ts';
-import { FlagError, parseOperatorFlags, USAGE, type OperatorFlags } from './flags.ts';
+import { parseOperatorFlags, USAGE } from './flags.ts';
 import { registerAhvVmMetrics } from './metrics/ahvvm-metrics.ts';
 
-let flags: OperatorFlags | 'help';
-try {
-  flags = parseOperatorFlags(process.argv.slice(2), process.env);
-} catch (error) {
-  if (!(error instanceof FlagError)) throw error;
-  process.stderr.write(`nutanix-ahvvm-operator: ${error.message}\n\n${USAGE}\n`);
-  process.exit(2);
-}
-if (flags === 'help') {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const flags = flagsOrExit('nutanix-ahvvm-operator', USAGE, () => parseOperatorFlags(process.argv.slice(2), process.env));
 
 const logger = createLogger({ name: 'nutanix-ahvvm-operator', level: flags.logLevel });
-const manager = await Manager.create({
-  name: 'nutanix-ahvvm-operator',
-  logger,
-  ...(flags.namespace ? { namespace: flags.namespace } : {}),
-  ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
-  leaderElection: { enabled: flags.leaderElect },
-  healthProbeBindAddress: flags.healthProbeBindAddress,
-  metricsBindAddress: flags.metricsBindAddress,
-});
+const manager = await Manager.create({ name: 'nutanix-ahvvm-operator', logger, ...managerOptionsFrom(flags) });
 const metrics = registerAhvVmMetrics(manager.metrics.registry);
 const prism = connectToPrism(process.env, { metrics, maxConcurrentRequests: flags.prismMaxConcurrentRequests });
 const instance = process.env.POD_NAME ?? hostname();

@@ -25,7 +25,6 @@ export {
 } from './backup/manifest.ts';
 export { LOCK_WAIT_TIMEOUT, dumpDatabase, type DumpOptions } from './backup/pg-dump.ts';
 export { DumpVerificationError, readBackDump, type ReadBackOptions } from './backup/read-back.ts';
-export { decodeDump, type DecodeOptions } from './backup/decode-dump.ts';
 export { BackupFailedError, runBackup, type BackupRequest, type BackupStage } from './backup/run-backup.ts';
 export { scheduledBackupName } from './backup/backup-name.ts';
 

@@ -15,8 +15,6 @@ export interface ControllerHost {
   informerFor<T extends KubernetesObject>(ref: ResourceRef<T>, scope?: InformerScope): SharedInformer<T>;
   metrics: ControllerCoreMetrics;
   logger: Logger;
-  /** Namespace every informer is limited to; undefined watches all namespaces. */
-  namespace: string | undefined;
   register(controller: Controller): void;
 }
 

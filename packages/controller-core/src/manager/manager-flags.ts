@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import type { ManagerOptions } from './manager.ts';
 
 /** A flag problem, said so that the person starting the operator knows what to change. */
 export class FlagError extends Error {}
@@ -67,4 +68,37 @@ export function managerFlags(
     kubeconfig: values.kubeconfig === '' ? undefined : values.kubeconfig,
     logLevel,
   };
+}
+
+/** The ManagerOptions the manager's flags set: what every operator's main passes to `Manager.create`. */
+export function managerOptionsFrom(
+  flags: ManagerFlags,
+): Pick<ManagerOptions, 'namespace' | 'kubeconfig' | 'leaderElection' | 'healthProbeBindAddress' | 'metricsBindAddress'> {
+  return {
+    ...(flags.namespace === undefined || flags.namespace === '' ? {} : { namespace: flags.namespace }),
+    ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
+    leaderElection: { enabled: flags.leaderElect },
+    healthProbeBindAddress: flags.healthProbeBindAddress,
+    metricsBindAddress: flags.metricsBindAddress,
+  };
+}
+
+/**
+ * An operator's flags, or the process ends: `--help` prints the usage and exits 0; a FlagError prints what to change
+ * and the usage and exits 2 (no crash loop with a stack trace for a typo in a Deployment's args).
+ */
+export function flagsOrExit<Flags>(program: string, usage: string, parse: () => Flags | 'help'): Flags {
+  let flags: Flags | 'help';
+  try {
+    flags = parse();
+  } catch (error) {
+    if (!(error instanceof FlagError)) throw error;
+    process.stderr.write(`${program}: ${error.message}\n\n${usage}\n`);
+    process.exit(2);
+  }
+  if (flags === 'help') {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  return flags;
 }
