@@ -1,21 +1,27 @@
-// npm run bench -- postgresql [--scale 68]: a generated database of about 1 GB (pgbench scale 68) on a real
-// PostgreSQL, then, on the same data, a backup and a restore through the operator's own pipeline against plain
+// npm run bench -- postgresql [--scale 68] [--rounds 5]: a generated database of about 1 GB (pgbench scale 68) on a
+// real PostgreSQL, then, on the same data, backups and restores through the operator's own pipeline against plain
 // `pg_dump -Fc` and `pg_restore` of the same dump. The operator's backup streams pg_dump into the store (SHA-256 on the
 // way, fsync + rename) while pg_restore decodes the same stream in full, then reads the stored dump back for its
 // SHA-256 and writes the manifest; its restore checks the checksum, restores in a single transaction and runs ANALYZE.
+//
+// Each round times all four, plain and operator in alternating order, and the figures are the medians over the rounds:
+// on a shared machine single runs of the same pg_dump vary by 10-20 %, more than the difference being measured. The
+// first round also warms the operator's process (JIT, the pg_dump/pg_restore lookup), as a long-running operator is.
 // Prints figures; the last line is one JSON object.
 import { execFile } from 'node:child_process';
-import { access, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { TestCluster } from '@k8s-operators/testkit';
-import { DirectoryBackupStore, forDatabase, pgClientConfig, restoreBackup, runBackup } from '../src/index.ts';
+import { DirectoryBackupStore, forDatabase, pgClientConfig, restoreBackup, runBackup, type BackupManifest } from '../src/index.ts';
 import { startPostgresPod } from '../test/postgres-pod.ts';
 
-const { values } = parseArgs({ options: { scale: { type: 'string', default: '68' } } });
+const { values } = parseArgs({ options: { scale: { type: 'string', default: '68' }, rounds: { type: 'string', default: '5' } } });
 const scale = Number(values.scale);
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, not ${values.rounds}`);
 
 async function postgresBin(): Promise<string> {
   const root = '/usr/lib/postgresql';
@@ -59,44 +65,89 @@ try {
   const databaseBytes = Number(size?.bytes ?? 0);
   console.log(`database: ${(databaseBytes / 2 ** 30).toFixed(2)} GiB, generated in ${generateSeconds.toFixed(1)} s`);
 
-  const plainDump = join(work, 'plain.dump');
-  const plainBackupSeconds = await timed('pg_dump', join(bin, 'pg_dump'), ['-Fc', '-d', 'appdb', '-f', plainDump], env);
-  console.log(`plain pg_dump -Fc:              ${plainBackupSeconds.toFixed(1)} s, ${((await stat(plainDump)).size / 2 ** 20).toFixed(0)} MiB`);
-
   // The store refuses a missing directory (in a cluster that means the backup volume is not mounted).
   await mkdir(join(work, 'store'));
   const store = new DirectoryBackupStore(join(work, 'store'));
-  let started = performance.now();
-  const manifest = await runBackup({ store, key: { namespace: 'bench', postgresql: 'bench', backup: 'bench-1' }, trigger: 'OnDemand', connection });
-  const operatorBackupSeconds = (performance.now() - started) / 1000;
-  console.log(`operator backup (verified):     ${operatorBackupSeconds.toFixed(1)} s, ${(manifest.size / 2 ** 20).toFixed(0)} MiB`);
-
-  await sql(pgClientConfig(connection), 'CREATE DATABASE plain_restore');
-  const plainRestoreSeconds = await timed('pg_restore', join(bin, 'pg_restore'), ['--single-transaction', '--exit-on-error', '--no-owner', '--no-acl', '-d', 'plain_restore', plainDump], env)
-    + await timed('analyze', join(bin, 'psql'), ['-d', 'plain_restore', '-c', 'ANALYZE'], env);
-  console.log(`plain pg_restore -1 + ANALYZE:  ${plainRestoreSeconds.toFixed(1)} s`);
-
-  await sql(pgClientConfig(connection), 'CREATE DATABASE operator_restore');
-  started = performance.now();
-  await restoreBackup({ store, backup: manifest, connection: forDatabase(connection, 'operator_restore'), role: 'app' });
-  const operatorRestoreSeconds = (performance.now() - started) / 1000;
-  console.log(`operator restore (checked):     ${operatorRestoreSeconds.toFixed(1)} s`);
-
   const count = async (database: string): Promise<number> => Number((await sql<{ n: string }>(pgClientConfig(forDatabase(connection, database)), 'SELECT count(*) AS n FROM pgbench_accounts'))[0]?.n ?? 0);
-  const rows = { original: await count('appdb'), plain: await count('plain_restore'), operator: await count('operator_restore') };
-  if (rows.plain !== rows.original || rows.operator !== rows.original) throw new Error(`restored row counts differ: ${JSON.stringify(rows)}`);
+  const originalRows = await count('appdb');
+  const seconds = { plainBackup: [] as number[], operatorBackup: [] as number[], plainRestore: [] as number[], operatorRestore: [] as number[] };
+  let dumpBytes = 0;
+
+  for (let round = 1; round <= rounds; round++) {
+    const plainDump = join(work, `plain-${String(round)}.dump`);
+    const key = { namespace: 'bench', postgresql: 'bench', backup: `bench-${String(round)}` };
+    const plainBackup = async (): Promise<void> => {
+      seconds.plainBackup.push(await timed('pg_dump', join(bin, 'pg_dump'), ['-Fc', '-d', 'appdb', '-f', plainDump], env));
+    };
+    let manifest: BackupManifest | undefined;
+    const operatorBackup = async (): Promise<void> => {
+      const started = performance.now();
+      manifest = await runBackup({ store, key, trigger: 'OnDemand', connection });
+      seconds.operatorBackup.push((performance.now() - started) / 1000);
+    };
+    // Each restore starts from the same state: earlier writes checkpointed, and no restored copy left behind for
+    // autovacuum to work on while the next one is timed (that made whichever restore came second about 50 % slower).
+    const restoreInto = async (database: string, restore: () => Promise<number>): Promise<number> => {
+      await sql(pgClientConfig(connection), 'CHECKPOINT');
+      await sql(pgClientConfig(connection), `CREATE DATABASE ${database}`);
+      const took = await restore();
+      const rows = await count(database);
+      await sql(pgClientConfig(connection), `DROP DATABASE ${database}`);
+      if (rows !== originalRows) throw new Error(`round ${String(round)}: ${database} has ${String(rows)} rows, not ${String(originalRows)}`);
+      return took;
+    };
+    const plainRestore = async (): Promise<void> => {
+      seconds.plainRestore.push(await restoreInto('plain_restore', async () =>
+        await timed('pg_restore', join(bin, 'pg_restore'), ['--single-transaction', '--exit-on-error', '--no-owner', '--no-acl', '-d', 'plain_restore', plainDump], env)
+          + await timed('analyze', join(bin, 'psql'), ['-d', 'plain_restore', '-c', 'ANALYZE'], env)));
+    };
+    const operatorRestore = async (): Promise<void> => {
+      const backup = manifest;
+      if (backup === undefined) throw new Error('the operator backup of this round is missing');
+      seconds.operatorRestore.push(await restoreInto('operator_restore', async () => {
+        const started = performance.now();
+        await restoreBackup({ store, backup, connection: forDatabase(connection, 'operator_restore'), role: 'app' });
+        return (performance.now() - started) / 1000;
+      }));
+    };
+    // Alternating the order keeps a slow or fast stretch of the machine from always falling on the same side.
+    const plainFirst = round % 2 === 1;
+    for (const step of plainFirst ? [plainBackup, operatorBackup, plainRestore, operatorRestore] : [operatorBackup, plainBackup, operatorRestore, plainRestore]) await step();
+
+    dumpBytes = manifest?.size ?? 0;
+    const at = (list: number[]): string => (list.at(-1) ?? 0).toFixed(2);
+    console.log(`round ${String(round)}/${String(rounds)}: backup plain ${at(seconds.plainBackup)} s, operator ${at(seconds.operatorBackup)} s; restore plain ${at(seconds.plainRestore)} s, operator ${at(seconds.operatorRestore)} s`);
+  }
+
+  const plainBackupSeconds = median(seconds.plainBackup);
+  const operatorBackupSeconds = median(seconds.operatorBackup);
+  const plainRestoreSeconds = median(seconds.plainRestore);
+  const operatorRestoreSeconds = median(seconds.operatorRestore);
+  const range = (list: number[]): string => `${Math.min(...list).toFixed(2)}-${Math.max(...list).toFixed(2)}`;
+  console.log(`medians of ${String(rounds)} rounds (range), dump ${(dumpBytes / 2 ** 20).toFixed(0)} MiB:`);
+  console.log(`  plain pg_dump -Fc:              ${plainBackupSeconds.toFixed(2)} s (${range(seconds.plainBackup)})`);
+  console.log(`  operator backup (verified):     ${operatorBackupSeconds.toFixed(2)} s (${range(seconds.operatorBackup)})`);
+  console.log(`  plain pg_restore -1 + ANALYZE:  ${plainRestoreSeconds.toFixed(2)} s (${range(seconds.plainRestore)})`);
+  console.log(`  operator restore (checked):     ${operatorRestoreSeconds.toFixed(2)} s (${range(seconds.operatorRestore)})`);
 
   const result = {
-    benchmark: 'postgresql', scale, database_bytes: databaseBytes, dump_bytes: manifest.size, rows: rows.original,
+    benchmark: 'postgresql', scale, rounds, database_bytes: databaseBytes, dump_bytes: dumpBytes, rows: originalRows,
     plain_backup_seconds: round(plainBackupSeconds), operator_backup_seconds: round(operatorBackupSeconds), backup_ratio: round(operatorBackupSeconds / plainBackupSeconds),
     plain_restore_seconds: round(plainRestoreSeconds), operator_restore_seconds: round(operatorRestoreSeconds), restore_ratio: round(operatorRestoreSeconds / plainRestoreSeconds),
     target_ratio: 1.1,
+    rounds_seconds: Object.fromEntries(Object.entries(seconds).map(([name, list]) => [name, list.map(round)])),
   };
   console.log(`ratios: backup ${String(result.backup_ratio)}, restore ${String(result.restore_ratio)} (target <= 1.10)`);
   console.log(JSON.stringify(result));
 } finally {
   await cluster.stop();
   await rm(work, { recursive: true, force: true });
+}
+
+function median(list: number[]): number {
+  const sorted = [...list].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 function round(n: number): number {

@@ -10,6 +10,13 @@ import { startPgTool } from '../postgres/tool-process.ts';
  * so that the caller can check they are the bytes the store holds (read-back.ts).
  */
 
+/**
+ * pg_restore decodes below normal priority. pg_dump holds a snapshot open on the server until it is done (which holds
+ * back VACUUM there), so where CPU is short the dump, not its check, should get it; the check catches up once the dump
+ * is written. The two stay in step through the pipe, so the check is never left behind by more than the pipe holds.
+ */
+const DECODE_NICENESS = 10;
+
 export interface DecodeOptions {
   /** The dump, as pg_dump writes it. */
   data: AsyncIterable<Uint8Array>;
@@ -42,6 +49,7 @@ export async function decodeDump(options: DecodeOptions): Promise<Digest> {
       env: { LC_ALL: 'C', ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }) },
       stdin: tracked(),
       stdout: 'ignore',
+      niceness: DECODE_NICENESS,
       signal,
     }).exited;
   } catch (error) {

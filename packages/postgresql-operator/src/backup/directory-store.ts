@@ -21,6 +21,12 @@ import {
 /** The seed's mount point for the backup volume in the operator pod. */
 export const DEFAULT_BACKUP_DIRECTORY = '/backup';
 
+/**
+ * Dumps are read back whole after every backup (for their SHA-256) and before every restore. 1 MiB reads instead of
+ * the default 64 KiB take a 20 MiB dump in 20 reads instead of 320.
+ */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
 const DATA_SUFFIX = '.dump';
 const MANIFEST_SUFFIX = '.manifest.json';
 // Unfinished writes: `.<backup>.dump.<uuid>.tmp`. Kubernetes names never start with '.', so these never clash with a
@@ -226,7 +232,7 @@ export class DirectoryBackupStore implements BackupStore {
 
   read(key: BackupKey, options: { signal?: AbortSignal } = {}): AsyncIterable<Uint8Array> {
     checkBackupKey(key);
-    return createReadStream(this.#dataPath(key), { signal: options.signal });
+    return createReadStream(this.#dataPath(key), { signal: options.signal, highWaterMark: READ_CHUNK_BYTES });
   }
 
   async verifyChecksum(key: BackupKey, options: { signal?: AbortSignal } = {}): Promise<ChecksumCheck> {

@@ -90,6 +90,25 @@ describe('startPgTool', () => {
     await expect(tool.exited).rejects.toThrow('store read failed');
   });
 
+  it('runs the tool at the niceness asked for', async () => {
+    // The tool reads its priority only after its input ended, and the priority is set before any input is written.
+    const niceOf = async (niceness?: number): Promise<string> => {
+      const tool = startPgTool({
+        ...sh("cat > /dev/null; cut -d' ' -f19 /proc/self/stat"),
+        stdin: bytes(1024),
+        stdout: 'pipe',
+        ...(niceness === undefined ? {} : { niceness }),
+      });
+      const printed = (await collect(tool.stdout)).trim();
+      await tool.exited;
+      return printed;
+    };
+    const own = (await readFile('/proc/self/stat', 'utf8')).split(') ')[1]?.split(' ')[16];
+    expect(await niceOf()).toBe(own);
+    // A process may lower its children's priority, not raise it: a test run already below 10 stays where it is.
+    expect(await niceOf(10)).toBe(String(Math.max(10, Number(own))));
+  });
+
   it('kills the tool on abort', async () => {
     const controller = new AbortController();
     const tool = startPgTool({ ...sh('echo started; exec sleep 30'), stdout: 'pipe', signal: controller.signal });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { maskSecrets } from './connection.ts';
@@ -45,6 +46,8 @@ export interface PgToolOptions {
   signal?: AbortSignal;
   /** Masked in errors (the password). */
   secrets?: readonly string[];
+  /** The tool's nice value (1-19: below normal CPU priority), when the operator's own is not already lower; default its own. */
+  niceness?: number;
 }
 
 export interface PgToolProcess {
@@ -72,6 +75,13 @@ export function startPgTool(options: PgToolOptions): PgToolProcess {
   const tool = toolName(path);
   signal?.throwIfAborted();
   const child = spawn(path, args, { env, stdio: ['pipe', options.stdout, 'pipe'] });
+  if (options.niceness !== undefined && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, options.niceness);
+    } catch {
+      // It exited already (its exit is reported below), or the system refuses: a priority is a preference, not a need.
+    }
+  }
   const { stdin: input, stderr } = child;
   if (input === null || stderr === null) throw new Error(`${tool}: spawn gave no stdin or stderr pipe`);
 

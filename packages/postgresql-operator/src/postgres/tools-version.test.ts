@@ -1,4 +1,4 @@
-import { access, chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -120,6 +120,27 @@ describe('discoverPgTools on a machine', () => {
     // Without the preferred major among the versioned installs, the copy on PATH is a candidate like any other.
     expect((await locatePgTool({ tool: 'pg_dump', minimumMajor: 15 }, options)).path).toBe(join(root, 'wrapper', 'pg_dump'));
     await expect(access(ran)).resolves.toBeUndefined();
+  });
+
+  it('asks each program for its version once, and again when the file changes', async () => {
+    const calls = join(root, 'version-calls');
+    const program = join(root, 'counted', '15', 'bin', 'pg_restore');
+    const write = async (version: string): Promise<void> => {
+      await mkdir(join(program, '..'), { recursive: true });
+      await writeFile(program, `#!/bin/sh\necho run >> ${calls}\necho 'pg_restore (PostgreSQL) ${version}'\n`);
+      await chmod(program, 0o755);
+    };
+    await write('15.18');
+    const options = { libDirectory: join(root, 'counted'), path: '' };
+    const requirement = { tool: 'pg_restore', minimumMajor: 15 } as const;
+    expect((await locatePgTool(requirement, options)).version).toBe('15.18');
+    expect((await locatePgTool(requirement, options)).version).toBe('15.18');
+    expect((await readFile(calls, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
+    // An upgrade in place: same path, new file.
+    await rm(program);
+    await write('15.19');
+    expect((await locatePgTool(requirement, options)).version).toBe('15.19');
+    expect((await readFile(calls, 'utf8')).split('\n').filter(Boolean)).toHaveLength(2);
   });
 
   it('finds this machine\'s PostgreSQL 15 tools', async () => {

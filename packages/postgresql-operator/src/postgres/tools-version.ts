@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, constants, readdir } from 'node:fs/promises';
+import { access, constants, readdir, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -100,8 +100,7 @@ async function isExecutable(path: string): Promise<boolean> {
   }
 }
 
-async function describeTool(path: string): Promise<InstalledPgTool | undefined> {
-  if (!(await isExecutable(path))) return undefined;
+async function runVersion(path: string): Promise<InstalledPgTool | undefined> {
   try {
     const { stdout } = await execFileAsync(path, ['--version'], { timeout: 10_000, env: { LC_ALL: 'C' } });
     const version = parseToolVersion(stdout);
@@ -109,6 +108,30 @@ async function describeTool(path: string): Promise<InstalledPgTool | undefined> 
   } catch {
     return undefined; // not runnable or not a PostgreSQL tool: not a candidate
   }
+}
+
+/**
+ * What `--version` said of each program, keyed by the file it said it of. Every backup and every restore looks its
+ * tools up, and running `--version` on each candidate took 20-30 ms of each backup (more in the image, which carries
+ * three majors); the programs in an image never change. A file that does change (a package upgrade on a workstation)
+ * has a new inode, size or mtime, and is asked again.
+ */
+const described = new Map<string, { file: string; tool: InstalledPgTool | undefined }>();
+
+async function describeTool(path: string): Promise<InstalledPgTool | undefined> {
+  if (!(await isExecutable(path))) return undefined;
+  let file: string;
+  try {
+    const { dev, ino, size, mtimeMs, ctimeMs } = await stat(path);
+    file = `${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}`;
+  } catch {
+    return undefined;
+  }
+  const known = described.get(path);
+  if (known?.file === file) return known.tool;
+  const tool = await runVersion(path);
+  described.set(path, { file, tool });
+  return tool;
 }
 
 export interface DiscoverOptions {
