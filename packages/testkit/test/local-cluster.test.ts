@@ -184,17 +184,22 @@ spec:
     expect(existsSync(join(hostPath, 'pgdata', 'PG_VERSION'))).toBe(true);
     const client = new pg.Client({ host: pod.status?.podIP, port: 5432, user: 'app', password: 's3cret-pw', database: 'appdb' });
     await client.connect();
+    let socketDirectory: string;
     try {
       const result = await client.query<{ db: string; user: string }>('SELECT current_database() AS db, current_user AS user');
       expect(result.rows[0]).toEqual({ db: 'appdb', user: 'app' });
+      socketDirectory = (await client.query<{ unix_socket_directories: string }>('SHOW unix_socket_directories')).rows[0]?.unix_socket_directories ?? '';
     } finally {
       await client.end();
     }
+    // The socket lives outside the Pod's directory (socket paths are limited to 107 bytes), and goes with the Pod too.
+    expect(existsSync(socketDirectory)).toBe(true);
     const wrong = new pg.Client({ host: pod.status?.podIP, port: 5432, user: 'app', password: 'wrong', database: 'appdb' });
     await expect(wrong.connect()).rejects.toThrow(/password authentication failed/);
     const claim = await api.get<{ status: { phase: string } }>('/api/v1/namespaces/default/persistentvolumeclaims/db-data');
     expect(claim?.status.phase).toBe('Bound');
     await cluster.kubectl(['delete', 'pod/db', 'pvc/db-data', 'secret/db']);
+    await waitFor(() => !existsSync(socketDirectory), { what: `the Pod's socket directory ${socketDirectory} to be removed` });
   });
 
   test('an image that matches nothing waits with ErrImagePull naming the image', async () => {

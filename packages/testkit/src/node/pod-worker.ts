@@ -36,6 +36,7 @@ interface ContainerRuntime {
   lastState?: ContainerState;
   process?: ManagedProcess;
   probeEnv?: Record<string, string>;
+  hostPaths?: string[];
   env?: Record<string, string>;
   restartCount: number;
   nextStartAt: number;
@@ -107,7 +108,8 @@ export class PodWorker {
       clearTimeout(this.#timer);
       while (this.#busy) await new Promise((r) => setTimeout(r, 10));
       this.#node.ips.release(this.uid);
-      await rm(this.#podDir, { recursive: true, force: true });
+      const hostPaths = this.#containers.flatMap((c) => c.hostPaths ?? []);
+      await Promise.all([this.#podDir, ...hostPaths].map((path) => rm(path, { recursive: true, force: true })));
       if (removeObject) {
         const meta = this.#pod.metadata ?? {};
         await this.#node.api.delete(`/api/v1/namespaces/${meta.namespace ?? ''}/pods/${meta.name ?? ''}`, { gracePeriodSeconds: 0, uid: this.uid }).catch(() => undefined);
@@ -213,6 +215,7 @@ export class PodWorker {
       }
       c.process = started.process;
       c.probeEnv = started.probeEnv;
+      c.hostPaths = started.hostPaths;
       c.env = env;
       c.state = { kind: 'running', startedAt: isoNow() };
       c.started = !c.spec.startupProbe;

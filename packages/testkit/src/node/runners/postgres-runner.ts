@@ -48,5 +48,9 @@ export const postgresRunner: ContainerRunner = async (ctx) => {
     name: ctx.container.name, command: 'bash', args: ['-c', `${note ? `echo ${JSON.stringify(note)}; ` : ''}exec "$0"`, siblingFile(import.meta.url, 'postgres-entrypoint', '.sh')],
     env, cwd: ctx.containerDir, logFile: ctx.logFile,
   });
-  return { process: process_, probeEnv: { PGHOST: socketDir, PGPORT: String(port), PATH: `${bin}:${process.env.PATH ?? ''}` } };
+  return {
+    process: process_,
+    probeEnv: { PGHOST: socketDir, PGPORT: String(port), PATH: `${bin}:${process.env.PATH ?? ''}` },
+    hostPaths: [socketDir],
+  };
 };

@@ -29,6 +29,11 @@ export interface StartedContainer {
   process: ManagedProcess;
   /** Extra environment for exec probes, e.g. where PostgreSQL's socket is. */
   probeEnv?: Record<string, string>;
+  /**
+   * Host paths outside `containerDir` that the container uses (PostgreSQL's socket directory, which must be short);
+   * removed with the Pod, as its directory is.
+   */
+  hostPaths?: string[];
 }
 
 /** A runner refuses to start with a message for the Pod's status (RunContainerError), e.g. an unbuilt entry point. */
