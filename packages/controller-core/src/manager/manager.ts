@@ -1,11 +1,10 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient } from '../client/kube-client.ts';
 import type { RestClientMetricsSink } from '../client/rest-metrics.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
 import type { Controller } from '../controller/controller.ts';
-import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ResourceRef } from '../client/resources.ts';
 import { SharedInformerFactory } from '../informer/informer-factory.ts';
 import type { InformerScope } from '../informer/reflector.ts';

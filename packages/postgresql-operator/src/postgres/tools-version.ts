@@ -141,28 +141,37 @@ export interface DiscoverOptions {
   path?: string;
 }
 
-/**
- * The installed copies of `tool` with their versions, in search order: /usr/lib/postgresql/<major>/bin, newest major
- * first, then the first on PATH.
- */
-export async function discoverPgTools(tool: PgToolName, options: DiscoverOptions = {}): Promise<InstalledPgTool[]> {
-  const { libDirectory = DEFAULT_POSTGRES_LIB_DIRECTORY, path = process.env.PATH ?? '' } = options;
+/** The copies of `tool` under /usr/lib/postgresql/<major>/bin, newest major first, with their versions. */
+async function versionedPgTools(tool: PgToolName, libDirectory: string): Promise<InstalledPgTool[]> {
   let majors: string[] = [];
   try {
     majors = (await readdir(libDirectory)).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
   } catch {
     // no versioned installs on this machine
   }
-  const candidates = majors.map((major) => join(libDirectory, major, 'bin', tool));
+  const described = await Promise.all(majors.map((major) => describeTool(join(libDirectory, major, 'bin', tool))));
+  return described.filter((candidate) => candidate !== undefined);
+}
+
+/** The first copy of `tool` on `path`, with its version; none when it is missing or not a PostgreSQL tool. */
+async function pgToolOnPath(tool: PgToolName, path: string): Promise<InstalledPgTool[]> {
   for (const directory of path.split(delimiter).filter((entry) => entry !== '')) {
     const onPath = join(directory, tool);
     if (await isExecutable(onPath)) {
-      candidates.push(onPath);
-      break;
+      const described = await describeTool(onPath);
+      return described === undefined ? [] : [described];
     }
   }
-  const described = await Promise.all(candidates.map(describeTool));
-  return described.filter((candidate) => candidate !== undefined);
+  return [];
+}
+
+/**
+ * The installed copies of `tool` with their versions, in search order: /usr/lib/postgresql/<major>/bin, newest major
+ * first, then the first on PATH.
+ */
+export async function discoverPgTools(tool: PgToolName, options: DiscoverOptions = {}): Promise<InstalledPgTool[]> {
+  const { libDirectory = DEFAULT_POSTGRES_LIB_DIRECTORY, path = process.env.PATH ?? '' } = options;
+  return [...(await versionedPgTools(tool, libDirectory)), ...(await pgToolOnPath(tool, path))];
 }
 
 export class PgToolNotFoundError extends Error {
@@ -176,12 +185,14 @@ export class PgToolNotFoundError extends Error {
  * took about 0.1 s of every backup.
  */
 export async function locatePgTool(requirement: PgToolRequirement, options: DiscoverOptions = {}): Promise<InstalledPgTool> {
+  const { libDirectory = DEFAULT_POSTGRES_LIB_DIRECTORY, path = process.env.PATH ?? '' } = options;
   const preferredMajor = requirement.preferredMajor ?? requirement.minimumMajor;
-  const versioned = choosePgTool(requirement, await discoverPgTools(requirement.tool, { ...options, path: '' }));
+  const versioned = await versionedPgTools(requirement.tool, libDirectory);
+  const fromVersioned = choosePgTool(requirement, versioned);
   const choice =
-    versioned.ok && versioned.tool.major === preferredMajor
-      ? versioned
-      : choosePgTool(requirement, await discoverPgTools(requirement.tool, options));
+    fromVersioned.ok && fromVersioned.tool.major === preferredMajor
+      ? fromVersioned
+      : choosePgTool(requirement, [...versioned, ...(await pgToolOnPath(requirement.tool, path))]);
   if (!choice.ok) throw new PgToolNotFoundError(choice.message);
   return choice.tool;
 }
