@@ -183,6 +183,15 @@ describe('backup', () => {
     expect(await logged.processes()).toEqual({ started: 2, running: [] }); // one pg_dump, one pg_restore, both gone
   });
 
+  it('runs pg_dump under stdbuf, writing 64 KiB at a time instead of 4 KiB', async () => {
+    await createEmptyDatabase('papa');
+    const seen = join(toolsRoot, 'papa-stdout-buffer');
+    // stdbuf passes the buffer size to the program it runs in _STDBUF_O; the wrapper is what pg_dump's process was.
+    const logged = await loggedTools('papa', `echo "$_STDBUF_O" > ${seen}; exec ${PG_BIN}/pg_dump "$@"`);
+    await backup('papa', 'papa-1', { tools: logged.tools });
+    expect((await readFile(seen, 'utf8')).trim()).toBe(String(64 * 1024));
+  });
+
   it('a truncated dump fails the full decode, is deleted and is never offered for restore', async () => {
     await createEmptyDatabase('bravo');
     await query('bravo', `

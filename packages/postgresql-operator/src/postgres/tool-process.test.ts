@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor, isProcessRunning } from '@k8s-operators/testkit';
 import { describe, expect, it } from 'vitest';
+import { executableOnPath } from './executable-on-path.ts';
 import { PgToolError, startPgTool } from './tool-process.ts';
 
 // Stand-ins for pg_dump / pg_restore: the module's contract is about processes and streams, not about PostgreSQL.
@@ -107,6 +108,46 @@ describe('startPgTool', () => {
     expect(await niceOf()).toBe(own);
     // A process may lower its children's priority, not raise it: a test run already below 10 stays where it is.
     expect(await niceOf(10)).toBe(String(Math.max(10, Number(own))));
+  });
+
+  it('runs the tool under stdbuf with the stdout buffer asked for', async () => {
+    // sed writes through C stdio, as pg_dump does. Given 5,000 bytes of lines while its stdin stays open, it has written
+    // one full buffer, 4 KiB, by the time it waits for more input; with a 64 KiB buffer it has written none of it yet.
+    const stdbuf = await executableOnPath('stdbuf', process.env.PATH ?? '');
+    if (stdbuf === undefined) throw new Error('this test needs coreutils\' stdbuf on PATH');
+    const readSyscall = { x64: 0, arm64: 63 }[process.arch as 'x64' | 'arm64'];
+    const input = Buffer.from(`${'x'.repeat(99)}\n`.repeat(50));
+    const writtenWhileWaiting = async (stdoutBuffer?: { stdbuf: string; bytes: number }): Promise<number> => {
+      const directory = await mkdtemp(join(tmpdir(), 'tool-'));
+      const pidFile = join(directory, 'pid');
+      let written: number | undefined;
+      async function* lines(): AsyncGenerator<Uint8Array> {
+        yield input;
+        const pid = (await waitFor(async () => (await readFile(pidFile, 'utf8').catch(() => '')).trim() || undefined, { what: 'the pid' }));
+        // Blocked in read(2) on stdin: every byte written so far has been read and processed.
+        await waitFor(async () => (await readFile(`/proc/${pid}/syscall`, 'utf8')).startsWith(`${readSyscall} 0x0 `), {
+          what: 'sed to wait for more input',
+        });
+        written = Number(/wchar: (\d+)/.exec(await readFile(`/proc/${pid}/io`, 'utf8'))?.[1]);
+      }
+      const tool = startPgTool({
+        ...sh(`echo $$ > ${pidFile}; exec sed -n p`),
+        stdin: lines(),
+        stdout: 'pipe',
+        ...(stdoutBuffer === undefined ? {} : { stdoutBuffer }),
+      });
+      try {
+        expect(await collect(tool.stdout)).toBe(input.toString());
+        await tool.exited;
+      } finally {
+        await rm(directory, { recursive: true, force: true });
+      }
+      return written ?? -1;
+    };
+    // The counts include what the process wrote before it became sed (the pid file), the same in both runs.
+    const before = await writtenWhileWaiting({ stdbuf, bytes: 64 * 1024 });
+    expect(before).toBeLessThan(100);
+    expect(await writtenWhileWaiting()).toBe(before + 4096);
   });
 
   it('kills the tool on abort', async () => {

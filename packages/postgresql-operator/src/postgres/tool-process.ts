@@ -48,6 +48,11 @@ export interface PgToolOptions {
   secrets?: readonly string[];
   /** The tool's nice value (1-19: below normal CPU priority), when the operator's own is not already lower; default its own. */
   niceness?: number;
+  /**
+   * Runs the tool under coreutils' stdbuf (at `stdbuf`) with a C stdio buffer of `bytes` for its stdout. A program
+   * writing through stdio into a pipe writes 4 KiB (the pipe's block size) at a time, and every write wakes the reader.
+   */
+  stdoutBuffer?: { stdbuf: string; bytes: number };
 }
 
 export interface PgToolProcess {
@@ -74,7 +79,11 @@ export function startPgTool(options: PgToolOptions): PgToolProcess {
   const { path, args, env, stdin, signal, secrets = [] } = options;
   const tool = toolName(path);
   signal?.throwIfAborted();
-  const child = spawn(path, args, { env, stdio: ['pipe', options.stdout, 'pipe'] });
+  const [file, fileArgs] =
+    options.stdoutBuffer === undefined
+      ? [path, args]
+      : [options.stdoutBuffer.stdbuf, [`--output=${options.stdoutBuffer.bytes}`, path, ...args]];
+  const child = spawn(file, fileArgs, { env, stdio: ['pipe', options.stdout, 'pipe'] });
   if (options.niceness !== undefined && child.pid !== undefined) {
     try {
       setPriority(child.pid, options.niceness);

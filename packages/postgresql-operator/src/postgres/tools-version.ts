@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { access, constants, readdir, stat } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { executableOnPath, isExecutable } from './executable-on-path.ts';
 
 /**
  * Which pg_dump / pg_restore to run. pg_dump "cannot dump from PostgreSQL servers newer than its own major version",
@@ -91,15 +92,6 @@ export function choosePgTool(requirement: PgToolRequirement, installed: readonly
 
 const execFileAsync = promisify(execFile);
 
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function runVersion(path: string): Promise<InstalledPgTool | undefined> {
   try {
     const { stdout } = await execFileAsync(path, ['--version'], { timeout: 10_000, env: { LC_ALL: 'C' } });
@@ -155,14 +147,9 @@ async function versionedPgTools(tool: PgToolName, libDirectory: string): Promise
 
 /** The first copy of `tool` on `path`, with its version; none when it is missing or not a PostgreSQL tool. */
 async function pgToolOnPath(tool: PgToolName, path: string): Promise<InstalledPgTool[]> {
-  for (const directory of path.split(delimiter).filter((entry) => entry !== '')) {
-    const onPath = join(directory, tool);
-    if (await isExecutable(onPath)) {
-      const described = await describeTool(onPath);
-      return described === undefined ? [] : [described];
-    }
-  }
-  return [];
+  const onPath = await executableOnPath(tool, path);
+  const described = onPath === undefined ? undefined : await describeTool(onPath);
+  return described === undefined ? [] : [described];
 }
 
 /**
