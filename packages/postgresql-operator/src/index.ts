@@ -16,7 +16,6 @@ export {
 } from './backup/store.ts';
 export { DEFAULT_BACKUP_DIRECTORY, DirectoryBackupStore } from './backup/directory-store.ts';
 export {
-  BackupManifestSchema,
   InvalidManifestError,
   MANIFEST_VERSION,
   parseManifest,

@@ -1,4 +1,4 @@
-import type { BackupPhase, BackupTrigger } from './api/postgresql-backup-schema.ts';
+import type { BackupPhase, BackupTrigger } from './api/backup-lifecycle.ts';
 import type { ResolvedPostgreSQLSpec } from './api/resolve-spec.ts';
 import { parseRetentionAge } from './retention-age.ts';
 

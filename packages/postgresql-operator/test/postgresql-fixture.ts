@@ -1,5 +1,6 @@
 import type { PostgreSQL, PostgreSQLSpec } from '../src/api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../src/api/postgresql-backup-resource.ts';
+import { MANIFEST_VERSION, type BackupManifest } from '../src/backup/manifest.ts';
 
 export const FIXTURE_NAMESPACE = 'shop';
 export const FIXTURE_UID = '0b7c6a1e-5d3f-4c2a-9e8b-1f2a3b4c5d6e';
@@ -59,5 +60,25 @@ export function backupFixture(name: string, options: BackupFixtureOptions = {}):
     },
     spec: { postgresql, ...(options.trigger === undefined ? {} : { trigger: options.trigger }) },
     ...(options.status === undefined ? {} : { status: options.status }),
+  };
+}
+
+/** The manifest of a verified backup of foodb (database `foo`, PostgreSQL 15.18), with any fields replaced. */
+export function manifestFixture(fields: Partial<BackupManifest> = {}): BackupManifest {
+  return {
+    manifestVersion: MANIFEST_VERSION,
+    key: { namespace: FIXTURE_NAMESPACE, postgresql: 'foodb', backup: 'foodb-1' },
+    database: 'foo',
+    trigger: 'Scheduled',
+    format: 'custom',
+    serverVersion: '15.18',
+    serverVersionNum: 150018,
+    pgDumpVersion: '15.18',
+    startedAt: '2026-01-02T03:05:00.250Z',
+    finishedAt: '2026-01-02T03:05:01.000Z',
+    verifiedAt: '2026-01-02T03:05:02.750Z',
+    size: 2048,
+    sha256: 'a'.repeat(64),
+    ...fields,
   };
 }

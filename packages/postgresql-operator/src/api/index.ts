@@ -2,10 +2,8 @@
 import { PostgreSQLBackupResource } from './postgresql-backup-resource.ts';
 import { PostgreSQLResource } from './postgresql-resource.ts';
 
+export { API_GROUP, API_VERSION, PostgreSQLBackupRef, PostgreSQLRef } from './postgresql-refs.ts';
 export {
-  API_GROUP,
-  API_VERSION,
-  PostgreSQLRef,
   PostgreSQLResource,
   REGENERATE_CRDS_COMMAND,
   type PostgreSQL,
@@ -13,7 +11,6 @@ export {
   type PostgreSQLStatus,
 } from './postgresql-resource.ts';
 export {
-  PostgreSQLBackupRef,
   PostgreSQLBackupResource,
   type PostgreSQLBackup,
   type PostgreSQLBackupSpec,
@@ -25,9 +22,9 @@ export {
   DEFAULT_BACKUP_TRIGGER,
   type BackupPhase,
   type BackupTrigger,
-} from './postgresql-backup-schema.ts';
-export { PASSWORD_SECRET_KEY } from './postgresql-spec.ts';
-export { PostgreSQLConditionType } from './postgresql-status.ts';
+} from './backup-lifecycle.ts';
+export { PASSWORD_SECRET_KEY } from './password-secret.ts';
+export { PostgreSQLConditionType } from './postgresql-conditions.ts';
 export * from './defaults.ts';
 export { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec } from './resolve-spec.ts';
 

@@ -1,13 +1,12 @@
 import {
   AGE_COLUMN,
-  customResourceRef,
   defineCustomResource,
   type CustomResource,
   type CustomResourceSpec,
   type CustomResourceStatus,
 } from '@k8s-operators/controller-core';
 import { PostgreSQLBackupSpec, PostgreSQLBackupStatus } from './postgresql-backup-schema.ts';
-import { API_GROUP, API_VERSION } from './postgresql-resource.ts';
+import { API_GROUP, API_VERSION, POSTGRESQL_BACKUP_KIND } from './postgresql-refs.ts';
 
 /**
  * `exp.wheel.jp/v1` `PostgreSQLBackup`: one object per backup, created by the schedule or by a user for an on-demand
@@ -15,9 +14,7 @@ import { API_GROUP, API_VERSION } from './postgresql-resource.ts';
  */
 export const PostgreSQLBackupResource = defineCustomResource({
   group: API_GROUP,
-  kind: 'PostgreSQLBackup',
-  plural: 'postgresqlbackups',
-  singular: 'postgresqlbackup',
+  ...POSTGRESQL_BACKUP_KIND,
   shortNames: ['pgbackup'],
   categories: ['k8s-operators', 'postgresql'],
   scope: 'Namespaced',
@@ -42,9 +39,6 @@ export const PostgreSQLBackupResource = defineCustomResource({
     },
   ],
 });
-
-/** Where PostgreSQLBackup objects live in the API, for the client, informers and controllers. */
-export const PostgreSQLBackupRef = customResourceRef(PostgreSQLBackupResource);
 
 export type PostgreSQLBackup = CustomResource<typeof PostgreSQLBackupResource>;
 export type PostgreSQLBackupSpec = CustomResourceSpec<typeof PostgreSQLBackupResource>;

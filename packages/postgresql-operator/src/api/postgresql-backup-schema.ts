@@ -1,17 +1,6 @@
 import { Type } from 'typebox';
+import { DEFAULT_BACKUP_TRIGGER } from './backup-lifecycle.ts';
 import { DNS_1123_SUBDOMAIN, SHA256_HEX } from './formats.ts';
-
-/** Phases of a PostgreSQLBackup, in order; `Completed` and `Failed` are final. */
-export const BACKUP_PHASES = ['Pending', 'Running', 'Completed', 'Failed'] as const;
-export type BackupPhase = (typeof BACKUP_PHASES)[number];
-
-/**
- * Who asked for a backup. Retention manages `Scheduled` backups only: an on-demand backup (say, before a migration)
- * and the final backup of a deleted database stay until someone deletes them.
- */
-export const BACKUP_TRIGGERS = ['Scheduled', 'OnDemand', 'Final'] as const;
-export type BackupTrigger = (typeof BACKUP_TRIGGERS)[number];
-export const DEFAULT_BACKUP_TRIGGER: BackupTrigger = 'OnDemand';
 
 export const PostgreSQLBackupSpec = Type.Object(
   {

@@ -2,18 +2,14 @@ import {
   AGE_COLUMN,
   READY_COLUMN,
   REASON_COLUMN,
-  customResourceRef,
   defineCustomResource,
   type CustomResource,
   type CustomResourceSpec,
   type CustomResourceStatus,
 } from '@k8s-operators/controller-core';
 import { PostgreSQLSpec } from './postgresql-spec.ts';
+import { API_GROUP, API_VERSION, POSTGRESQL_KIND } from './postgresql-refs.ts';
 import { PostgreSQLStatus } from './postgresql-status.ts';
-
-/** The API group and version of the seed, shared by both kinds. */
-export const API_GROUP = 'exp.wheel.jp';
-export const API_VERSION = 'v1';
 
 /** The command that regenerates `deploy/postgresql-operator/crd/`, named in the files and in the staleness test. */
 export const REGENERATE_CRDS_COMMAND = 'npm run crds -w @k8s-operators/postgresql-operator';
@@ -21,9 +17,7 @@ export const REGENERATE_CRDS_COMMAND = 'npm run crds -w @k8s-operators/postgresq
 /** `exp.wheel.jp/v1` `PostgreSQL` (short name `pg`): the seed's group, version, kind and short name. */
 export const PostgreSQLResource = defineCustomResource({
   group: API_GROUP,
-  kind: 'PostgreSQL',
-  plural: 'postgresqls',
-  singular: 'postgresql',
+  ...POSTGRESQL_KIND,
   shortNames: ['pg'],
   categories: ['k8s-operators', 'postgresql'],
   scope: 'Namespaced',
@@ -58,9 +52,6 @@ export const PostgreSQLResource = defineCustomResource({
     },
   ],
 });
-
-/** Where PostgreSQL objects live in the API, for the client, informers and controllers. */
-export const PostgreSQLRef = customResourceRef(PostgreSQLResource);
 
 export type PostgreSQL = CustomResource<typeof PostgreSQLResource>;
 export type PostgreSQLSpec = CustomResourceSpec<typeof PostgreSQLResource>;

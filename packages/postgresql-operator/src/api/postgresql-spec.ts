@@ -9,6 +9,7 @@ import {
   MAX_KEEP_FAILED,
   MAX_KEEP_LAST,
 } from './defaults.ts';
+import { PASSWORD_SECRET_KEY } from './password-secret.ts';
 import { CRON_SHAPE, DNS_1123_SUBDOMAIN, POSTGRES_IDENTIFIER, QUANTITY, RETENTION_AGE } from './formats.ts';
 
 /**
@@ -19,9 +20,6 @@ import { CRON_SHAPE, DNS_1123_SUBDOMAIN, POSTGRES_IDENTIFIER, QUANTITY, RETENTIO
  * Bad input is refused by the API server with a message that says what to fix: CEL rules (`x-kubernetes-validations`)
  * rather than bare `pattern`s, whose messages only repeat the regular expression.
  */
-
-/** The key of the password in the Secret that `spec.password` names (the seed's). */
-export const PASSWORD_SECRET_KEY = 'postgresql_password';
 
 /** PostgreSQL truncates longer identifiers (NAMEDATALEN - 1). */
 const MAX_IDENTIFIER_LENGTH = 63;

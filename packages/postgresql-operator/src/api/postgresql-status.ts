@@ -1,17 +1,6 @@
 import { conditionsSchema } from '@k8s-operators/controller-core/crd';
 import { Type } from 'typebox';
 
-/** Condition types of `PostgreSQL.status.conditions`. */
-export const PostgreSQLConditionType = {
-  /** The database accepts connections, holds its restored data, and its Service sends traffic to it. */
-  Ready: 'Ready',
-  /** The most recent backup (scheduled or on demand) completed and read back in full. */
-  BackupSucceeded: 'BackupSucceeded',
-  /** The running pod's data was restored from a backup, or needed none (no backup yet, or data on a volume). */
-  Restored: 'Restored',
-} as const;
-export type PostgreSQLConditionType = (typeof PostgreSQLConditionType)[keyof typeof PostgreSQLConditionType];
-
 const timestamp = (description: string) => Type.String({ description, format: 'date-time' });
 
 const LastBackup = Type.Object(

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DirectoryBackupStore } from './directory-store.ts';
-import { MANIFEST_VERSION, type BackupManifest } from './manifest.ts';
+import { manifestFixture } from '../../test/postgresql-fixture.ts';
+import type { BackupManifest } from './manifest.ts';
 import type { BackupKey, StoredData } from './store.ts';
 
 let root: string;
@@ -31,21 +32,14 @@ async function* chunks(...parts: string[]): AsyncGenerator<Uint8Array> {
 }
 
 function manifestFor(k: BackupKey, stored: StoredData, finishedAt = '2025-01-01T00:05:00.000Z'): BackupManifest {
-  return {
-    manifestVersion: MANIFEST_VERSION,
+  return manifestFixture({
     key: { ...k },
-    database: 'foo',
-    trigger: 'Scheduled',
-    format: 'custom',
-    serverVersion: '15.18',
-    serverVersionNum: 150018,
-    pgDumpVersion: '15.18',
     startedAt: '2025-01-01T00:05:00.000Z',
     finishedAt,
     verifiedAt: finishedAt,
     size: stored.size,
     sha256: stored.sha256,
-  };
+  });
 }
 
 async function publish(k: BackupKey, content: string, finishedAt?: string): Promise<BackupManifest> {

@@ -1,5 +1,4 @@
-import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
+import { BACKUP_TRIGGERS, type BackupTrigger } from '../api/backup-lifecycle.ts';
 import { SHA256_HEX } from '../api/formats.ts';
 
 /**
@@ -7,59 +6,106 @@ import { SHA256_HEX } from '../api/formats.ts';
  * written last, after the dump was stored durably, decoded in full by pg_restore on its way to the store, and read
  * back from the store with the size and SHA-256 of what was decoded, so "a backup exists" means "its manifest
  * exists": an interrupted or failed backup never looks complete.
+ *
+ * Checked by hand rather than with a schema library: the operator's runtime loads no TypeBox (about 18 MiB of RSS),
+ * and this is the one document it parses.
  */
 
 /** Bumped when the manifest changes incompatibly; readers refuse versions they do not know. */
 export const MANIFEST_VERSION = 1;
 
-const BackupKeySchema = Type.Object({
-  namespace: Type.String({ minLength: 1 }),
-  postgresql: Type.String({ minLength: 1 }),
-  backup: Type.String({ minLength: 1 }),
-});
-
-export const BackupManifestSchema = Type.Object({
-  manifestVersion: Type.Literal(MANIFEST_VERSION),
-  key: BackupKeySchema,
+export interface BackupManifest {
+  manifestVersion: typeof MANIFEST_VERSION;
+  key: { namespace: string; postgresql: string; backup: string };
   /** The database dumped (`spec.db`). */
-  database: Type.String({ minLength: 1 }),
-  trigger: Type.Union([Type.Literal('Scheduled'), Type.Literal('OnDemand'), Type.Literal('Final')]),
+  database: string;
+  trigger: BackupTrigger;
   /** pg_dump's custom format (`-Fc`): compressed, one file, readable by pg_restore of the same major or newer. */
-  format: Type.Literal('custom'),
+  format: 'custom';
   /** `server_version`, e.g. "15.18". */
-  serverVersion: Type.String({ minLength: 1 }),
+  serverVersion: string;
   /** `server_version_num`, e.g. 150018. */
-  serverVersionNum: Type.Integer({ minimum: 0 }),
+  serverVersionNum: number;
   /** The pg_dump that wrote the dump, e.g. "15.18"; a restore needs a pg_restore of this major or newer. */
-  pgDumpVersion: Type.String({ minLength: 1 }),
-  startedAt: Type.String({ format: 'date-time' }),
+  pgDumpVersion: string;
+  startedAt: string;
   /** When pg_dump finished and the dump was durable. */
-  finishedAt: Type.String({ format: 'date-time' }),
+  finishedAt: string;
   /** When pg_restore had decoded the whole dump and the stored dump had read back with this size and SHA-256. */
-  verifiedAt: Type.String({ format: 'date-time' }),
-  size: Type.Integer({ minimum: 0 }),
-  sha256: Type.String({ pattern: SHA256_HEX }),
-});
-
-export type BackupManifest = Static<typeof BackupManifestSchema>;
+  verifiedAt: string;
+  size: number;
+  sha256: string;
+}
 
 export class InvalidManifestError extends Error {
   override name = 'InvalidManifestError';
 }
 
+/** What is wrong with a field's value, or undefined when it is right. */
+type FieldCheck = (value: unknown) => string | undefined;
+
+const nonEmpty: FieldCheck = (value) =>
+  typeof value === 'string' && value !== '' ? undefined : 'must be a non-empty string';
+const count: FieldCheck = (value) =>
+  Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : 'must be a whole number, 0 or more';
+const oneOf =
+  (...allowed: readonly unknown[]): FieldCheck =>
+  (value) =>
+    allowed.includes(value) ? undefined : `must be ${allowed.map((a) => JSON.stringify(a)).join(' or ')}`;
+// RFC 3339, as Date.prototype.toISOString writes it and Kubernetes timestamps are.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const time: FieldCheck = (value) =>
+  typeof value === 'string' && RFC3339.test(value) && !Number.isNaN(Date.parse(value))
+    ? undefined
+    : 'must be an RFC 3339 date-time';
+const sha256 = new RegExp(SHA256_HEX);
+const digest: FieldCheck = (value) =>
+  typeof value === 'string' && sha256.test(value) ? undefined : 'must be 64 lowercase hex digits';
+
+const KEY_FIELDS: Record<keyof BackupManifest['key'], FieldCheck> = { namespace: nonEmpty, postgresql: nonEmpty, backup: nonEmpty };
+
+const MANIFEST_FIELDS: Record<keyof BackupManifest, FieldCheck> = {
+  manifestVersion: oneOf(MANIFEST_VERSION),
+  key: (value) => (isObject(value) ? undefined : 'must be an object'),
+  database: nonEmpty,
+  trigger: oneOf(...BACKUP_TRIGGERS),
+  format: oneOf('custom'),
+  serverVersion: nonEmpty,
+  serverVersionNum: count,
+  pgDumpVersion: nonEmpty,
+  startedAt: time,
+  finishedAt: time,
+  verifiedAt: time,
+  size: count,
+  sha256: digest,
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `/field message` for each field of `value` that `checks` refuses, in the order of `checks`. */
+function problemsOf(value: Record<string, unknown>, checks: Record<string, FieldCheck>, path: string): string[] {
+  return Object.entries(checks).flatMap(([field, check]) => {
+    const problem = field in value ? check(value[field]) : 'is missing';
+    return problem === undefined ? [] : [`${path}/${field} ${problem}`];
+  });
+}
+
 /** Parses a stored manifest, refusing anything that is not exactly a manifest this code understands. */
-export function parseManifest(text: string): BackupManifest {
+export function parseManifest(json: string): BackupManifest {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(json);
   } catch (error) {
     throw new InvalidManifestError(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (Value.Check(BackupManifestSchema, value)) return value;
-  const problems = Value.Errors(BackupManifestSchema, value)
-    .slice(0, 3)
-    .map((error) => `${error.instancePath || '/'} ${error.message}`);
-  throw new InvalidManifestError(problems.join('; '));
+  if (!isObject(value)) throw new InvalidManifestError('/ must be an object');
+  const problems = problemsOf(value, MANIFEST_FIELDS, '');
+  if (isObject(value.key)) problems.push(...problemsOf(value.key, KEY_FIELDS, '/key'));
+  // In field order, so the version comes first: a newer operator's manifest is refused for its version, not its fields.
+  if (problems.length > 0) throw new InvalidManifestError(problems.slice(0, 3).join('; '));
+  return value as unknown as BackupManifest;
 }
 
 export function serializeManifest(manifest: BackupManifest): string {

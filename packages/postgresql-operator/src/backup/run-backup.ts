@@ -1,4 +1,4 @@
-import type { BackupTrigger } from '../api/postgresql-backup-schema.ts';
+import type { BackupTrigger } from '../api/backup-lifecycle.ts';
 import { withConnection, withMaskedSecrets, type ConnectionParameters } from '../postgres/connection.ts';
 import { serverVersion, type ServerVersion } from '../postgres/inspect.ts';
 import { PgToolError } from '../postgres/tool-process.ts';

@@ -1,5 +1,5 @@
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import { DEFAULT_BACKUP_TRIGGER } from '../api/postgresql-backup-schema.ts';
+import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
 import type { ResolvedPostgreSQLSpec } from '../api/resolve-spec.ts';
 import { planRetention, retentionPolicyOf, type RetentionInput, type RetentionVerdict } from '../retention.ts';
 import { timeOf } from './metav1-time.ts';

@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { backupFixture } from '../../test/postgresql-fixture.ts';
-import type { BackupManifest } from '../backup/manifest.ts';
+import { backupFixture, manifestFixture } from '../../test/postgresql-fixture.ts';
 import { completedStatus, damagedStatus, failedStatus, isFinished, isUsable, runningStatus } from './backup-status.ts';
 
-const manifest: BackupManifest = {
-  manifestVersion: 1,
-  key: { namespace: 'shop', postgresql: 'foodb', backup: 'foodb-1' },
-  database: 'foo',
-  trigger: 'OnDemand',
-  format: 'custom',
-  serverVersion: '15.18',
-  serverVersionNum: 150018,
-  pgDumpVersion: '15.18',
-  startedAt: '2026-01-02T03:05:00.250Z',
-  finishedAt: '2026-01-02T03:05:01.000Z',
-  verifiedAt: '2026-01-02T03:05:02.750Z',
-  size: 2048,
-  sha256: 'a'.repeat(64),
-};
+const manifest = manifestFixture({ trigger: 'OnDemand' });
 
 describe('backup status', () => {
   it('moves Pending → Running → Completed with the manifest\'s figures, in metav1 time', () => {

@@ -1,4 +1,4 @@
-import { PASSWORD_SECRET_KEY } from '../api/postgresql-spec.ts';
+import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 import { passwordFromSecret } from '../postgres/connection.ts';
 
 /**

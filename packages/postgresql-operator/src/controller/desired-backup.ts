@@ -1,5 +1,5 @@
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import type { BackupTrigger } from '../api/postgresql-backup-schema.ts';
+import type { BackupTrigger } from '../api/backup-lifecycle.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { INSTANCE_LABEL } from './labels.ts';
 import { instanceName, instanceNamespace } from './object-names.ts';

@@ -1,5 +1,5 @@
 import type { V1Deployment, V1Volume } from '@kubernetes/client-node';
-import { PASSWORD_SECRET_KEY } from '../api/postgresql-spec.ts';
+import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';

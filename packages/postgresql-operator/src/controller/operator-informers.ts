@@ -1,7 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Resources, type InformerScope, type Manager, type ObjectOf, type ResourceRef, type SharedInformer } from '@k8s-operators/controller-core';
-import { PostgreSQLBackupRef, type PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import { PostgreSQLRef, type PostgreSQL } from '../api/postgresql-resource.ts';
+import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
+import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
+import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { WATCHED_SECRET_TYPE } from './database-password.ts';
 import { INSTANCE_LABEL } from './labels.ts';
 

@@ -9,9 +9,9 @@ import {
   type ReconcileContext,
   type ReconcileResult,
 } from '@k8s-operators/controller-core';
-import { PostgreSQLBackupRef, type PostgreSQLBackup, type PostgreSQLBackupStatus } from '../api/postgresql-backup-resource.ts';
-import { DEFAULT_BACKUP_TRIGGER } from '../api/postgresql-backup-schema.ts';
-import { PostgreSQLRef } from '../api/postgresql-resource.ts';
+import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
+import type { PostgreSQLBackup, PostgreSQLBackupStatus } from '../api/postgresql-backup-resource.ts';
+import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { runBackup } from '../backup/run-backup.ts';
 import type { BackupKey } from '../backup/store.ts';

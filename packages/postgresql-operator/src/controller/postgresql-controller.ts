@@ -13,8 +13,9 @@ import {
   type ReconcileResult,
   type ResourceRef,
 } from '@k8s-operators/controller-core';
-import { PostgreSQLBackupRef, type PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import { PostgreSQLRef, type PostgreSQL } from '../api/postgresql-resource.ts';
+import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
+import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
+import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { backupsToDelete } from './backup-retention.ts';
 import { databaseBackupFigures } from './backup-figures.ts';

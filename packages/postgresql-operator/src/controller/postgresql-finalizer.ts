@@ -1,6 +1,6 @@
 import { ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFinalizer, type ReconcileContext, type ReconcileResult } from '@k8s-operators/controller-core';
-import { PostgreSQLBackupRef } from '../api/postgresql-backup-resource.ts';
-import { PostgreSQLRef, type PostgreSQL } from '../api/postgresql-resource.ts';
+import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
+import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { isFinished } from './backup-status.ts';
 import { databasePassword } from './database-password.ts';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { BackupTrigger } from '../api/postgresql-backup-schema.ts';
+import type { BackupTrigger } from '../api/backup-lifecycle.ts';
 import type { RestoreMetricResult } from './restore-verdict.ts';
 
 /**

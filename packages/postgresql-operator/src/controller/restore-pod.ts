@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { Resources, isNotFound, type ReconcileContext } from '@k8s-operators/controller-core';
-import { PostgreSQLBackupRef } from '../api/postgresql-backup-resource.ts';
+import { PostgreSQLBackupRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { connectionParameters } from '../postgres/connection.ts';

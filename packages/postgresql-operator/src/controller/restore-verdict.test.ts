@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { manifestFixture } from '../../test/postgresql-fixture.ts';
 import type { BackupManifest } from '../backup/manifest.ts';
 import { restoreFailureVerdict, restoreVerdict } from './restore-verdict.ts';
 
-const manifest = (backup: string): BackupManifest => ({
-  manifestVersion: 1,
-  key: { namespace: 'shop', postgresql: 'foodb', backup },
-  database: 'foo',
-  trigger: 'Scheduled',
-  format: 'custom',
-  serverVersion: '15.18',
-  serverVersionNum: 150018,
-  pgDumpVersion: '15.18',
-  startedAt: '2026-01-02T03:05:00.000Z',
-  finishedAt: '2026-01-02T03:05:01.000Z',
-  verifiedAt: '2026-01-02T03:05:02.000Z',
-  size: 2048,
-  sha256: 'a'.repeat(64),
-});
+const manifest = (backup: string): BackupManifest =>
+  manifestFixture({ key: { namespace: 'shop', postgresql: 'foodb', backup }, verifiedAt: '2026-01-02T03:05:02.000Z' });
 const corrupted = { key: { namespace: 'shop', postgresql: 'foodb', backup: 'foodb-2' }, reason: 'Corrupted' as const, message: 'the dump has 100 bytes, its manifest says 2048' };
 
 describe('restoreVerdict', () => {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { PASSWORD_SECRET_KEY } from '../api/postgresql-spec.ts';
+import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 
 /** The port of the official postgres image (and of every PostgreSQL pod the operator runs). */
 export const POSTGRES_PORT = 5432;

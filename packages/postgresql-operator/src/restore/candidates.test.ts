@@ -1,23 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_VERSION, type BackupManifest } from '../backup/manifest.ts';
+import { manifestFixture } from '../../test/postgresql-fixture.ts';
+import type { BackupManifest } from '../backup/manifest.ts';
 import { selectRestoreCandidates } from './candidates.ts';
 
 function manifest(backup: string, finishedAt: string, database = 'foo'): BackupManifest {
-  return {
-    manifestVersion: MANIFEST_VERSION,
-    key: { namespace: 'default', postgresql: 'foodb', backup },
-    database,
-    trigger: 'Scheduled',
-    format: 'custom',
-    serverVersion: '15.18',
-    serverVersionNum: 150018,
-    pgDumpVersion: '15.18',
-    startedAt: finishedAt,
-    finishedAt,
-    verifiedAt: finishedAt,
-    size: 1,
-    sha256: '0'.repeat(64),
-  };
+  const key = { namespace: 'default', postgresql: 'foodb', backup };
+  return manifestFixture({ key, database, startedAt: finishedAt, finishedAt, verifiedAt: finishedAt });
 }
 
 describe('selectRestoreCandidates', () => {

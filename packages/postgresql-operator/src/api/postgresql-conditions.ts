@@ -1,0 +1,10 @@
+/** Condition types of `PostgreSQL.status.conditions`. Apart from the status schema so the runtime loads no TypeBox. */
+export const PostgreSQLConditionType = {
+  /** The database accepts connections, holds its restored data, and its Service sends traffic to it. */
+  Ready: 'Ready',
+  /** The most recent backup (scheduled or on demand) completed and read back in full. */
+  BackupSucceeded: 'BackupSucceeded',
+  /** The running pod's data was restored from a backup, or needed none (no backup yet, or data on a volume). */
+  Restored: 'Restored',
+} as const;
+export type PostgreSQLConditionType = (typeof PostgreSQLConditionType)[keyof typeof PostgreSQLConditionType];
