@@ -1,20 +1,15 @@
 // Public API of @k8s-operators/maintpage-operator: the MaintPage API, and the pure functions a reconciler is built on.
 // The page server is a separate program (page-server/main.ts), not part of this API.
 
-export {
-  MaintPageRef,
-  MaintPageResource,
-  type MaintPage,
-  type MaintPageSpec,
-  type MaintPageStatus,
-} from './api/maintpage-resource.ts';
+export { MaintPageResource, type MaintPage, type MaintPageSpec, type MaintPageStatus } from './api/maintpage-resource.ts';
+export { MaintPageRef } from './api/maintpage-ref.ts';
 export {
   MaintPageConditionType,
   MaintPageReason,
   NOT_PUBLISHED,
   PUBLISHED,
   type PublishStatus,
-} from './api/maintpage-status.ts';
+} from './api/maintpage-status-values.ts';
 export {
   DEFAULT_IMAGE_CHANGE_POLICY,
   DEFAULT_PAGE_MESSAGE,

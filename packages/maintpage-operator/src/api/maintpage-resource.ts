@@ -1,5 +1,4 @@
 import {
-  customResourceRef,
   AGE_COLUMN,
   READY_COLUMN,
   REASON_COLUMN,
@@ -8,14 +7,18 @@ import {
   type CustomResourceSpec,
   type CustomResourceStatus,
 } from '@k8s-operators/controller-core';
+import { MAINTPAGE } from './maintpage-ref.ts';
 import { MaintPageSpecSchema } from './maintpage-spec.ts';
 import { MaintPageStatusSchema } from './maintpage-status.ts';
 
-/** `maintpage.example.com/v1alpha1` `MaintPage`: the seed's group, version and kind. */
+/**
+ * `maintpage.example.com/v1alpha1` `MaintPage`: the seed's group, version and kind. For CRD generation and tooling;
+ * the operator reaches MaintPages through MaintPageRef (maintpage-ref.ts) and never loads this schema.
+ */
 export const MaintPageResource = defineCustomResource({
-  group: 'maintpage.example.com',
-  kind: 'MaintPage',
-  plural: 'maintpages',
+  group: MAINTPAGE.group,
+  kind: MAINTPAGE.kind,
+  plural: MAINTPAGE.plural,
   shortNames: ['mp'],
   categories: ['k8s-operators', 'maintpage'],
   scope: 'Namespaced',
@@ -24,7 +27,7 @@ export const MaintPageResource = defineCustomResource({
     'the maintenance page while maintenance is on.',
   versions: [
     {
-      name: 'v1alpha1',
+      name: MAINTPAGE.version,
       spec: MaintPageSpecSchema,
       status: MaintPageStatusSchema,
       printerColumns: [
@@ -51,6 +54,3 @@ export const MaintPageResource = defineCustomResource({
 export type MaintPage = CustomResource<typeof MaintPageResource>;
 export type MaintPageSpec = CustomResourceSpec<typeof MaintPageResource>;
 export type MaintPageStatus = CustomResourceStatus<typeof MaintPageResource>;
-
-/** Where MaintPages live in the API, for the client and informers. */
-export const MaintPageRef = customResourceRef(MaintPageResource);

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { setStatusCondition, type Condition, type NewCondition } from '@k8s-operators/controller-core';
 import type { MaintPage, MaintPageStatus } from '../api/maintpage-resource.ts';
-import { MaintPageConditionType, MaintPageReason, type PublishStatus } from '../api/maintpage-status.ts';
+import { MaintPageConditionType, MaintPageReason, type PublishStatus } from '../api/maintpage-status-values.ts';
 import type { Switch } from './switch-decision.ts';
 
 /**

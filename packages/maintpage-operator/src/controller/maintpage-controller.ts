@@ -14,8 +14,9 @@ import {
   type ReconcileResult,
   type ResourceRef,
 } from '@k8s-operators/controller-core';
-import { MaintPageRef, type MaintPage } from '../api/maintpage-resource.ts';
-import { MaintPageReason } from '../api/maintpage-status.ts';
+import { MaintPageRef } from '../api/maintpage-ref.ts';
+import type { MaintPage } from '../api/maintpage-resource.ts';
+import { MaintPageReason } from '../api/maintpage-status-values.ts';
 import { desiredAppDeployment } from './desired-app-deployment.ts';
 import { desiredMaintenanceDeployment } from './desired-maintenance-deployment.ts';
 import { desiredPageHtmlConfigMap } from './desired-page-html.ts';

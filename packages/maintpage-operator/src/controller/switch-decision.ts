@@ -8,7 +8,7 @@ import {
   NOT_PUBLISHED,
   PUBLISHED,
   type PublishStatus,
-} from '../api/maintpage-status.ts';
+} from '../api/maintpage-status-values.ts';
 import { isWindowOpen, nextWindowBoundary } from '../schedule/maintenance-window.ts';
 import { selectorFor, targetOfSelector, type Target } from './labels.ts';
 import { instanceName } from './object-names.ts';
