@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { isStatusConditionTrue } from '@k8s-operators/controller-core';
 import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
 import { waitFor } from '@k8s-operators/testkit';
-import { AhvVmRef } from '../src/api/ahvvm-resource.ts';
+import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import { OperatorTestEnvironment, prismEnvFor, type RunningOperator } from '../test/operator-harness.ts';
 
 const NAMESPACE = 'bench';

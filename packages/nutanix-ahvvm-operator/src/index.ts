@@ -1,7 +1,8 @@
 // Public API of the nutanix-ahvvm-operator: the AhvVm API, the Prism Central v3 client, the pure logic that turns an
 // AhvVm into a Prism VM and decides how to change one, and the controller built on them. main.ts is the process.
 
-export { AhvVmRef, AhvVmResource, AhvVmSpec, AhvVmStatus, type AhvVm } from './api/ahvvm-resource.ts';
+export { AhvVmRef } from './api/ahvvm-ref.ts';
+export { AhvVmResource, AhvVmSpec, AhvVmStatus, type AhvVm } from './api/ahvvm-resource.ts';
 export { AHVVM_LIMITS, DEFAULT_USER_DATA_KEY, SEED_DEFAULTS } from './api/ahvvm-limits.ts';
 
 export { DEFAULT_PRISM_PORT, PrismConfigError, loadPrismConfig, type PrismConfig } from './config/prism-config.ts';

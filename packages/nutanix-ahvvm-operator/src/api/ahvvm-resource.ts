@@ -1,7 +1,8 @@
-import { AGE_COLUMN, READY_COLUMN, REASON_COLUMN, customResourceRef, defineCustomResource, type CustomResource, type CustomResourceSpec, type CustomResourceStatus } from '@k8s-operators/controller-core';
+import { AGE_COLUMN, READY_COLUMN, REASON_COLUMN, defineCustomResource, type CustomResource, type CustomResourceSpec, type CustomResourceStatus } from '@k8s-operators/controller-core';
 import { conditionsSchema } from '@k8s-operators/controller-core/crd';
 import { Type } from 'typebox';
 import { AHVVM_LIMITS, DEFAULT_USER_DATA_KEY, SEED_DEFAULTS } from './ahvvm-limits.ts';
+import { AHVVM } from './ahvvm-ref.ts';
 
 /**
  * The `nutanix.com/v1alpha1` `AhvVm` API. The seed's three fields keep their names, minimums and printer columns, so
@@ -217,16 +218,16 @@ export const AhvVmStatus = Type.Object({
 });
 
 export const AhvVmResource = defineCustomResource({
-  group: 'nutanix.com',
-  kind: 'AhvVm',
-  plural: 'ahvvms',
+  group: AHVVM.group,
+  kind: AHVVM.kind,
+  plural: AHVVM.plural,
   singular: 'ahvvm',
   shortNames: ['avm'],
   categories: ['nutanix'],
   scope: 'Namespaced',
   versions: [
     {
-      name: 'v1alpha1',
+      name: AHVVM.version,
       spec: AhvVmSpec,
       status: AhvVmStatus,
       printerColumns: [
@@ -251,6 +252,3 @@ export const AhvVmResource = defineCustomResource({
 export type AhvVm = CustomResource<typeof AhvVmResource>;
 export type AhvVmSpec = CustomResourceSpec<typeof AhvVmResource>;
 export type AhvVmStatus = CustomResourceStatus<typeof AhvVmResource>;
-
-/** Where AhvVms live on the API server, for the client, informers and the controller. */
-export const AhvVmRef = customResourceRef(AhvVmResource);

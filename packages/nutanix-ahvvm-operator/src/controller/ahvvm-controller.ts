@@ -6,7 +6,7 @@ import {
   type Manager,
   type Predicate,
 } from '@k8s-operators/controller-core';
-import { AhvVmRef } from '../api/ahvvm-resource.ts';
+import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
 import { AhvVmReconciler, type ReconcileIntervals } from './ahvvm-reconciler.ts';
 import type { PrismAccessGate } from './prism-access-gate.ts';

@@ -9,7 +9,8 @@ import {
   type ReconcileResult,
 } from '@k8s-operators/controller-core';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { AhvVmRef, type AhvVm } from '../api/ahvvm-resource.ts';
+import { AhvVmRef } from '../api/ahvvm-ref.ts';
+import type { AhvVm } from '../api/ahvvm-resource.ts';
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
 import type { CreatedVm } from '../prism/prism-client.ts';
 import { isEditConflict } from '../prism/edit-conflict.ts';

@@ -1,5 +1,6 @@
 import { jsonEqual, type KubeClient } from '@k8s-operators/controller-core';
-import { AhvVmRef, type AhvVm, type AhvVmStatus } from '../api/ahvvm-resource.ts';
+import { AhvVmRef } from '../api/ahvvm-ref.ts';
+import type { AhvVm, AhvVmStatus } from '../api/ahvvm-resource.ts';
 
 /**
  * Writes an AhvVm's status only if the object is still at the resourceVersion it was read at.
