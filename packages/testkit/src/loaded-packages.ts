@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 
 /**
  * The npm packages a program loads, for tests that keep a runtime lean (an operator that imports its CRD schemas loads
- * TypeBox, about 18 MiB of RSS, for nothing). Runs `node --conditions=source <entry> ...args` (args such as `--help`
+ * TypeBox, 6-10 MiB of RSS, for nothing). Runs `node --conditions=source <entry> ...args` (args such as `--help`
  * that make it exit once its static imports are loaded) under a resolve hook and returns the package names it resolved,
  * e.g. `pino`, `@kubernetes/client-node`. Workspace packages resolve to their own directories and are not listed.
  */

@@ -7,7 +7,7 @@ import { SHA256_HEX } from '../api/formats.ts';
  * back from the store with the size and SHA-256 of what was decoded, so "a backup exists" means "its manifest
  * exists": an interrupted or failed backup never looks complete.
  *
- * Checked by hand rather than with a schema library: the operator's runtime loads no TypeBox (about 18 MiB of RSS),
+ * Checked by hand rather than with a schema library: the operator's runtime loads no TypeBox (9-10 MiB of its RSS),
  * and this is the one document it parses.
  */
 
