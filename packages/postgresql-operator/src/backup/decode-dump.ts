@@ -59,5 +59,5 @@ export async function decodeDump(options: DecodeOptions): Promise<Digest> {
       { cause: error },
     );
   }
-  return { size: digest.size, sha256: digest.sha256() };
+  return digest.result();
 }

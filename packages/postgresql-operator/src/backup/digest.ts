@@ -16,13 +16,9 @@ export class StreamDigest {
     this.#size += chunk.byteLength;
   }
 
-  get size(): number {
-    return this.#size;
-  }
-
-  /** The hex digest; call once, after the last chunk. */
-  sha256(): string {
-    return this.#hash.digest('hex');
+  /** Size and hex SHA-256 of everything seen; call once, after the last chunk. */
+  result(): Digest {
+    return { size: this.#size, sha256: this.#hash.digest('hex') };
   }
 }
 
@@ -41,5 +37,5 @@ export async function* digesting(
 export async function digestOf(source: AsyncIterable<Uint8Array>): Promise<Digest> {
   const digest = new StreamDigest();
   for await (const chunk of source) digest.update(chunk);
-  return { size: digest.size, sha256: digest.sha256() };
+  return digest.result();
 }

@@ -144,7 +144,7 @@ export class DirectoryBackupStore implements BackupStore {
       await rename(temp, join(directory, name));
       renamed = true;
       await syncDirectory(directory);
-      return { size: digest.size, sha256: digest.sha256() };
+      return digest.result();
     } finally {
       if (open_) await file.close().catch(() => undefined);
       if (!renamed) await rm(temp, { force: true });

@@ -1,3 +1,4 @@
+import type { Digest } from './digest.ts';
 import type { BackupManifest } from './manifest.ts';
 
 /**
@@ -26,11 +27,8 @@ export interface BackupScope {
   readonly postgresql?: string;
 }
 
-/** What `write` stored. */
-export interface StoredData {
-  size: number;
-  sha256: string;
-}
+/** What `write` stored: its size and SHA-256. */
+export type StoredData = Digest;
 
 /** The outcome of re-reading a backup and comparing it with its manifest. */
 export type ChecksumCheck =

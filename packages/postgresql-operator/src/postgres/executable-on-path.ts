@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 
-export async function isExecutable(path: string): Promise<boolean> {
+async function isExecutable(path: string): Promise<boolean> {
   try {
     await access(path, constants.X_OK);
     return true;

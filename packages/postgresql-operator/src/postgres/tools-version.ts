@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { executableOnPath, isExecutable } from './executable-on-path.ts';
+import { executableOnPath } from './executable-on-path.ts';
 
 /**
  * Which pg_dump / pg_restore to run. pg_dump "cannot dump from PostgreSQL servers newer than its own major version",
@@ -105,13 +105,12 @@ async function runVersion(path: string): Promise<InstalledPgTool | undefined> {
 /**
  * What `--version` said of each program, keyed by the file it said it of. Every backup and every restore looks its
  * tools up, and running `--version` on each candidate took 20-30 ms of each backup (more in the image, which carries
- * three majors); the programs in an image never change. A file that does change (a package upgrade on a workstation)
- * has a new inode, size or mtime, and is asked again.
+ * three majors); the programs in an image never change. A file that does change (a package upgrade on a workstation,
+ * a chmod) has a new inode, size, mtime or ctime, and is asked again. A file that cannot be run is no candidate.
  */
 const described = new Map<string, { file: string; tool: InstalledPgTool | undefined }>();
 
 async function describeTool(path: string): Promise<InstalledPgTool | undefined> {
-  if (!(await isExecutable(path))) return undefined;
   let file: string;
   try {
     const { dev, ino, size, mtimeMs, ctimeMs } = await stat(path);
