@@ -40,7 +40,7 @@ describe('teeStream', () => {
     await expect(tee.settled).resolves.toBeUndefined();
   });
 
-  it('reads the source only as fast as the slower reader takes chunks', async () => {
+  it('by default reads the source only as fast as the slower reader takes chunks', async () => {
     const { state, source } = countingSource(10);
     const [fast, slow] = teeStream(source).branches;
     const fastSeen: number[] = [];
@@ -58,6 +58,60 @@ describe('teeStream', () => {
     expect(await collect({ [Symbol.asyncIterator]: () => slowReader })).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
     await fastDone;
     expect(fastSeen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('lets one reader run ahead by up to maxLagBytes, holding the chunks the other has not taken', async () => {
+    const { state, source } = countingSource(10);
+    const [fast, slow] = teeStream(source, { maxLagBytes: 3 }).branches;
+    const fastSeen: number[] = [];
+    const fastDone = (async () => {
+      for await (const chunk of fast) fastSeen.push(...chunk);
+    })();
+    for (let turn = 0; turn < 20; turn++) await nextTurn();
+    // The slow reader has taken nothing: the fast one read on until 3 bytes were waiting for the slow one.
+    expect(state.read).toBe(3);
+    expect(fastSeen).toEqual([0, 1, 2]);
+    const slowReader = slow[Symbol.asyncIterator]();
+    expect(await slowReader.next()).toEqual({ done: false, value: Uint8Array.of(0) });
+    for (let turn = 0; turn < 20; turn++) await nextTurn();
+    expect(state.read).toBe(4);
+    expect(fastSeen).toEqual([0, 1, 2, 3]);
+    expect(await collect({ [Symbol.asyncIterator]: () => slowReader })).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    await fastDone;
+    expect(fastSeen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('gives a lagging reader the chunks read before an error of the source, then the error', async () => {
+    const failure = new Error('pg_dump exited with code 1');
+    async function* failingAfterFive(): AsyncGenerator<Uint8Array> {
+      for (let i = 0; i < 5; i++) {
+        await nextTurn();
+        yield Uint8Array.of(i);
+      }
+      throw failure;
+    }
+    const [fast, slow] = teeStream(failingAfterFive(), { maxLagBytes: 100 }).branches;
+    const fastResult = await collect(fast).catch((e: unknown) => e);
+    expect(fastResult).toBe(failure);
+    const slowSeen: number[] = [];
+    const slowResult = await (async () => {
+      for await (const chunk of slow) slowSeen.push(...chunk);
+    })().catch((e: unknown) => e);
+    expect(slowSeen).toEqual([0, 1, 2, 3, 4]);
+    expect(slowResult).toBe(failure);
+  });
+
+  it('a reader that stops early fails the other even when chunks were waiting for it', async () => {
+    const { state, source } = countingSource(1000);
+    const tee = teeStream(source, { maxLagBytes: 100 });
+    const [quitter, other] = tee.branches;
+    let taken = 0;
+    for await (const _chunk of quitter) if (++taken === 5) break;
+    await tee.settled;
+    expect(state).toMatchObject({ read: 5, closed: true });
+    const error = await collect(other).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StreamStoppedError);
+    expect((error as Error).message).toBe('the stream was stopped after 5 bytes, before its end');
   });
 
   it('a reader that stops early closes the source, and the other reader fails with StreamStoppedError', async () => {
