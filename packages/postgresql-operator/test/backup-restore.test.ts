@@ -7,7 +7,7 @@ import { TestCluster, waitFor, isProcessRunning } from '@k8s-operators/testkit';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectoryBackupStore } from '../src/backup/directory-store.ts';
-import { BackupFailedError, runBackup } from '../src/backup/run-backup.ts';
+import { BackupFailedError, DECODE_LAG_BYTES, runBackup } from '../src/backup/run-backup.ts';
 import type { BackupKey, BackupStore } from '../src/backup/store.ts';
 import { forDatabase, withConnection, type ConnectionParameters } from '../src/postgres/connection.ts';
 import { isDatabaseEmpty } from '../src/postgres/inspect.ts';
@@ -101,10 +101,14 @@ function storeWith(overrides: Partial<BackupStore>): BackupStore {
 
 /**
  * The machine's pg_dump and pg_restore behind wrappers that log the process id of every run, for runBackup's `tools`:
- * a test can then show that both ran and that neither is left running. `dumpCommand` replaces pg_dump's command line
- * with a stand-in that misbehaves.
+ * a test can then show that both ran and that neither is left running. `dumpCommand` and `restoreCommand` replace
+ * pg_dump's and pg_restore's command lines with stand-ins that misbehave or look around first.
  */
-async function loggedTools(name: string, dumpCommand = `exec ${PG_BIN}/pg_dump "$@"`) {
+async function loggedTools(
+  name: string,
+  dumpCommand = `exec ${PG_BIN}/pg_dump "$@"`,
+  restoreCommand = `exec ${PG_BIN}/pg_restore "$@"`,
+) {
   const directory = join(toolsRoot, name);
   const bin = join(directory, '15', 'bin');
   const log = join(directory, 'pids');
@@ -112,7 +116,7 @@ async function loggedTools(name: string, dumpCommand = `exec ${PG_BIN}/pg_dump "
   const wrapper = (tool: string, command: string): string =>
     `#!/bin/sh\n[ "$1" = --version ] && exec ${PG_BIN}/${tool} --version\necho $$ >> ${log}\n${command}\n`;
   await writeFile(join(bin, 'pg_dump'), wrapper('pg_dump', dumpCommand), { mode: 0o755 });
-  await writeFile(join(bin, 'pg_restore'), wrapper('pg_restore', `exec ${PG_BIN}/pg_restore "$@"`), { mode: 0o755 });
+  await writeFile(join(bin, 'pg_restore'), wrapper('pg_restore', restoreCommand), { mode: 0o755 });
   return {
     tools: { libDirectory: directory, path: '' },
     /** How many pg_dump and pg_restore runs started, and the ids of those still running. */
@@ -192,6 +196,33 @@ describe('backup', () => {
     expect((await readFile(seen, 'utf8')).trim()).toBe(String(64 * 1024));
   });
 
+  it('lets pg_restore, at the lowest priority, fall behind the store without holding up pg_dump', async () => {
+    await createItems('quebec', 300_000);
+    const ahead = join(toolsRoot, 'quebec-store-ahead');
+    const seen = join(toolsRoot, 'quebec-restore-saw');
+    // pg_restore reads nothing until the store has taken 4 MiB of the dump (or 10 s have passed), then records its
+    // niceness (field 19 of /proc/<pid>/stat) and whether it waited for the store or gave up.
+    const logged = await loggedTools(
+      'quebec',
+      undefined,
+      `i=0; while [ ! -e ${ahead} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done\n` +
+        `echo "$(cut -d' ' -f19 /proc/$$/stat) $([ -e ${ahead} ] && echo store-ahead || echo gave-up)" > ${seen}\n` +
+        `exec ${PG_BIN}/pg_restore "$@"`,
+    );
+    let taken = 0;
+    const marking = storeWithWrite(async function* (data) {
+      for await (const chunk of data) {
+        taken += chunk.byteLength;
+        if (taken >= 4 * 1024 * 1024) await writeFile(ahead, '', { flag: 'a' });
+        yield chunk;
+      }
+    });
+    const manifest = await backup('quebec', 'quebec-1', { store: marking, tools: logged.tools });
+    expect(manifest.size).toBeGreaterThan(4 * 1024 * 1024);
+    expect((await readFile(seen, 'utf8')).trim()).toBe('19 store-ahead');
+    expect(await logged.processes()).toEqual({ started: 2, running: [] });
+  });
+
   it('a truncated dump fails the full decode, is deleted and is never offered for restore', async () => {
     await createEmptyDatabase('bravo');
     await query('bravo', `
@@ -215,7 +246,7 @@ describe('backup', () => {
     });
   });
 
-  it('a stream pg_restore rejects at once stops pg_dump at once: the store gets no more of it', async () => {
+  it('a stream pg_restore rejects at once stops pg_dump: the store gets no more than the decode may lag behind', async () => {
     await createEmptyDatabase('kilo');
     // A stand-in for pg_dump that writes what no pg_restore accepts, and would never stop: the backup ends only if
     // pg_restore's failure stops it.
@@ -233,8 +264,8 @@ describe('backup', () => {
     expect((error as Error).message).toMatch(
       /^backup default\/kilo\/kilo-1: verification failed: the dump could not be decoded in full: pg_restore exited with code 1: pg_restore: error: did not find magic string in file header$/,
     );
-    // What was in the pipes when pg_restore gave up, at most.
-    expect(sentToStore).toBeLessThan(1024 * 1024);
+    // What pg_restore may lag behind the store, and what was in the pipes when it gave up, at most.
+    expect(sentToStore).toBeLessThan(DECODE_LAG_BYTES + 1024 * 1024);
     expect(await filesIn('kilo')).toEqual([]);
     expect(await logged.processes()).toEqual({ started: 2, running: [] });
   });
