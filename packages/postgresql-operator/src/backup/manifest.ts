@@ -1,5 +1,6 @@
 import { BACKUP_TRIGGERS, type BackupTrigger } from '../api/backup-lifecycle.ts';
 import { SHA256_HEX } from '../api/formats.ts';
+import type { BackupKey } from './store.ts';
 
 /**
  * The manifest of a stored backup: what was dumped, by which pg_dump, and the size and SHA-256 of the dump file. It is
@@ -16,7 +17,7 @@ export const MANIFEST_VERSION = 1;
 
 export interface BackupManifest {
   manifestVersion: typeof MANIFEST_VERSION;
-  key: { namespace: string; postgresql: string; backup: string };
+  key: BackupKey;
   /** The database dumped (`spec.db`). */
   database: string;
   trigger: BackupTrigger;
@@ -62,7 +63,7 @@ const sha256 = new RegExp(SHA256_HEX);
 const digest: FieldCheck = (value) =>
   typeof value === 'string' && sha256.test(value) ? undefined : 'must be 64 lowercase hex digits';
 
-const KEY_FIELDS: Record<keyof BackupManifest['key'], FieldCheck> = { namespace: nonEmpty, postgresql: nonEmpty, backup: nonEmpty };
+const KEY_FIELDS: Record<keyof BackupKey, FieldCheck> = { namespace: nonEmpty, postgresql: nonEmpty, backup: nonEmpty };
 
 const MANIFEST_FIELDS: Record<keyof BackupManifest, FieldCheck> = {
   manifestVersion: oneOf(MANIFEST_VERSION),

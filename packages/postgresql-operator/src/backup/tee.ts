@@ -152,10 +152,9 @@ export function teeStream(source: AsyncIterable<Uint8Array>, options: TeeOptions
   return { branches: [branch(0), branch(1)], stop, settled };
 }
 
-/** Chunks in order, with their total size. */
+/** Chunks in order, with their total size. A plain array: a backup queues at most 16 MiB in chunks of 64 KiB or more. */
 class ChunkQueue {
   #chunks: Uint8Array[] = [];
-  #head = 0;
   bytes = 0;
 
   push(chunk: Uint8Array): void {
@@ -164,23 +163,13 @@ class ChunkQueue {
   }
 
   shift(): Uint8Array | undefined {
-    const chunk = this.#chunks[this.#head];
-    if (chunk === undefined) return undefined;
-    this.#chunks[this.#head++] = EMPTY;
-    this.bytes -= chunk.byteLength;
-    // Drop the taken slots once they are half the array, so the array stays no longer than twice what is waiting.
-    if (this.#head * 2 >= this.#chunks.length) {
-      this.#chunks = this.#chunks.slice(this.#head);
-      this.#head = 0;
-    }
+    const chunk = this.#chunks.shift();
+    if (chunk !== undefined) this.bytes -= chunk.byteLength;
     return chunk;
   }
 
   clear(): void {
     this.#chunks = [];
-    this.#head = 0;
     this.bytes = 0;
   }
 }
-
-const EMPTY = new Uint8Array(0);
