@@ -92,6 +92,7 @@ function storeWith(overrides: Partial<BackupStore>): BackupStore {
     list: (s) => store.list(s),
     manifest: (k) => store.manifest(k),
     read: (k, options) => store.read(k, options),
+    digest: (k, options) => store.digest(k, options),
     verifyChecksum: (k, options) => store.verifyChecksum(k, options),
     delete: (k) => store.delete(k),
     removeIncomplete: (s) => store.removeIncomplete(s),

@@ -32,10 +32,3 @@ export async function* digesting(
     yield chunk;
   }
 }
-
-/** Reads `source` to its end for its size and SHA-256 only. */
-export async function digestOf(source: AsyncIterable<Uint8Array>): Promise<Digest> {
-  const digest = new StreamDigest();
-  for await (const chunk of source) digest.update(chunk);
-  return digest.result();
-}

@@ -74,6 +74,29 @@ describe('DirectoryBackupStore', () => {
     expect((await stat(join(root, 'default', 'foodb'))).mode & 0o777).toBe(0o700);
   });
 
+  it('reads stored data back for its size and SHA-256, across many reads, with or without a manifest', async () => {
+    // 3.5 MiB of bytes that differ from one MiB to the next: a reused read buffer that kept bytes of an earlier read,
+    // or lost the tail of the last one, would change the SHA-256 or the size.
+    const data = Buffer.alloc(3.5 * 1024 * 1024);
+    for (let i = 0; i < data.length; i += 4) data.writeUInt32LE(i, i);
+    const k = key('foodb-big');
+    const stored = await store.write(
+      k,
+      (async function* () {
+        yield data.subarray(0, 100_000);
+        await nextTurn();
+        yield data.subarray(100_000);
+      })(),
+    );
+    const expected = { size: data.length, sha256: createHash('sha256').update(data).digest('hex') };
+    expect(stored).toEqual(expected);
+    expect(await store.digest(k)).toEqual(expected);
+    await store.finalize(manifestFor(k, stored));
+    expect(await store.digest(k)).toEqual(expected);
+    await expect(store.digest(key('never-stored'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(store.digest(k, { signal: AbortSignal.abort(new Error('stop')) })).rejects.toThrow('stop');
+  });
+
   it('leaves nothing behind when the source fails part-way (pg_dump dying)', async () => {
     async function* failing(): AsyncGenerator<Uint8Array> {
       yield Buffer.from('partial dump');

@@ -1,5 +1,5 @@
-import { digestOf, type Digest } from './digest.ts';
-import type { StoredData } from './store.ts';
+import type { Digest } from './digest.ts';
+import type { BackupKey, BackupStore, StoredData } from './store.ts';
 
 /**
  * The last check before a backup is published: the stored dump is read back in full for its size and SHA-256, which
@@ -17,17 +17,19 @@ export class DumpVerificationError extends Error {
 }
 
 export interface ReadBackOptions {
-  /** The stored dump, as the store returns it. */
-  data: AsyncIterable<Uint8Array>;
+  /** Where the dump was written, and under which key. */
+  store: BackupStore;
+  key: BackupKey;
   /** What `write` reported for it. */
   written: StoredData;
   /** What pg_restore consumed and decoded. */
   decoded: Digest;
+  signal?: AbortSignal;
 }
 
 export async function readBackDump(options: ReadBackOptions): Promise<void> {
-  const { data, written, decoded } = options;
-  const stored = await digestOf(data);
+  const { store, key, written, decoded, signal } = options;
+  const stored = await store.digest(key, { signal });
   if (stored.size !== written.size || stored.sha256 !== written.sha256) {
     throw new DumpVerificationError(
       `the stored dump reads back as ${stored.size} bytes with SHA-256 ${stored.sha256}, but ${written.size} bytes ` +

@@ -114,7 +114,7 @@ export async function runBackup(request: BackupRequest): Promise<BackupManifest>
   }
 
   try {
-    await readBackDump({ data: store.read(key, { signal }), written: written.value, decoded: decoded.value });
+    await readBackDump({ store, key, written: written.value, decoded: decoded.value, signal });
   } catch (error) {
     await store.delete(key).catch(() => undefined);
     if (signal?.aborted === true) throw fail('Verify', 'aborted', signal.reason);

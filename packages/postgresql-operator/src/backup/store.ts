@@ -60,6 +60,11 @@ export interface BackupStore {
   manifest(key: BackupKey): Promise<BackupManifest | undefined>;
   /** Streams the stored data of `key`, with or without a manifest (a backup is read back before it is published). */
   read(key: BackupKey, options?: { signal?: AbortSignal }): AsyncIterable<Uint8Array>;
+  /**
+   * Size and SHA-256 of the stored data of `key`, read back in full from the store, with or without a manifest (a
+   * backup is read back before it is published). Rejects when there is no data.
+   */
+  digest(key: BackupKey, options?: { signal?: AbortSignal }): Promise<Digest>;
   /** Reads the data in full and compares its size and SHA-256 with the manifest. */
   verifyChecksum(key: BackupKey, options?: { signal?: AbortSignal }): Promise<ChecksumCheck>;
   /** Deletes a backup: the manifest first (so it stops being a backup at once), then the data. Missing parts are fine. */
