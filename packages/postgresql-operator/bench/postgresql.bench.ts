@@ -7,7 +7,7 @@
 // Each round times all four, plain and operator in alternating order. On a shared machine the same pg_dump takes
 // 2.3 s in one minute and 3.5 s in the next, far more than the difference being measured, so each ratio is taken within
 // a round, between two runs seconds apart, and the ratio reported is the median of the rounds' ratios. The medians of
-// the times and their ratio are printed too: that ratio compares runs from different minutes and moves more (over seven
+// the times and their ratio are printed too: that ratio compares runs from different minutes and moves more (over nine
 // 9-round runs of one build, 1.04-1.13 against 1.02-1.10). Nine rounds, not five, for the same reason. The first round
 // also warms the operator's process (JIT, the pg_dump/pg_restore lookup), as a long-running operator is.
 // Prints figures; the last line is one JSON object.
