@@ -119,7 +119,7 @@ try {
 
     dumpBytes = manifest?.size ?? 0;
     const at = (list: number[]): string => (list.at(-1) ?? 0).toFixed(2);
-    const ratioAt = (operator: number[], plain: number[]): string => ((operator.at(-1) ?? 0) / (plain.at(-1) ?? 1)).toFixed(2);
+    const ratioAt = (operator: number[], plain: number[]): string => ratiosOf(operator, plain)[round - 1]?.toFixed(2) ?? '-';
     console.log(
       `round ${String(round)}/${String(rounds)}: backup plain ${at(seconds.plainBackup)} s, operator ${at(seconds.operatorBackup)} s (${ratioAt(seconds.operatorBackup, seconds.plainBackup)}); ` +
         `restore plain ${at(seconds.plainRestore)} s, operator ${at(seconds.operatorRestore)} s (${ratioAt(seconds.operatorRestore, seconds.plainRestore)})`,
@@ -131,15 +131,16 @@ try {
   const plainRestoreSeconds = median(seconds.plainRestore);
   const operatorRestoreSeconds = median(seconds.operatorRestore);
   const range = (list: number[]): string => `${Math.min(...list).toFixed(2)}-${Math.max(...list).toFixed(2)}`;
-  const roundRatios = (operator: number[], plain: number[]): number[] => operator.map((took, i) => took / (plain[i] ?? Number.NaN));
-  const backupRatios = roundRatios(seconds.operatorBackup, seconds.plainBackup);
-  const restoreRatios = roundRatios(seconds.operatorRestore, seconds.plainRestore);
+  const backupRatios = ratiosOf(seconds.operatorBackup, seconds.plainBackup);
+  const restoreRatios = ratiosOf(seconds.operatorRestore, seconds.plainRestore);
+  const backupRatioOfMedians = operatorBackupSeconds / plainBackupSeconds;
+  const restoreRatioOfMedians = operatorRestoreSeconds / plainRestoreSeconds;
   console.log(`medians of ${String(rounds)} rounds (range), dump ${(dumpBytes / 2 ** 20).toFixed(0)} MiB:`);
   console.log(`  plain pg_dump -Fc:              ${plainBackupSeconds.toFixed(2)} s (${range(seconds.plainBackup)})`);
   console.log(`  operator backup (verified):     ${operatorBackupSeconds.toFixed(2)} s (${range(seconds.operatorBackup)})`);
   console.log(`  plain pg_restore -1 + ANALYZE:  ${plainRestoreSeconds.toFixed(2)} s (${range(seconds.plainRestore)})`);
   console.log(`  operator restore (checked):     ${operatorRestoreSeconds.toFixed(2)} s (${range(seconds.operatorRestore)})`);
-  console.log(`  ratio of the medians:           backup ${(operatorBackupSeconds / plainBackupSeconds).toFixed(2)}, restore ${(operatorRestoreSeconds / plainRestoreSeconds).toFixed(2)}`);
+  console.log(`  ratio of the medians:           backup ${backupRatioOfMedians.toFixed(2)}, restore ${restoreRatioOfMedians.toFixed(2)}`);
   console.log(`  median of the rounds' ratios:   backup ${median(backupRatios).toFixed(2)} (${range(backupRatios)}), restore ${median(restoreRatios).toFixed(2)} (${range(restoreRatios)})`);
 
   const result = {
@@ -147,7 +148,7 @@ try {
     plain_backup_seconds: round(plainBackupSeconds), operator_backup_seconds: round(operatorBackupSeconds), backup_ratio: round(median(backupRatios)),
     plain_restore_seconds: round(plainRestoreSeconds), operator_restore_seconds: round(operatorRestoreSeconds), restore_ratio: round(median(restoreRatios)),
     target_ratio: 1.1,
-    backup_ratio_of_medians: round(operatorBackupSeconds / plainBackupSeconds), restore_ratio_of_medians: round(operatorRestoreSeconds / plainRestoreSeconds),
+    backup_ratio_of_medians: round(backupRatioOfMedians), restore_ratio_of_medians: round(restoreRatioOfMedians),
     rounds_seconds: Object.fromEntries(Object.entries(seconds).map(([name, list]) => [name, list.map(round)])),
   };
   console.log(`ratios (median of the rounds): backup ${String(result.backup_ratio)}, restore ${String(result.restore_ratio)} (target <= 1.10)`);
@@ -161,6 +162,11 @@ function median(list: number[]): number {
   const sorted = [...list].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** Each round's operator time over its plain time: two runs a few seconds apart. */
+function ratiosOf(operator: number[], plain: number[]): number[] {
+  return operator.map((took, i) => took / (plain[i] ?? Number.NaN));
 }
 
 function round(n: number): number {
