@@ -23,6 +23,9 @@ export interface ControllerOptions {
 
 class ReconcileTimeout extends Error {}
 
+/** How long a reconcile may take to return once its signal is aborted before the log says it ignores the signal. */
+const IGNORED_ABORT_AFTER_MS = 5_000;
+
 /**
  * The reconcile loop of one controller: workers take keys from a deduplicating work queue and run the reconciler;
  * the outcome decides what happens to the key (controller-runtime's reconcileHandler): success forgets its back-off,
@@ -60,20 +63,23 @@ export class Controller {
 
   /**
    * Stops taking work and waits up to `timeoutMs` for reconciles in flight; after that they are aborted through their
-   * signal. Resolves when every worker has returned.
+   * signal. Resolves when every reconcile has returned, as controller-runtime: one that ignores its signal holds up the
+   * stop (and the log says so), since until it returns it may still write to the cluster.
    */
   async stop(timeoutMs: number): Promise<void> {
-    const drained = this.queue.shutDownWithDrain();
+    this.queue.shutDown();
     const timer = setTimeout(() => { this.#stop.abort(new Error('controller stopped')); }, timeoutMs);
     try {
-      await Promise.race([drained, new Promise((r) => setTimeout(r, timeoutMs + 1_000).unref())]);
       await Promise.all(this.#workers);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  /** Aborts in-flight reconciles at once (leadership lost: another replica may already be acting). */
+  /**
+   * Aborts in-flight reconciles at once (leadership lost: another replica may already be acting). Their keys stay held
+   * until they return; `stop()` waits for that.
+   */
   abort(): void {
     this.#stop.abort(new Error('leader election lost'));
     this.queue.shutDown();
@@ -107,17 +113,13 @@ export class Controller {
     const started = performance.now();
     log.debug({ droppedReasons: item.droppedReasons }, 'reconcile started');
     let label: ResultLabel;
-    let stopListening = (): void => undefined;
+    const returned = reportIgnoredAbort(signal, log);
     try {
-      const aborted = new Promise<never>((_, reject) => {
-        const onAbort = (): void => { reject(signal.reason as Error); };
-        signal.addEventListener('abort', onAbort, { once: true });
-        // Node keeps a signal from AbortSignal.any() alive while it has listeners and its sources live: a listener left
-        // behind would keep this reconcile's signals, closures and promises for the controller's whole life.
-        stopListening = () => { signal.removeEventListener('abort', onAbort); };
-      });
-      aborted.catch(() => undefined);
-      const result = await Promise.race([this.#options.reconciler({ request, reasons: item.reasons, log, signal, reconcileID }), aborted]);
+      // The key is done only once the reconciler has returned, aborted or not: until then it may still act on the object,
+      // and a second reconcile of the same key must not run beside it. An aborted reconcile fails with the abort's reason
+      // (a timeout is counted and retried), whatever the reconciler made of it.
+      const result = await this.#options.reconciler({ request, reasons: item.reasons, log, signal, reconcileID })
+        .finally(() => { signal.throwIfAborted(); });
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(item.key);
         this.queue.addAfter(item.key, result.requeueAfterMs, { event: 'RequeueAfter' });
@@ -145,7 +147,7 @@ export class Controller {
       }
     } finally {
       clearTimeout(timer);
-      stopListening();
+      returned();
       this.#active--;
       metrics.activeWorkers.set({ controller }, this.#active);
     }
@@ -154,4 +156,37 @@ export class Controller {
     metrics.reconcileTime.observe({ controller }, seconds);
     log.debug({ result: label, seconds }, 'reconcile finished');
   }
+}
+
+/**
+ * Logs when a reconcile is still running {@link IGNORED_ABORT_AFTER_MS} after its signal was aborted, and when it
+ * finally returns: meanwhile its key cannot run again and the controller cannot stop, which would otherwise go unsaid.
+ * Returns what to call once the reconcile has returned.
+ */
+function reportIgnoredAbort(signal: AbortSignal, log: Logger): () => void {
+  let abortedAt = 0;
+  let reported = false;
+  let timer: NodeJS.Timeout | undefined;
+  const abortReason = (): string => (signal.reason as Error).message;
+  const onAbort = (): void => {
+    abortedAt = performance.now();
+    timer = setTimeout(() => {
+      reported = true;
+      log.error(
+        { abortReason: abortReason(), secondsSinceAbort: IGNORED_ABORT_AFTER_MS / 1000 },
+        'reconcile still running after its signal was aborted: the reconciler ignores its signal. Until it returns, this object is not reconciled again, its worker takes no other object, and the controller cannot stop; if it never returns, restart the pod, and make the reconciler pass its signal to what it waits for',
+      );
+    }, IGNORED_ABORT_AFTER_MS);
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    // Node keeps a signal from AbortSignal.any() alive while it has listeners and its sources live: a listener left
+    // behind would keep this reconcile's signals, closures and promises for the controller's whole life.
+    signal.removeEventListener('abort', onAbort);
+    clearTimeout(timer);
+    if (reported) {
+      const secondsSinceAbort = (performance.now() - abortedAt) / 1000;
+      log.warn({ abortReason: abortReason(), secondsSinceAbort }, 'the reconcile that ignored its aborted signal has returned; this object can be reconciled again');
+    }
+  };
 }
