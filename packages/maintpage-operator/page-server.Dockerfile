@@ -1,23 +1,36 @@
-# syntax=docker/dockerfile:1.7
-# The maintpage-page-server image. Build from the repository root:
+# The maintpage-page-server image: the maintenance page server the operator deploys. Build from the repository root:
 #   docker build -f packages/maintpage-operator/page-server.Dockerfile -t ghcr.io/k8s-operators/maintpage-page-server:0.1.0 .
-# (npm run images builds every image of the project.)
+# (npm run images builds every image of the project, on local stand-in bases where no registry answers.)
+# BUILD_BASE and RUNTIME_BASE name the base images; the defaults are the published ones.
+# Behind a TLS-inspecting proxy, hand npm its CA bundle as a build secret (never stored in a layer):
+#   --secret id=npm-ca,src=/etc/ssl/certs/ca-certificates.crt
+ARG BUILD_BASE=node:24.21.0-bookworm-slim
+ARG RUNTIME_BASE=gcr.io/distroless/nodejs24-debian12:nonroot@sha256:14d42e2511532589a7c7e01a753667a74fcc96266e137e8125006b87b0c32d0a
 
-FROM node:24.21.0-bookworm-slim AS build
+FROM ${BUILD_BASE} AS build
 WORKDIR /workspace
+# The workspace's manifests first, the same in every image's Dockerfile: the dependencies are one cached layer for all
+# images, installed again only when a manifest or the lockfile changes (a new workspace package needs a line here).
 COPY package.json package-lock.json nx.json tsconfig.base.json ./
+COPY tools/package.json tools/
+COPY packages/controller-core/package.json packages/controller-core/
+COPY packages/delivery/package.json packages/delivery/
+COPY packages/maintpage-operator/package.json packages/maintpage-operator/
+COPY packages/nutanix-ahvvm-operator/package.json packages/nutanix-ahvvm-operator/
+COPY packages/postgresql-operator/package.json packages/postgresql-operator/
+COPY packages/prism-simulator/package.json packages/prism-simulator/
+COPY packages/testkit/package.json packages/testkit/
+RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm-ca \
+    if [ -f /run/secrets/npm-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm-ca; fi \
+ && npm ci --no-audit --no-fund --loglevel=error
+COPY tools ./tools
 COPY packages ./packages
-RUN npm ci --no-audit --no-fund \
- && npx nx run @k8s-operators/maintpage-operator:build --output-style=static
-# Production dependencies of this package only; workspace packages it depends on are copied with their dist/.
-RUN npm ci --omit=dev --workspace @k8s-operators/maintpage-operator --no-audit --no-fund \
- && mkdir -p /out/packages \
- && cp -r node_modules /out/ \
- && for p in controller-core maintpage-operator; do mkdir -p /out/packages/$p && cp -r packages/$p/package.json packages/$p/dist /out/packages/$p/; done \
- && find /out -name '*.map' -delete
+RUN npx nx run @k8s-operators/maintpage-operator:build --output-style=static
+# The page server imports Node's own modules and its package's files only: no node_modules, no controller-core.
+RUN node tools/images/runtime-tree.mjs /out packages/maintpage-operator --no-dependencies
 
 # Distroless Node 24: no shell, no package manager, user 65532; works with a read-only root filesystem.
-FROM gcr.io/distroless/nodejs24-debian12:nonroot@sha256:14d42e2511532589a7c7e01a753667a74fcc96266e137e8125006b87b0c32d0a
+FROM ${RUNTIME_BASE}
 WORKDIR /app
 COPY --from=build /out /app
 USER 65532:65532

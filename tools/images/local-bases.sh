@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds the local stand-ins for the images' base images, for machines where no container registry answers:
+#   k8s-operators.local/debian:<suite>                   debootstrap --variant=minbase from Debian's mirror
+#   k8s-operators.local/node:<node>-<suite>-slim          that + Node.js and npm from the npm registry (node:*-slim)
+#   k8s-operators.local/distroless-nodejs:<node>-nonroot  Node.js and its libraries only (distroless/nodejs24)
+# Each is built once per machine and version (bases/versions.env); the Debian root filesystem is also kept as a tarball
+# under ~/.cache/operators-images, so a pruned engine re-imports it in seconds. Prints, on stdout, the build arguments
+# that point the Dockerfiles at the stand-ins; progress goes to stderr.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=/dev/null
+source "$here/bases/versions.env"
+source "$here/progress.sh"
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/operators-images"
+mkdir -p "$cache"
+case "$(uname -m)" in
+  x86_64) arch=x64; node_integrity="$NODE_INTEGRITY_X64" ;;
+  aarch64) arch=arm64; node_integrity="$NODE_INTEGRITY_ARM64" ;;
+  *) echo "images: no Node.js stand-in for $(uname -m)" >&2; exit 1 ;;
+esac
+
+debian_tag="k8s-operators.local/debian:${DEBIAN_SUITE}"
+node_tag="k8s-operators.local/node:${NODE_VERSION}-${DEBIAN_SUITE}-slim"
+distroless_tag="k8s-operators.local/distroless-nodejs:${NODE_VERSION}-nonroot"
+have_image() { docker image inspect "$1" >/dev/null 2>&1; }
+
+if ! have_image "$debian_tag"; then
+  rootfs_tar="$cache/debian-${DEBIAN_SUITE}-minbase-${arch}.tar"
+  if [[ ! -f "$rootfs_tar" ]]; then
+    command -v debootstrap >/dev/null 2>&1 || { echo "images: debootstrap is needed to build the Debian stand-in (apt-get install debootstrap)" >&2; exit 1; }
+    [[ "$(id -u)" == 0 ]] || { echo "images: building the Debian stand-in needs root (debootstrap)" >&2; exit 1; }
+    rootfs="$(mktemp -d "${TMPDIR:-/tmp}/debian-rootfs.XXXXXX")"
+    trap 'rm -rf "$rootfs"' EXIT
+    with_progress "debootstrap $DEBIAN_SUITE (minbase, about 200 MB from $DEBIAN_MIRROR; a few minutes, once per machine)" "$cache/debootstrap.log" \
+      debootstrap --variant=minbase --include=ca-certificates "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR"
+    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/log/*.log
+    tar -C "$rootfs" --numeric-owner -cf "$rootfs_tar.tmp" .
+    mv "$rootfs_tar.tmp" "$rootfs_tar"
+    rm -rf "$rootfs"
+    trap - EXIT
+  fi
+  echo "images: importing $debian_tag" >&2
+  docker import --change 'CMD ["/bin/bash"]' "$rootfs_tar" "$debian_tag" >/dev/null
+fi
+
+# The npm registry's tarball of PACKAGE@VERSION in the cache, checked against the pinned integrity value.
+fetch_tarball() {
+  local package="$1" version="$2" integrity="$3"
+  local file="$cache/$package-$version.tgz"
+  if [[ ! -f "$file" ]]; then
+    echo "images: fetching $package@$version from the npm registry" >&2
+    (cd "$cache" && npm pack --silent "$package@$version" >/dev/null)
+  fi
+  local actual
+  actual="sha512-$(openssl dgst -sha512 -binary "$file" | base64 -w0)"
+  if [[ "$actual" != "$integrity" ]]; then
+    rm -f "$file"
+    echo "images: $package@$version does not match the pinned integrity in bases/versions.env ($actual); refusing it" >&2
+    exit 1
+  fi
+  basename "$file"
+}
+
+if ! have_image "$node_tag"; then
+  node_tarball="$(fetch_tarball "node-linux-$arch" "$NODE_VERSION" "$node_integrity")"
+  npm_tarball="$(fetch_tarball npm "$NPM_VERSION" "$NPM_INTEGRITY")"
+  source "$here/engine.sh"
+  with_progress "building $node_tag" "$cache/build-node.log" \
+    image_build --network host -f "$here/bases/node.Dockerfile" -t "$node_tag" \
+      --build-arg "DEBIAN_BASE=$debian_tag" --build-arg "NODE_TARBALL=$node_tarball" --build-arg "NPM_TARBALL=$npm_tarball" "$cache"
+fi
+
+if ! have_image "$distroless_tag"; then
+  source "$here/engine.sh"
+  with_progress "building $distroless_tag" "$cache/build-distroless.log" \
+    image_build -f "$here/bases/distroless-nodejs.Dockerfile" -t "$distroless_tag" --build-arg "NODE_BASE=$node_tag" "$here/bases"
+fi
+
+echo "BUILD_BASE=$node_tag"
+echo "RUNTIME_BASE=$distroless_tag"
+echo "POSTGRES_RUNTIME_BASE=$node_tag"
+# Debian's own client tools: trixie has one major, 17, which dumps and restores every older server.
+echo "POSTGRES_APT_SOURCE=debian"
+echo "POSTGRES_MAJORS=17"
