@@ -82,6 +82,7 @@ async function main(): Promise<void> {
     ...simulator.clusters.map((c) => `  cluster:   ${c.name} ${c.uuid}`),
     ...simulator.images.map((i) => `  image:     ${i.name} ${i.uuid}`),
     ...simulator.subnets.map((s) => `  subnet:    ${s.name} ${s.uuid} ${s.cidr}${s.ipam ? ' (IPAM)' : ' (external DHCP)'}`),
+    `  PC entity: ${simulator.prismCentral.name} ${simulator.prismCentral.uuid} (listed with the clusters, hosts no VMs)`,
     `  admin:     ${simulator.url}${ADMIN_BASE_PATH}/faults, ${simulator.url}${ADMIN_BASE_PATH}/inspect`,
   ];
   if (simulator.caCertPem !== undefined) lines.push(caOut === undefined ? `  CA certificate:\n${simulator.caCertPem.trimEnd()}` : `  CA certificate written to ${caOut}`);
@@ -109,9 +110,10 @@ const configSchema: ObjectSchema = seed({
   tlsHostnames: { type: 'array', items: name },
   username: name,
   password: name,
-  clusters: { type: 'array', items: seed({ name, uuid: name }, ['name', 'uuid']) },
-  images: { type: 'array', items: seed({ name, uuid: name, sizeBytes: { type: 'integer', minimum: 0 } }, ['name', 'uuid', 'sizeBytes']) },
-  subnets: { type: 'array', items: seed({ name, uuid: name, cidr: name, ipam: { type: 'boolean' }, clusterUuid: name }, ['name', 'uuid', 'cidr', 'ipam']) },
+  clusters: { type: 'array', items: seed({ name, uuid: name, creationTime: name }, ['name', 'uuid']) },
+  images: { type: 'array', items: seed({ name, uuid: name, sizeBytes: { type: 'integer', minimum: 0 }, creationTime: name }, ['name', 'uuid', 'sizeBytes']) },
+  subnets: { type: 'array', items: seed({ name, uuid: name, cidr: name, ipam: { type: 'boolean' }, clusterUuid: name, creationTime: name }, ['name', 'uuid', 'cidr', 'ipam']) },
+  prismCentral: seed({ name, uuid: name, creationTime: name }, ['name', 'uuid']),
   timings: seed(Object.fromEntries(['createMs', 'updateMs', 'deleteMs', 'learnedIpMs'].map((key) => [key, { type: 'integer', minimum: 0 }])), []),
   editConflicts: { type: 'string', enum: ['sync-409', 'async-task'] },
   faults: seed({ seed: { type: 'integer' }, rules: { type: 'array', items: { type: 'object' } } }, []),

@@ -24,7 +24,8 @@ export interface PrismMessage {
 export interface PrismErrorBody {
   api_version: string;
   code: number;
-  kind: string;
+  /** The kind of entity the request addressed; absent when it addressed none (the real API omits it too, TF #36). */
+  kind?: string;
   message_list: PrismMessage[];
   state: 'ERROR';
 }
@@ -33,15 +34,17 @@ export interface PrismErrorBody {
 export class PrismApiError extends Error {
   readonly status: number;
   readonly reason: string;
-  readonly kind: string;
+  /** Undefined for a request that addressed no entity. */
+  readonly kind: string | undefined;
   readonly details: ErrorDetails | undefined;
 
-  constructor(status: number, reason: string, message: string, options: { kind?: string; details?: ErrorDetails } = {}) {
+  /** `kind` defaults to `vm`; pass `kind: undefined` explicitly for an error that addresses no entity. */
+  constructor(status: number, reason: string, message: string, options: { kind?: string | undefined; details?: ErrorDetails } = {}) {
     super(message);
     this.name = 'PrismApiError';
     this.status = status;
     this.reason = reason;
-    this.kind = options.kind ?? 'vm';
+    this.kind = 'kind' in options ? options.kind : 'vm';
     this.details = options.details;
   }
 
@@ -50,8 +53,8 @@ export class PrismApiError extends Error {
   }
 }
 
-export function errorBody(code: number, kind: string, message: PrismMessage): PrismErrorBody {
-  return { api_version: API_VERSION, code, kind, message_list: [message], state: 'ERROR' };
+export function errorBody(code: number, kind: string | undefined, message: PrismMessage): PrismErrorBody {
+  return { api_version: API_VERSION, code, ...(kind === undefined ? {} : { kind }), message_list: [message], state: 'ERROR' };
 }
 
 /** 422 INVALID_REQUEST, the real API's answer to a body that breaks the schema. */

@@ -39,7 +39,7 @@ export function writeReply(res: ServerResponse, reply: HttpReply): void {
  * Reads a JSON request body. An empty body reads as `undefined` (POST /vms/list may be sent without one);
  * malformed JSON is the real API's 400 INVALID_REQUEST.
  */
-export async function readJsonBody(req: IncomingMessage, kind: string): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, kind: string | undefined): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

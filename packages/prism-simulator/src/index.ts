@@ -2,8 +2,8 @@
 
 export { startPrismSimulator, DEFAULT_PASSWORD, DEFAULT_TIMINGS, DEFAULT_USERNAME } from './server.ts';
 export type { PrismSimulator, PrismSimulatorOptions } from './server.ts';
-export { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_SUBNETS } from './inventory.ts';
-export type { ClusterSeed, ImageSeed, SubnetSeed } from './inventory.ts';
+export { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS } from './inventory.ts';
+export type { ClusterSeed, ImageSeed, PrismCentralSeed, SubnetSeed } from './inventory.ts';
 export { PRISM_BASE_PATH, PRISM_ENDPOINTS } from './prism-endpoints.ts';
 export type { PrismEndpoint } from './prism-endpoints.ts';
 export { ADMIN_BASE_PATH } from './admin-api.ts';

@@ -1,15 +1,15 @@
-// POST /clusters/list, /images/list and /subnets/list: the entities a VM refers to, listed as v3 shows them, so
-// that a client can turn the names people use into the UUIDs VM references need. Paging and sorting as in
-// POST /vms/list; the filter knows one selector, `name` (exact, case-sensitive, as `vm_name` for VMs).
+// POST /clusters/list, /images/list and /subnets/list: the entities a VM refers to, listed as v3 shows them
+// (inventory-view.ts), so that a client can turn the names people use into the UUIDs VM references need. Paging
+// and sorting as in POST /vms/list; the filter knows one selector, `name` (exact, case-sensitive, as `vm_name`
+// for VMs).
 
 import { API_VERSION, PrismApiError, REQUEST_NOT_PROCESSED, invalidRequest } from './errors.ts';
 import { FiqlError, parseNameFilter } from './fiql.ts';
 import type { HttpReply } from './http-io.ts';
 import type { Inventory } from './inventory.ts';
+import { inventoryEntities, type InventoryKind } from './inventory-view.ts';
 import { pageOf, sortByName, type SortOrder } from './paging.ts';
 import { validate, type ObjectSchema } from './schema-validation.ts';
-
-export type InventoryKind = 'cluster' | 'image' | 'subnet';
 
 interface ListInput {
   filter?: string;
@@ -34,33 +34,6 @@ function listSchema(kind: InventoryKind): ObjectSchema {
   };
 }
 
-interface Entity {
-  metadata: { kind: InventoryKind; uuid: string };
-  spec: { name: string; [key: string]: unknown };
-  status: { name: string; state: 'COMPLETE'; [key: string]: unknown };
-}
-
-/** The entities of `kind` in the shapes of the v3 intents: what the operator reads (uuid, name) plus a little context. */
-function entitiesOf(inventory: Inventory, kind: InventoryKind): Entity[] {
-  const entity = (uuid: string, name: string, spec: Record<string, unknown>, status: Record<string, unknown>): Entity => ({
-    metadata: { kind, uuid },
-    spec: { name, ...spec },
-    status: { name, state: 'COMPLETE', ...status },
-  });
-  switch (kind) {
-    case 'cluster':
-      return inventory.clusters.map((c) => entity(c.uuid, c.name, { resources: {} }, { resources: { config: { service_list: ['AOS'] } } }));
-    case 'image':
-      return inventory.images.map((i) => entity(i.uuid, i.name, { resources: { image_type: 'DISK_IMAGE' } }, { resources: { image_type: 'DISK_IMAGE', size_bytes: i.sizeBytes } }));
-    case 'subnet':
-      return inventory.subnets.map((s) => {
-        const clusterReference = { kind: 'cluster', uuid: s.clusterUuid };
-        const resources = { subnet_type: 'VLAN', ...(s.ipam ? { ip_config: { subnet_ip: s.cidr.split('/')[0], prefix_length: Number(s.cidr.split('/')[1]) } } : {}) };
-        return entity(s.uuid, s.name, { cluster_reference: clusterReference, resources }, { cluster_reference: clusterReference, resources });
-      });
-  }
-}
-
 export function listInventory(inventory: Inventory, kind: InventoryKind, body: unknown): HttpReply {
   const input = (body ?? {}) as ListInput;
   const details = validate(listSchema(kind), input);
@@ -72,7 +45,7 @@ export function listInventory(inventory: Inventory, kind: InventoryKind, body: u
     if (!(error instanceof FiqlError)) throw error;
     throw new PrismApiError(400, 'INVALID_REQUEST', REQUEST_NOT_PROCESSED, { kind, details: { filter: [error.message] } });
   }
-  const matches = entitiesOf(inventory, kind).filter((e) => predicate({ name: e.spec.name }));
+  const matches = inventoryEntities(inventory, kind).filter((e) => predicate({ name: e.spec.name }));
   const page = pageOf(sortByName(matches, (e) => e.spec.name, input.sort_attribute, input.sort_order), input);
   return {
     status: 200,

@@ -1,5 +1,6 @@
-// The clusters, images and subnets a simulator is started with. VMs may only reference these; a
-// reference to anything else fails the VM's task, as pc.2022.1+ reports such errors asynchronously.
+// The clusters, images and subnets a simulator is started with, and the Prism Central's own cluster entity. VMs
+// may only reference the clusters, images and subnets; a reference to anything else (the Prism Central included)
+// fails the VM's task, as pc.2022.1+ reports such errors asynchronously.
 
 import { randomUUID } from 'node:crypto';
 import { parseCidr, type Ipv4Range } from './nic-addresses.ts';
@@ -7,6 +8,8 @@ import { parseCidr, type Ipv4Range } from './nic-addresses.ts';
 export interface ClusterSeed {
   name: string;
   uuid: string;
+  /** `metadata.creation_time` (RFC 3339); defaults to the simulator's start. */
+  creationTime?: string;
 }
 
 export interface ImageSeed {
@@ -14,6 +17,8 @@ export interface ImageSeed {
   uuid: string;
   /** Size of the image; a disk cloned from it without `disk_size_mib` gets this size (rounded up to MiB). */
   sizeBytes: number;
+  /** `metadata.creation_time` (RFC 3339); defaults to the simulator's start. CAPX picks the newest image by it. */
+  creationTime?: string;
 }
 
 export interface SubnetSeed {
@@ -28,6 +33,19 @@ export interface SubnetSeed {
   ipam: boolean;
   /** The cluster the subnet lives on; defaults to the first cluster. */
   clusterUuid?: string;
+  /** `metadata.creation_time` (RFC 3339); defaults to the simulator's start. */
+  creationTime?: string;
+}
+
+/**
+ * The cluster entity of the Prism Central itself. A real PC lists it among the clusters (recorded
+ * `POST /clusters/list`, prism-go-client mocks), told apart only by `status.resources.config.service_list`
+ * `["PRISM_CENTRAL"]` where a Prism Element cluster says `["AOS"]`; clients such as CAPX filter it out by that.
+ */
+export interface PrismCentralSeed {
+  name: string;
+  uuid: string;
+  creationTime?: string;
 }
 
 export const DEFAULT_CLUSTERS: readonly ClusterSeed[] = [{ name: 'sim-cluster-01', uuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a01' }];
@@ -44,38 +62,61 @@ export const DEFAULT_SUBNETS: readonly SubnetSeed[] = [
   { name: 'vlan30-ipam', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f03', cidr: '10.40.30.0/24', ipam: true },
 ];
 
-export interface Cluster extends ClusterSeed {
+export const DEFAULT_PRISM_CENTRAL: PrismCentralSeed = { name: 'sim-prism-central', uuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6aff' };
+
+export interface Cluster extends Required<ClusterSeed> {
   /** The default storage container new disks land in, as `storage_config` in the recorded GET shows. */
   storageContainer: { name: string; uuid: string };
 }
+
+export type Image = Required<ImageSeed>;
 
 export interface Subnet extends Required<SubnetSeed> {
   range: Ipv4Range;
 }
 
+export type PrismCentralEntity = Required<PrismCentralSeed>;
+
+export interface InventorySeeds {
+  clusters: readonly ClusterSeed[];
+  images: readonly ImageSeed[];
+  subnets: readonly SubnetSeed[];
+  prismCentral: PrismCentralSeed;
+  /** When the simulator started (RFC 3339): the creation time of every seed that names none. */
+  startedAt: string;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
 export class Inventory {
+  /** The Prism Element clusters: the only clusters VMs can be placed on. */
   readonly clusters: readonly Cluster[];
-  readonly images: readonly ImageSeed[];
+  readonly images: readonly Image[];
   readonly subnets: readonly Subnet[];
+  /** Listed and served as a cluster entity, but no VM can be placed on it. */
+  readonly prismCentral: PrismCentralEntity;
 
   /** Validates the seeds so that a typo fails at start-up rather than as a puzzling task failure. */
-  constructor(clusters: readonly ClusterSeed[], images: readonly ImageSeed[], subnets: readonly SubnetSeed[]) {
+  constructor(seeds: InventorySeeds) {
+    const { clusters, images, subnets, prismCentral, startedAt } = seeds;
     const firstCluster = clusters[0];
     if (!firstCluster) throw new Error('the simulator needs at least one cluster');
-    for (const seed of [...clusters, ...images, ...subnets]) {
+    for (const seed of [...clusters, ...images, ...subnets, prismCentral]) {
       if (!UUID.test(seed.uuid)) throw new Error(`'${seed.uuid}' (${seed.name}) is not a UUID`);
+      if (seed.creationTime !== undefined && !RFC3339.test(seed.creationTime)) throw new Error(`creationTime '${seed.creationTime}' of ${seed.name} is not an RFC 3339 time such as 2024-02-05T21:15:17Z`);
     }
-    const uuids = [...clusters, ...images, ...subnets].map((seed) => seed.uuid.toLowerCase());
-    if (new Set(uuids).size !== uuids.length) throw new Error('cluster, image and subnet UUIDs must be unique');
-    this.clusters = clusters.map((seed) => ({ ...seed, storageContainer: { name: 'SelfServiceContainer', uuid: randomUUID() } }));
-    this.images = images.map((seed) => ({ ...seed }));
+    const uuids = [...clusters, ...images, ...subnets, prismCentral].map((seed) => seed.uuid.toLowerCase());
+    if (new Set(uuids).size !== uuids.length) throw new Error('cluster, image, subnet and Prism Central UUIDs must be unique');
+    const created = (seed: { creationTime?: string }): string => seed.creationTime ?? startedAt;
+    this.clusters = clusters.map((seed) => ({ ...seed, creationTime: created(seed), storageContainer: { name: 'SelfServiceContainer', uuid: randomUUID() } }));
+    this.images = images.map((seed) => ({ ...seed, creationTime: created(seed) }));
     this.subnets = subnets.map((seed) => {
       const clusterUuid = seed.clusterUuid ?? firstCluster.uuid;
       if (!clusters.some((c) => c.uuid === clusterUuid)) throw new Error(`subnet ${seed.name} names unknown cluster ${clusterUuid}`);
-      return { ...seed, clusterUuid, range: parseCidr(seed.cidr) };
+      return { ...seed, clusterUuid, creationTime: created(seed), range: parseCidr(seed.cidr) };
     });
+    this.prismCentral = { ...prismCentral, creationTime: created(prismCentral) };
   }
 
   /** Where a VM without `cluster_reference` is placed (the minimal documented body has none). */
@@ -89,8 +130,13 @@ export class Inventory {
     return this.clusters.find((c) => c.uuid === uuid);
   }
 
-  image(uuid: string): ImageSeed | undefined {
+  image(uuid: string): Image | undefined {
     return this.images.find((i) => i.uuid === uuid);
+  }
+
+  /** Whether `uuid` is the Prism Central's own cluster entity (case-insensitive). */
+  isPrismCentral(uuid: string): boolean {
+    return this.prismCentral.uuid.toLowerCase() === uuid.toLowerCase();
   }
 
   subnet(uuid: string): Subnet | undefined {

@@ -5,7 +5,8 @@ import type { HttpReply } from './http-io.ts';
 import type { IdempotenceRegistry } from './idempotence.ts';
 import type { Inventory } from './inventory.ts';
 import { listInventory } from './inventory-list.ts';
-import type { EndpointMatch, PrismEndpoint } from './prism-endpoints.ts';
+import { getInventoryEntity } from './inventory-view.ts';
+import type { EndpointMatch } from './prism-endpoints.ts';
 import { validate } from './schema-validation.ts';
 import type { TaskRunner } from './tasks.ts';
 import { idempotenceInputSchema, type IdempotenceInput } from './vm-schema.ts';
@@ -18,17 +19,6 @@ export interface PrismApiDependencies {
   idempotence: IdempotenceRegistry;
   inventory: Inventory;
   user: Required<Reference>;
-}
-
-/** The `kind` error bodies of an endpoint carry. */
-export function kindOf(endpoint: PrismEndpoint | undefined): string {
-  if (endpoint?.includes('/tasks')) return 'task';
-  if (endpoint?.includes('/idempotence_identifiers')) return 'idempotence_identifier';
-  if (endpoint?.includes('/users')) return 'user';
-  if (endpoint?.includes('/clusters')) return 'cluster';
-  if (endpoint?.includes('/images')) return 'image';
-  if (endpoint?.includes('/subnets')) return 'subnet';
-  return 'vm';
 }
 
 export async function servePrismEndpoint(match: EndpointMatch, readBody: () => Promise<unknown>, deps: PrismApiDependencies): Promise<HttpReply> {
@@ -46,10 +36,16 @@ export async function servePrismEndpoint(match: EndpointMatch, readBody: () => P
       return deps.vms.list(await readBody());
     case 'POST /clusters/list':
       return listInventory(deps.inventory, 'cluster', await readBody());
+    case 'GET /clusters/{uuid}':
+      return getInventoryEntity(deps.inventory, 'cluster', param);
     case 'POST /images/list':
       return listInventory(deps.inventory, 'image', await readBody());
+    case 'GET /images/{uuid}':
+      return getInventoryEntity(deps.inventory, 'image', param);
     case 'POST /subnets/list':
       return listInventory(deps.inventory, 'subnet', await readBody());
+    case 'GET /subnets/{uuid}':
+      return getInventoryEntity(deps.inventory, 'subnet', param);
     case 'GET /tasks/{uuid}': {
       const task = deps.tasks.view(param.toLowerCase());
       // Clients look for INVALID_UUID in this error (TF helpers.go, kubermatic, CAPX v1.7).
@@ -59,7 +55,7 @@ export async function servePrismEndpoint(match: EndpointMatch, readBody: () => P
     case 'POST /idempotence_identifiers': {
       const body = await readBody();
       const details = validate(idempotenceInputSchema, body);
-      if (Object.keys(details).length > 0) throw invalidRequest(details, kindOf(match.endpoint));
+      if (Object.keys(details).length > 0) throw invalidRequest(details, 'idempotence_identifier');
       return { status: 200, json: deps.idempotence.issue(body as IdempotenceInput) };
     }
     case 'GET /idempotence_identifiers/{client_identifier}': {

@@ -10,8 +10,11 @@ export const PRISM_ENDPOINTS = [
   'DELETE /vms/{uuid}',
   'POST /vms/list',
   'POST /clusters/list',
+  'GET /clusters/{uuid}',
   'POST /images/list',
+  'GET /images/{uuid}',
   'POST /subnets/list',
+  'GET /subnets/{uuid}',
   'GET /tasks/{uuid}',
   'POST /idempotence_identifiers',
   'GET /idempotence_identifiers/{client_identifier}',
@@ -23,13 +26,15 @@ export type PrismEndpoint = (typeof PRISM_ENDPOINTS)[number];
 
 export interface EndpointMatch {
   endpoint: PrismEndpoint;
-  /** The `{...}` segment of the path, decoded. */
+  /** The first `{...}` segment of the path, decoded. */
   param: string | undefined;
+  /** Every `{...}` segment of the path, decoded, in order. */
+  params: string[];
 }
 
 const TEMPLATES = PRISM_ENDPOINTS.map((endpoint) => {
   const [method = '', template = ''] = endpoint.split(' ');
-  const pattern = new RegExp(`^${template.replace(/\{[a-z_]+\}/, '([^/]+)')}/?$`);
+  const pattern = new RegExp(`^${template.replace(/\{[a-z_]+\}/g, '([^/]+)')}/?$`);
   return { endpoint, method, pattern };
 });
 
@@ -39,12 +44,30 @@ export function matchEndpoint(method: string, path: string): EndpointMatch | und
     if (expected !== method) continue;
     const match = pattern.exec(path);
     if (!match) continue;
-    const raw = match[1];
-    try {
-      return { endpoint, param: raw === undefined ? undefined : decodeURIComponent(raw) };
-    } catch {
-      return { endpoint, param: raw };
-    }
+    const params = match.slice(1).map(decodeSegment);
+    return { endpoint, param: params[0], params };
   }
   return undefined;
+}
+
+function decodeSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The `kind` an error about `path` (the full request path) carries: the kind of entity the path addresses, e.g.
+ * `cluster` for `/api/nutanix/v3/clusters/…`, also when the simulator serves no such endpoint. Undefined for a path
+ * that addresses no entity (outside the v3 base path, or the base path itself): such errors carry no kind.
+ */
+export function kindOfPath(path: string): string | undefined {
+  if (!path.startsWith(`${PRISM_BASE_PATH}/`)) return undefined;
+  const [collection = ''] = path.slice(PRISM_BASE_PATH.length + 1).split('/');
+  if (!/^[a-z][a-z0-9_]*$/.test(collection)) return undefined;
+  // v3 names collections by the plural of the kind: categories -> category, access_control_policies -> ...policy.
+  if (collection.endsWith('ies')) return `${collection.slice(0, -3)}y`;
+  return collection.endsWith('s') && !collection.endsWith('ss') ? collection.slice(0, -1) : collection;
 }

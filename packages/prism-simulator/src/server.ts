@@ -15,11 +15,11 @@ import { FaultInjector, type FaultController, type FaultRule, type RequestAction
 import { readJsonBody, writeReply, type HttpReply } from './http-io.ts';
 import { IdempotenceRegistry } from './idempotence.ts';
 import { inspectSimulator, type SimulatorInspection } from './inspection.ts';
-import { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_SUBNETS, Inventory, type ClusterSeed, type ImageSeed, type SubnetSeed } from './inventory.ts';
-import { kindOf, servePrismEndpoint } from './prism-api.ts';
-import { PRISM_BASE_PATH, matchEndpoint, type PrismEndpoint } from './prism-endpoints.ts';
+import { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS, Inventory, type ClusterSeed, type ImageSeed, type PrismCentralSeed, type SubnetSeed } from './inventory.ts';
+import { servePrismEndpoint } from './prism-api.ts';
+import { PRISM_BASE_PATH, kindOfPath, matchEndpoint } from './prism-endpoints.ts';
 import { RequestStats } from './request-stats.ts';
-import { TaskRunner } from './tasks.ts';
+import { TaskRunner, isoSeconds } from './tasks.ts';
 import { VmService, type EditConflictMode, type SimulatorTimings } from './vm-service.ts';
 import { VmStore } from './vm-store.ts';
 
@@ -42,6 +42,8 @@ export interface PrismSimulatorOptions {
   images?: ImageSeed[];
   /** Default: `vlan10-ipam` and `vlan30-ipam` (IPAM) and `vlan20-dhcp` (external DHCP). */
   subnets?: SubnetSeed[];
+  /** The Prism Central's own cluster entity, listed with the clusters. Default `sim-prism-central`. */
+  prismCentral?: PrismCentralSeed;
   /** Task durations; each defaults to 200 ms. `learnedIpMs` also defaults to 200 ms. */
   timings?: Partial<SimulatorTimings>;
   /** Default `async-task`: a stale spec_version gets 202 and a FAILED task. */
@@ -64,9 +66,11 @@ export interface PrismSimulator {
   caCertPem?: string;
   username: string;
   password: string;
+  /** The Prism Element clusters VMs can be placed on (not the Prism Central entity). */
   clusters: readonly ClusterSeed[];
   images: readonly ImageSeed[];
   subnets: readonly SubnetSeed[];
+  prismCentral: PrismCentralSeed;
   faults: FaultController;
   /** A snapshot of VMs and traffic counts. */
   inspect(): SimulatorInspection;
@@ -82,7 +86,13 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
   const now = options.now ?? Date.now;
   const username = options.username ?? DEFAULT_USERNAME;
   const password = options.password ?? DEFAULT_PASSWORD;
-  const inventory = new Inventory(options.clusters ?? DEFAULT_CLUSTERS, options.images ?? DEFAULT_IMAGES, options.subnets ?? DEFAULT_SUBNETS);
+  const inventory = new Inventory({
+    clusters: options.clusters ?? DEFAULT_CLUSTERS,
+    images: options.images ?? DEFAULT_IMAGES,
+    subnets: options.subnets ?? DEFAULT_SUBNETS,
+    prismCentral: options.prismCentral ?? DEFAULT_PRISM_CENTRAL,
+    startedAt: isoSeconds(now()),
+  });
   const faults = new FaultInjector(options.faults?.seed ?? 1, options.faults?.rules ?? []);
   const stats = new RequestStats();
   const tasks = new TaskRunner(now, faults);
@@ -108,6 +118,8 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     res.once('close', end);
     const match = path.startsWith(`${PRISM_BASE_PATH}/`) ? matchEndpoint(method, path.slice(PRISM_BASE_PATH.length)) : undefined;
     const endpoint = match?.endpoint;
+    // Errors carry the kind of entity the path addresses, whether or not the simulator serves that endpoint.
+    const kind = kindOfPath(path);
     const decision = faults.decideRequest(endpoint);
     const finish = (reply: HttpReply | 'drop'): void => {
       stats.record(method, endpoint ?? 'unknown', reply === 'drop' ? 'dropped' : reply.status);
@@ -116,18 +128,18 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     };
     if (decision.latencyMs > 0) await sleep(decision.latencyMs, undefined, { signal: stopping.signal });
     if (decision.before) {
-      finish(faultReply(decision.before, endpoint));
+      finish(faultReply(decision.before, kind));
       return;
     }
     let reply: HttpReply;
     const auth = authenticator.authenticate(req.headers);
     if (!auth.ok) reply = unauthorizedReply();
-    else if (!match) reply = { status: 404, json: errorBody(404, 'vm', { reason: 'NOT_FOUND', message: `${method} ${path} is not an endpoint of the Prism Central v3 API simulator.` }) };
+    else if (!match) reply = { status: 404, json: errorBody(404, kind, { reason: 'NOT_FOUND', message: `${method} ${path} is not an endpoint of the Prism Central v3 API simulator.` }) };
     else {
-      reply = await servePrismEndpoint(match, () => readJsonBody(req, kindOf(endpoint)), { vms, tasks, idempotence, inventory, user }).catch((error: unknown) => errorReply(error, kindOf(endpoint)));
+      reply = await servePrismEndpoint(match, () => readJsonBody(req, kind), { vms, tasks, idempotence, inventory, user }).catch((error: unknown) => errorReply(error, kind));
       if (auth.setCookie.length > 0) reply.headers = { ...reply.headers, 'set-cookie': auth.setCookie };
     }
-    finish(decision.after ? faultReply(decision.after, endpoint) : reply);
+    finish(decision.after ? faultReply(decision.after, kind) : reply);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -176,6 +188,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     clusters: inventory.clusters.map(({ name, uuid }) => ({ name, uuid })),
     images: inventory.images,
     subnets: inventory.subnets.map(({ name, uuid, cidr, ipam, clusterUuid }) => ({ name, uuid, cidr, ipam, clusterUuid })),
+    prismCentral: { name: inventory.prismCentral.name, uuid: inventory.prismCentral.uuid },
     faults,
     inspect,
     stop: () => {
@@ -190,8 +203,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
   };
 }
 
-function faultReply(action: RequestAction, endpoint: PrismEndpoint | undefined): HttpReply | 'drop' {
-  const kind = kindOf(endpoint);
+function faultReply(action: RequestAction, kind: string | undefined): HttpReply | 'drop' {
   switch (action.kind) {
     case 'drop':
       return 'drop';
@@ -206,7 +218,7 @@ function faultReply(action: RequestAction, endpoint: PrismEndpoint | undefined):
   }
 }
 
-function errorReply(error: unknown, kind: string): HttpReply {
+function errorReply(error: unknown, kind: string | undefined): HttpReply {
   if (error instanceof PrismApiError) return { status: error.status, json: error.toBody() };
   const message = error instanceof Error ? error.message : String(error);
   return { status: 500, json: errorBody(500, kind, { reason: 'INTERNAL_ERROR', message }) };

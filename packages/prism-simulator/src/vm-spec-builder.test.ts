@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_SUBNETS, Inventory } from './inventory.ts';
+import { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS, Inventory } from './inventory.ts';
 import type { VmIntentInput } from './vm-schema.ts';
 import { buildVmSpec, type SpecBuildContext } from './vm-spec-builder.ts';
 import type { VmSpec } from './vm-store.ts';
 
-const inventory = new Inventory(DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_SUBNETS);
+const inventory = new Inventory({ clusters: DEFAULT_CLUSTERS, images: DEFAULT_IMAGES, subnets: DEFAULT_SUBNETS, prismCentral: DEFAULT_PRISM_CENTRAL, startedAt: '2025-01-01T00:00:00Z' });
 const [ipam, dhcp] = DEFAULT_SUBNETS;
 const [image] = DEFAULT_IMAGES;
 if (!ipam || !dhcp || !image) throw new Error('default seeds changed');

@@ -93,7 +93,11 @@ function resolveCluster(given: Reference | undefined, context: SpecBuildContext,
   const uuid = given?.uuid ?? context.previous?.cluster_reference.uuid ?? context.inventory.defaultCluster.uuid;
   const cluster = context.inventory.cluster(uuid);
   if (!cluster) {
-    problems.push(notFound('Cluster', uuid));
+    // The Prism Central's own cluster entity is listed with the clusters but hosts no VMs (unverified how a real
+    // PC words this; it cannot place a VM there).
+    const { prismCentral } = context.inventory;
+    if (context.inventory.isPrismCentral(uuid)) problems.push({ errorCode: 'INVALID_ARGUMENT', errorDetail: `INVALID_ARGUMENT: Cluster ${prismCentral.name} (${prismCentral.uuid}) is the Prism Central (service_list PRISM_CENTRAL), not an AHV cluster that can run VMs` });
+    else problems.push(notFound('Cluster', uuid));
     return { reference: { kind: 'cluster', uuid, ...(given?.name === undefined ? {} : { name: given.name }) }, known: undefined };
   }
   if (context.previous && context.previous.cluster_reference.uuid !== uuid) {
