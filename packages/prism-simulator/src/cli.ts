@@ -4,8 +4,8 @@
 //   npm run prism-simulator -- --port <p> [--host <addr>] [--tls] [--ca-out <file>] [--tls-san <name>]...
 //       [--user <u>] [--password <p>] [--cluster-name <n>] [--cluster-uuid <uuid>] [--config <file.json>]
 //
-// --config reads a JSON file with any of startPrismSimulator's options (seeds, timings, editConflicts,
-// faults); the flags win over it.
+// --config reads a JSON file with any of startPrismSimulator's options (seeds, categories, timings,
+// editConflicts, faults); the flags win over it.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -83,6 +83,7 @@ async function main(): Promise<void> {
     ...simulator.images.map((i) => `  image:     ${i.name} ${i.uuid}`),
     ...simulator.subnets.map((s) => `  subnet:    ${s.name} ${s.uuid} ${s.cidr}${s.ipam ? ' (IPAM)' : ' (external DHCP)'}`),
     `  PC entity: ${simulator.prismCentral.name} ${simulator.prismCentral.uuid} (listed with the clusters, hosts no VMs)`,
+    ...simulator.categories.map((c) => `  category:  ${c.name}: ${c.values.join(', ')}`),
     `  admin:     ${simulator.url}${ADMIN_BASE_PATH}/faults, ${simulator.url}${ADMIN_BASE_PATH}/inspect`,
   ];
   if (simulator.caCertPem !== undefined) lines.push(caOut === undefined ? `  CA certificate:\n${simulator.caCertPem.trimEnd()}` : `  CA certificate written to ${caOut}`);
@@ -114,6 +115,7 @@ const configSchema: ObjectSchema = seed({
   images: { type: 'array', items: seed({ name, uuid: name, sizeBytes: { type: 'integer', minimum: 0 }, creationTime: name }, ['name', 'uuid', 'sizeBytes']) },
   subnets: { type: 'array', items: seed({ name, uuid: name, cidr: name, ipam: { type: 'boolean' }, clusterUuid: name, creationTime: name }, ['name', 'uuid', 'cidr', 'ipam']) },
   prismCentral: seed({ name, uuid: name, creationTime: name }, ['name', 'uuid']),
+  categories: { type: 'array', items: seed({ name, description: { type: 'string' }, values: { type: 'array', items: name } }, ['name', 'values']) },
   timings: seed(Object.fromEntries(['createMs', 'updateMs', 'deleteMs', 'learnedIpMs'].map((key) => [key, { type: 'integer', minimum: 0 }])), []),
   editConflicts: { type: 'string', enum: ['sync-409', 'async-task'] },
   faults: seed({ seed: { type: 'integer' }, rules: { type: 'array', items: { type: 'object' } } }, []),

@@ -4,6 +4,8 @@ export { startPrismSimulator, DEFAULT_PASSWORD, DEFAULT_TIMINGS, DEFAULT_USERNAM
 export type { PrismSimulator, PrismSimulatorOptions } from './server.ts';
 export { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS } from './inventory.ts';
 export type { ClusterSeed, ImageSeed, PrismCentralSeed, SubnetSeed } from './inventory.ts';
+export { DEFAULT_CATEGORIES } from './categories.ts';
+export type { CategorySeed } from './categories.ts';
 export { PRISM_BASE_PATH, PRISM_ENDPOINTS } from './prism-endpoints.ts';
 export type { PrismEndpoint } from './prism-endpoints.ts';
 export { ADMIN_BASE_PATH } from './admin-api.ts';

@@ -1,6 +1,7 @@
-// What a test can ask the simulator about itself: every VM including those still being created, and
-// counts of the Prism traffic it has seen.
+// What a test can ask the simulator about itself: every VM including those still being created, the
+// categories that exist, and counts of the Prism traffic it has seen.
 
+import type { CategorySeed, CategoryStore } from './categories.ts';
 import type { RequestCount, RequestStats } from './request-stats.ts';
 import type { TaskRunner, TaskStatus } from './tasks.ts';
 import type { InspectedVm, VmService } from './vm-service.ts';
@@ -16,9 +17,11 @@ export interface SimulatorInspection {
   /** Requests by method, endpoint and status code (or `dropped`). */
   requests: RequestCount[];
   tasks: Partial<Record<TaskStatus, number>>;
+  /** The category keys that exist now, with their values. */
+  categories: CategorySeed[];
 }
 
-export function inspectSimulator(vms: VmService, stats: RequestStats, tasks: TaskRunner): SimulatorInspection {
+export function inspectSimulator(vms: VmService, stats: RequestStats, tasks: TaskRunner, categories: CategoryStore): SimulatorInspection {
   return {
     vms: vms.inspect(),
     createRequests: stats.total('POST /vms'),
@@ -26,5 +29,6 @@ export function inspectSimulator(vms: VmService, stats: RequestStats, tasks: Tas
     inFlightRequests: stats.inFlightRequests,
     requests: stats.requestCounts(),
     tasks: tasks.countsByStatus(),
+    categories: categories.snapshot(),
   };
 }

@@ -1,5 +1,6 @@
 // Dispatches an authenticated request for a known endpoint to the code that serves it.
 
+import type { CategoryStore } from './categories.ts';
 import { API_VERSION, PrismApiError, invalidRequest } from './errors.ts';
 import type { HttpReply } from './http-io.ts';
 import type { IdempotenceRegistry } from './idempotence.ts';
@@ -18,11 +19,13 @@ export interface PrismApiDependencies {
   tasks: TaskRunner;
   idempotence: IdempotenceRegistry;
   inventory: Inventory;
+  categories: CategoryStore;
   user: Required<Reference>;
 }
 
 export async function servePrismEndpoint(match: EndpointMatch, readBody: () => Promise<unknown>, deps: PrismApiDependencies): Promise<HttpReply> {
   const param = match.param ?? '';
+  const [name = '', value = ''] = match.params;
   switch (match.endpoint) {
     case 'POST /vms':
       return deps.vms.create(await readBody());
@@ -46,6 +49,22 @@ export async function servePrismEndpoint(match: EndpointMatch, readBody: () => P
       return listInventory(deps.inventory, 'subnet', await readBody());
     case 'GET /subnets/{uuid}':
       return getInventoryEntity(deps.inventory, 'subnet', param);
+    case 'POST /categories/list':
+      return deps.categories.listKeys(await readBody());
+    case 'GET /categories/{name}':
+      return deps.categories.getKey(name);
+    case 'PUT /categories/{name}':
+      return deps.categories.putKey(name, await readBody());
+    case 'DELETE /categories/{name}':
+      return deps.categories.deleteKey(name);
+    case 'POST /categories/{name}/list':
+      return deps.categories.listValues(name, await readBody());
+    case 'GET /categories/{name}/{value}':
+      return deps.categories.getValue(name, value);
+    case 'PUT /categories/{name}/{value}':
+      return deps.categories.putValue(name, value, await readBody());
+    case 'DELETE /categories/{name}/{value}':
+      return deps.categories.deleteValue(name, value);
     case 'GET /tasks/{uuid}': {
       const task = deps.tasks.view(param.toLowerCase());
       // Clients look for INVALID_UUID in this error (TF helpers.go, kubermatic, CAPX v1.7).

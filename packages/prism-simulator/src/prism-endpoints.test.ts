@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { kindOfPath, matchEndpoint } from './prism-endpoints.ts';
 
 describe('matchEndpoint', () => {
-  it('decodes the path parameters', () => {
-    expect(matchEndpoint('GET', '/idempotence_identifiers/my%20client')).toEqual({ endpoint: 'GET /idempotence_identifiers/{client_identifier}', param: 'my client', params: ['my client'] });
-    expect(matchEndpoint('POST', '/clusters/list')).toEqual({ endpoint: 'POST /clusters/list', param: undefined, params: [] });
+  it('decodes every path parameter, in order', () => {
+    expect(matchEndpoint('GET', '/categories/Cost%20Center/Team%20A')).toEqual({ endpoint: 'GET /categories/{name}/{value}', param: 'Cost Center', params: ['Cost Center', 'Team A'] });
+    expect(matchEndpoint('POST', '/categories/list')).toEqual({ endpoint: 'POST /categories/list', param: undefined, params: [] });
+    expect(matchEndpoint('POST', '/categories/Team/list')).toEqual({ endpoint: 'POST /categories/{name}/list', param: 'Team', params: ['Team'] });
     expect(matchEndpoint('GET', '/clusters/abc/')).toMatchObject({ endpoint: 'GET /clusters/{uuid}', params: ['abc'] });
     expect(matchEndpoint('DELETE', '/clusters/abc')).toBeUndefined();
   });

@@ -15,6 +15,14 @@ export const PRISM_ENDPOINTS = [
   'GET /images/{uuid}',
   'POST /subnets/list',
   'GET /subnets/{uuid}',
+  'POST /categories/list',
+  'GET /categories/{name}',
+  'PUT /categories/{name}',
+  'DELETE /categories/{name}',
+  'POST /categories/{name}/list',
+  'GET /categories/{name}/{value}',
+  'PUT /categories/{name}/{value}',
+  'DELETE /categories/{name}/{value}',
   'GET /tasks/{uuid}',
   'POST /idempotence_identifiers',
   'GET /idempotence_identifiers/{client_identifier}',
@@ -28,7 +36,7 @@ export interface EndpointMatch {
   endpoint: PrismEndpoint;
   /** The first `{...}` segment of the path, decoded. */
   param: string | undefined;
-  /** Every `{...}` segment of the path, decoded, in order. */
+  /** Every `{...}` segment of the path, decoded, in order (`/categories/{name}/{value}` has two). */
   params: string[];
 }
 

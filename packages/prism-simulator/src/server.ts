@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_BASE_PATH, serveAdmin } from './admin-api.ts';
 import { SessionAuthenticator, unauthorizedReply } from './auth.ts';
 import { createServingCertificates } from './certificates.ts';
+import { CategoryStore, DEFAULT_CATEGORIES, type CategorySeed } from './categories.ts';
 import { PrismApiError, errorBody } from './errors.ts';
 import { FaultInjector, type FaultController, type FaultRule, type RequestAction } from './faults.ts';
 import { readJsonBody, writeReply, type HttpReply } from './http-io.ts';
@@ -44,6 +45,8 @@ export interface PrismSimulatorOptions {
   subnets?: SubnetSeed[];
   /** The Prism Central's own cluster entity, listed with the clusters. Default `sim-prism-central`. */
   prismCentral?: PrismCentralSeed;
+  /** Category keys and values that exist from the start. Default: `Environment` with `Dev`, `Testing`, `Staging`, `Prod`, `Production`. */
+  categories?: CategorySeed[];
   /** Task durations; each defaults to 200 ms. `learnedIpMs` also defaults to 200 ms. */
   timings?: Partial<SimulatorTimings>;
   /** Default `async-task`: a stale spec_version gets 202 and a FAILED task. */
@@ -71,6 +74,8 @@ export interface PrismSimulator {
   images: readonly ImageSeed[];
   subnets: readonly SubnetSeed[];
   prismCentral: PrismCentralSeed;
+  /** The category keys and values the simulator started with (`inspect().categories` has the current ones). */
+  categories: readonly CategorySeed[];
   faults: FaultController;
   /** A snapshot of VMs and traffic counts. */
   inspect(): SimulatorInspection;
@@ -93,6 +98,8 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     prismCentral: options.prismCentral ?? DEFAULT_PRISM_CENTRAL,
     startedAt: isoSeconds(now()),
   });
+  const store = new VmStore();
+  const categories = new CategoryStore(options.categories ?? DEFAULT_CATEGORIES, (key, value) => store.carriersOf(key, value));
   const faults = new FaultInjector(options.faults?.seed ?? 1, options.faults?.rules ?? []);
   const stats = new RequestStats();
   const tasks = new TaskRunner(now, faults);
@@ -100,7 +107,8 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
   const user = { kind: 'user', name: username, uuid: randomUUID() };
   const vms = new VmService({
     inventory,
-    store: new VmStore(),
+    categories,
+    store,
     tasks,
     idempotence,
     timings: { ...DEFAULT_TIMINGS, ...options.timings },
@@ -109,7 +117,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     owner: user,
   });
   const authenticator = new SessionAuthenticator({ username, password, now, secureCookies: options.tls === true });
-  const inspect = (): SimulatorInspection => inspectSimulator(vms, stats, tasks);
+  const inspect = (): SimulatorInspection => inspectSimulator(vms, stats, tasks, categories);
   const stopping = new AbortController();
 
   const handlePrism = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
@@ -136,7 +144,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     if (!auth.ok) reply = unauthorizedReply();
     else if (!match) reply = { status: 404, json: errorBody(404, kind, { reason: 'NOT_FOUND', message: `${method} ${path} is not an endpoint of the Prism Central v3 API simulator.` }) };
     else {
-      reply = await servePrismEndpoint(match, () => readJsonBody(req, kind), { vms, tasks, idempotence, inventory, user }).catch((error: unknown) => errorReply(error, kind));
+      reply = await servePrismEndpoint(match, () => readJsonBody(req, kind), { vms, tasks, idempotence, inventory, categories, user }).catch((error: unknown) => errorReply(error, kind));
       if (auth.setCookie.length > 0) reply.headers = { ...reply.headers, 'set-cookie': auth.setCookie };
     }
     finish(decision.after ? faultReply(decision.after, kind) : reply);
@@ -189,6 +197,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     images: inventory.images,
     subnets: inventory.subnets.map(({ name, uuid, cidr, ipam, clusterUuid }) => ({ name, uuid, cidr, ipam, clusterUuid })),
     prismCentral: { name: inventory.prismCentral.name, uuid: inventory.prismCentral.uuid },
+    categories: structuredClone(options.categories ?? DEFAULT_CATEGORIES),
     faults,
     inspect,
     stop: () => {

@@ -118,6 +118,7 @@ const vmMetadata: ObjectSchema = {
     spec_version: { type: 'integer', minimum: 0 },
     spec_hash: { type: 'string' },
     categories: { type: 'object', additionalProperties: { type: 'string' } },
+    categories_mapping: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
     use_categories_mapping: { type: 'boolean' },
     project_reference: reference('project'),
     owner_reference: reference('user'),
@@ -217,6 +218,8 @@ export interface VmIntentInput {
     uuid?: string;
     spec_version?: number;
     categories?: Record<string, string>;
+    categories_mapping?: Record<string, string[]>;
+    use_categories_mapping?: boolean;
     project_reference?: ReferenceInput;
     owner_reference?: ReferenceInput;
     [key: string]: unknown;

@@ -2,6 +2,7 @@
 // motion. Choices where the contract is unverified are explained where they are made and in the README.
 
 import { randomUUID } from 'node:crypto';
+import { unknownCategories, vmCategoryAssignment, type CategoryStore } from './categories.ts';
 import { API_VERSION, EDIT_CONFLICT_MESSAGE, EDIT_CONFLICT_REASON, PrismApiError, REQUEST_NOT_PROCESSED, addDetail, invalidRequest, vmNotFound } from './errors.ts';
 import { FiqlError, parseVmFilter, type EntityPredicate } from './fiql.ts';
 import { NOT_SUPPORTED_ERROR_CODE, hotplugViolations } from './hotplug-rules.ts';
@@ -35,6 +36,8 @@ export interface SimulatorTimings {
 
 export interface VmServiceOptions {
   inventory: Inventory;
+  /** Categories a VM is given must exist here. */
+  categories: CategoryStore;
   store: VmStore;
   tasks: TaskRunner;
   idempotence: IdempotenceRegistry;
@@ -61,7 +64,10 @@ export interface InspectedVm {
   numVcpusPerSocket: number;
   memorySizeMib: number;
   clusterUuid: string;
+  /** The keys with one value, as `metadata.categories` shows them. */
   categories: Record<string, string>;
+  /** Every assigned value by key, as `metadata.categories_mapping` shows them. */
+  categoriesMapping: Record<string, string[]>;
   lastTaskUuid: string;
 }
 
@@ -77,6 +83,7 @@ export class VmService {
   create(body: unknown): HttpReply {
     const { store, idempotence, inventory, tasks, timings } = this.options;
     const input = parseIntent(body, 'create');
+    const metadata = this.clientMetadata(input.metadata, undefined);
     const requestedUuid = input.metadata.uuid?.toLowerCase();
     // Re-POST with a used idempotence uuid: 409, so the retrying client learns that its first POST did
     // arrive and can GET the VM by that uuid (the real behaviour is unverified; see the README).
@@ -99,7 +106,8 @@ export class VmService {
       messageList: [],
       spec: built.spec,
       applied: undefined,
-      metadata: this.clientMetadata(input.metadata, undefined),
+      metadata,
+      pendingMetadata: undefined,
       specVersion: 0,
       entityVersion: 0,
       creationTime: now,
@@ -122,7 +130,7 @@ export class VmService {
       complete: (injected) => this.completeCreate(vm, problems[0] ?? injected),
     });
     const { spec_version: _ignored, uuid: _uuid, ...echoedMetadata } = input.metadata;
-    return accepted({ ...echoedMetadata, use_categories_mapping: false, kind: 'vm', spec_version: 0, uuid }, input.spec, vm.lastTaskUuid);
+    return accepted({ use_categories_mapping: false, ...echoedMetadata, kind: 'vm', spec_version: 0, uuid }, input.spec, vm.lastTaskUuid);
   }
 
   get(uuid: string): HttpReply {
@@ -136,6 +144,7 @@ export class VmService {
     const vm = store.get(uuid.toLowerCase());
     if (!vm) throw vmNotFound(uuid);
     const input = parseIntent(body, 'update');
+    const metadata = this.clientMetadata(input.metadata, vm.metadata);
     const entity = { kind: 'vm', uuid: vm.uuid, name: vm.spec.name };
     const metadataEcho = { use_categories_mapping: false, kind: 'vm', spec_version: vm.specVersion, uuid: vm.uuid };
     // One change at a time, based on the version the client read (contract 1.4). A change based on an
@@ -161,8 +170,8 @@ export class VmService {
       newUuid: randomUUID,
     });
     const previousLearnedIps = vm.learnedIps;
-    const metadata = this.clientMetadata(input.metadata, vm.metadata);
     vm.spec = built.spec;
+    vm.pendingMetadata = metadata;
     vm.learnedIps = new Map([...previousLearnedIps, ...built.learnedIps]);
     vm.state = 'PENDING';
     vm.tasksInFlight += 1;
@@ -175,6 +184,7 @@ export class VmService {
       onStart: () => { if (vm.state === 'PENDING') vm.state = 'RUNNING'; },
       complete: (injected) => {
         vm.tasksInFlight -= 1;
+        vm.pendingMetadata = undefined;
         const failure = built.problems[0] ?? hotplugFailure(applied, built.spec) ?? injected;
         if (failure) {
           vm.spec = structuredClone(applied);
@@ -272,6 +282,7 @@ export class VmService {
         memorySizeMib: shown.resources.memory_size_mib,
         clusterUuid: shown.cluster_reference.uuid,
         categories: { ...vm.metadata.categories },
+        categoriesMapping: structuredClone(vm.metadata.categoriesMapping),
         lastTaskUuid: vm.lastTaskUuid,
       };
     });
@@ -314,10 +325,17 @@ export class VmService {
     vm.messageList = [{ reason: 'INTERNAL_ERROR', message: `error_code: ${failure.errorCode}\nerror_detail: "${failure.errorDetail}"` }];
   }
 
-  /** Categories are replaced by what the client sends; project and owner are kept unless it names others. */
+  /**
+   * Categories are replaced by what the client sends, and every one of them must exist: an unknown one is a 422
+   * naming it (the real answer is unverified; see the README). Project and owner are kept unless it names others.
+   */
   private clientMetadata(input: VmIntentInput['metadata'], previous: VmClientMetadata | undefined): VmClientMetadata {
+    const { categories, categoriesMapping } = vmCategoryAssignment(input);
+    const missing = this.options.categories.missing(categoriesMapping);
+    if (missing.length > 0) throw unknownCategories(missing);
     return {
-      categories: structuredClone(input.categories ?? {}),
+      categories,
+      categoriesMapping,
       project_reference: structuredClone(input.project_reference ?? previous?.project_reference ?? this.internalProject),
       owner_reference: structuredClone(input.owner_reference ?? previous?.owner_reference ?? this.options.owner),
     };

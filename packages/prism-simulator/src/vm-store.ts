@@ -53,7 +53,10 @@ export interface VmSpec {
 
 /** The parts of `metadata` a client may set and the server keeps. */
 export interface VmClientMetadata {
+  /** The keys with exactly one value (what `metadata.categories` shows). */
   categories: Record<string, string>;
+  /** Every assigned value by key (what `metadata.categories_mapping` shows). */
+  categoriesMapping: Record<string, string[]>;
   project_reference: Reference;
   owner_reference: Reference;
 }
@@ -80,6 +83,8 @@ export interface VmRecord {
   /** The last spec a task applied successfully; `status` is built from it. Undefined while creating. */
   applied: VmSpec | undefined;
   metadata: VmClientMetadata;
+  /** The metadata of an accepted update whose task has not finished; it becomes `metadata` when it succeeds. */
+  pendingMetadata: VmClientMetadata | undefined;
   specVersion: number;
   entityVersion: number;
   creationTime: number;
@@ -142,6 +147,12 @@ export class VmStore {
       for (const ip of vm.learnedIps.values()) ips.add(ip);
     }
     return ips;
+  }
+
+  /** Names of the VMs that carry `key: value`, applied or in an update still running. */
+  carriersOf(key: string, value: string): string[] {
+    const carries = (metadata: VmClientMetadata | undefined): boolean => metadata?.categoriesMapping[key]?.includes(value) === true;
+    return this.all().filter((vm) => carries(vm.metadata) || carries(vm.pendingMetadata)).map((vm) => (vm.applied ?? vm.spec).name);
   }
 
   macsInUse(): Set<string> {

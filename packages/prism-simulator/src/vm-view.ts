@@ -26,7 +26,6 @@ export interface VmStatus {
 
 export function renderVm(vm: VmRecord, learnedIpDelayMs: number): VmEntity {
   const shown = vm.applied ?? vm.spec;
-  const categoriesMapping = Object.fromEntries(Object.entries(vm.metadata.categories).map(([key, value]) => [key, [value]]));
   const status: VmStatus = {
     name: shown.name,
     ...(shown.description === undefined ? {} : { description: shown.description }),
@@ -44,7 +43,7 @@ export function renderVm(vm: VmRecord, learnedIpDelayMs: number): VmEntity {
       spec_hash: ZERO_SPEC_HASH,
       entity_version: String(vm.entityVersion),
       categories: structuredClone(vm.metadata.categories),
-      categories_mapping: categoriesMapping,
+      categories_mapping: structuredClone(vm.metadata.categoriesMapping),
       project_reference: structuredClone(vm.metadata.project_reference),
       owner_reference: structuredClone(vm.metadata.owner_reference),
       creation_time: isoSeconds(vm.creationTime),

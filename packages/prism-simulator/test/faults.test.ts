@@ -170,6 +170,7 @@ describe('inspection', () => {
       memorySizeMib: 1024,
       clusterUuid: sim.clusters[0]?.uuid,
       categories: {},
+      categoriesMapping: {},
       lastTaskUuid: vm.status.execution_context.task_uuid[0],
     }]);
   });

@@ -84,6 +84,11 @@ export const GO_METADATA = goStruct({
   use_categories_mapping: 'bool',
 });
 
+export const GO_CATEGORY_KEY_STATUS = goStruct({ api_version: 'string', description: 'string', name: 'string', system_defined: 'bool' });
+export const GO_CATEGORY_VALUE_STATUS = goStruct({ api_version: 'string', description: 'string', name: 'string', system_defined: 'bool', value: 'string' });
+const categoryListMetadata = goStruct({ filter: 'string', kind: 'string', length: 'int', offset: 'int', sort_attribute: 'string', sort_order: 'string', total_matches: 'int' });
+export const GO_CATEGORY_KEY_LIST = goStruct({ api_version: 'string', entities: goSlice(GO_CATEGORY_KEY_STATUS), metadata: categoryListMetadata });
+export const GO_CATEGORY_VALUE_LIST = goStruct({ api_version: 'string', entities: goSlice(GO_CATEGORY_VALUE_STATUS), metadata: categoryListMetadata });
 
 const software = goMap(goStruct({ software_type: 'string', status: 'string', version: 'string' }));
 const clusterConfigSpec = { operation_mode: 'string', redundancy_factor: 'int', software_map: software, timezone: 'string', enabled_feature_list: goSlice('string') } as const;

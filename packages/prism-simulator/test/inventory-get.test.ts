@@ -167,7 +167,7 @@ describe('the kind of an error', () => {
     ['DELETE', `/subnets/${UNKNOWN_UUID}`, 'subnet'],
     ['PUT', `/images/${UNKNOWN_UUID}`, 'image'],
     ['GET', '/projects/x', 'project'],
-    ['POST', '/categories/list', 'category'],
+    ['POST', '/categories', 'category'],
     ['GET', '/vms', 'vm'],
   ])('is the kind the path addresses for an endpoint the simulator does not serve (%s %s)', async (method, path, kind) => {
     const reply = await client.request(method, path);
@@ -194,8 +194,8 @@ describe('the kind of an error', () => {
     } finally {
       simulator.faults.remove(id);
     }
-    const malformed = await client.request('POST', '/subnets/list', '{"kind":');
+    const malformed = await client.request('PUT', '/categories/Team', '{"name":');
     expect(malformed.status).toBe(400);
-    expect(malformed.json).toMatchObject({ kind: 'subnet', message_list: [{ reason: 'INVALID_REQUEST' }] });
+    expect(malformed.json).toMatchObject({ kind: 'category', message_list: [{ reason: 'INVALID_REQUEST' }] });
   });
 });
