@@ -18,10 +18,10 @@ export interface ImageMap {
  * the seed articles' page images serve the pages the articles show. A user's map is searched first.
  */
 export const DEFAULT_IMAGE_RULES: readonly ImageRule[] = [
-  { match: '*/maintpage-operator:*', runner: 'node', with: { entry: 'packages/maintpage-operator/dist/main.js' } },
-  { match: '*/maintpage-page-server:*', runner: 'node', with: { entry: 'packages/maintpage-operator/dist/page-server/main.js' } },
-  { match: '*/postgresql-operator:*', runner: 'node', with: { entry: 'packages/postgresql-operator/dist/main.js' } },
-  { match: '*/nutanix-ahvvm-operator:*', runner: 'node', with: { entry: 'packages/nutanix-ahvvm-operator/dist/main.js' } },
+  { match: '*/maintpage-operator:*', runner: 'project-image', with: { entry: 'packages/maintpage-operator/dist/main.js' } },
+  { match: '*/maintpage-page-server:*', runner: 'project-image', with: { entry: 'packages/maintpage-operator/dist/page-server/main.js' } },
+  { match: '*/postgresql-operator:*', runner: 'project-image', with: { entry: 'packages/postgresql-operator/dist/main.js' } },
+  { match: '*/nutanix-ahvvm-operator:*', runner: 'project-image', with: { entry: 'packages/nutanix-ahvvm-operator/dist/main.js' } },
   { match: 'postgres:*', runner: 'postgres' },
   { match: 'docker.io/library/postgres:*', runner: 'postgres' },
   { match: 'busybox:*', runner: 'command' },

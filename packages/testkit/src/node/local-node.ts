@@ -12,7 +12,7 @@ import { PodIpAllocator } from './ip-allocator.ts';
 import { startLogServer } from './log-server.ts';
 import { PodWorker, type NodeContext } from './pod-worker.ts';
 import { HostPathProvisioner } from './provisioner.ts';
-import { BUILT_IN_RUNNERS } from './runners/index.ts';
+import { BUILT_IN_RUNNERS, engineAvailable, projectImageMode, removeOrphanedContainers } from './runners/index.ts';
 
 export interface LocalNodeOptions {
   /** A kubeconfig with rights over Nodes, Pods, Leases, PVs and TokenRequests (testkit uses the admin one). */
@@ -56,6 +56,8 @@ export class LocalNode {
   }
 
   static async start(options: LocalNodeOptions): Promise<LocalNode> {
+    projectImageMode();
+    if (await engineAvailable()) await removeOrphanedContainers();
     const api = await KubeApi.fromKubeconfig(options.kubeconfig);
     const dir = join(options.dir, 'node');
     await mkdir(dir, { recursive: true });

@@ -37,6 +37,7 @@ interface ContainerRuntime {
   process?: ManagedProcess;
   probeEnv?: Record<string, string>;
   hostPaths?: string[];
+  ids?: { containerID: string; imageID: string };
   env?: Record<string, string>;
   restartCount: number;
   nextStartAt: number;
@@ -199,13 +200,14 @@ export class PodWorker {
       const rawEnv = await resolveContainerEnv(this.#pod, c.spec, source, this.#podIP ?? '', this.#node.hostIP);
       const env = Object.fromEntries(Object.entries(rawEnv).map(([k, v]) => [k, translateMountedPaths(v, mounts)]));
       // The image map decides the program (the image's ENTRYPOINT); the container's args are passed to it.
-      const prepare = (a: string): string => translateMountedPaths(expandReferences(a, rawEnv), mounts);
-      const command = (c.spec.command ?? []).map(prepare);
-      const args = (c.spec.args ?? []).map(prepare);
+      const containerCommand = (c.spec.command ?? []).map((a) => expandReferences(a, rawEnv));
+      const containerArgs = (c.spec.args ?? []).map((a) => expandReferences(a, rawEnv));
+      const command = containerCommand.map((a) => translateMountedPaths(a, mounts));
+      const args = containerArgs.map((a) => translateMountedPaths(a, mounts));
       const containerDir = join(this.#podDir, 'containers', c.spec.name);
       await mkdir(containerDir, { recursive: true, mode: 0o755 });
       const started = await runner({
-        pod: this.#pod, container: c.spec, podIP: this.#podIP ?? '', env, containerEnv: rawEnv, command, args,
+        pod: this.#pod, container: c.spec, podIP: this.#podIP ?? '', env, containerEnv: rawEnv, command, args, containerCommand, containerArgs,
         mounts, containerDir, logFile: join(this.#logDir, `${c.spec.name}.log`), settings: rule.with ?? {},
         cluster: this.#node.cluster, workspaceRoot: this.#node.workspaceRoot,
       });
@@ -216,6 +218,7 @@ export class PodWorker {
       c.process = started.process;
       c.probeEnv = started.probeEnv;
       c.hostPaths = started.hostPaths;
+      c.ids = { containerID: started.containerID ?? `testkit://${started.process.pid ?? ''}`, imageID: started.imageID ?? `testkit://${image}` };
       c.env = env;
       c.state = { kind: 'running', startedAt: isoNow() };
       c.started = !c.spec.startupProbe;
@@ -284,8 +287,8 @@ export class PodWorker {
       current = { kind: 'waiting', reason: this.#setupProblem.reason, message: this.#setupProblem.message };
     }
     return {
-      name: c.spec.name, image: c.spec.image ?? '', imageID: `testkit://${c.spec.image ?? ''}`,
-      ...(c.process?.pid ? { containerID: `testkit://${c.process.pid}` } : {}),
+      name: c.spec.name, image: c.spec.image ?? '', imageID: c.ids?.imageID ?? `testkit://${c.spec.image ?? ''}`,
+      ...(c.ids ? { containerID: c.ids.containerID } : {}),
       ready: c.ready, started: c.state.kind === 'running' && c.started, restartCount: c.restartCount,
       state: state(current), ...(c.lastState ? { lastState: state(c.lastState) } : {}),
     };

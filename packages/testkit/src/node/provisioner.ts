@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeApi } from '../kube-api.ts';
 import { runListWatch } from '../watch-loop.ts';
@@ -55,7 +55,10 @@ export class HostPathProvisioner {
     this.#provisioned.add(claim.metadata.uid);
     const name = `pvc-${claim.metadata.uid}`;
     const path = join(this.#dir, 'volumes', name);
-    await mkdir(path, { recursive: true, mode: 0o777 });
+    await mkdir(path, { recursive: true });
+    // World-writable whatever the umask, as local-path-provisioner (kind's) makes its volumes: hostPath volumes get no
+    // fsGroup ownership from the kubelet, so a non-root container could not write otherwise.
+    await chmod(path, 0o777);
     await this.#api.create('/api/v1/persistentvolumes', {
       apiVersion: 'v1', kind: 'PersistentVolume',
       metadata: { name, annotations: { 'pv.kubernetes.io/provisioned-by': PROVISIONER_NAME } },

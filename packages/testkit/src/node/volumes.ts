@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { V1Container, V1KeyToPath, V1Pod, V1Volume } from '@kubernetes/client-node';
 import type { KubeApi } from '../kube-api.ts';
@@ -56,7 +56,9 @@ async function prepareVolume(volume: V1Volume, dir: string, pod: V1Pod, api: Kub
     return path;
   }
   if (volume.hostPath) return volume.hostPath.path;
-  await mkdir(dir, { recursive: true, mode: 0o777 });
+  await mkdir(dir, { recursive: true });
+  // World-writable as the kubelet makes an emptyDir, whatever the umask: containers run as any user.
+  if (volume.emptyDir) await chmod(dir, 0o777);
   if (volume.secret) {
     const data = await source.data('Secret', volume.secret.secretName ?? '', volume.secret.optional ?? false);
     await writeItems(dir, data ?? {}, volume.secret.items);

@@ -14,6 +14,9 @@ export interface RunnerContext {
   /** The container's command and args, $(VAR)-expanded and with mounted paths translated. */
   command: string[];
   args: string[];
+  /** The same, $(VAR)-expanded only, for runners that give the container its mounts at their own paths. */
+  containerCommand: string[];
+  containerArgs: string[];
   mounts: Mount[];
   /** This container's private directory on the host: its root filesystem layer and run files live here. */
   containerDir: string;
@@ -34,6 +37,9 @@ export interface StartedContainer {
    * removed with the Pod, as its directory is.
    */
   hostPaths?: string[];
+  /** What the Pod's status reports (default: testkit://<pid> and testkit://<image>). */
+  containerID?: string;
+  imageID?: string;
 }
 
 /** A runner refuses to start with a message for the Pod's status (RunContainerError), e.g. an unbuilt entry point. */
