@@ -75,15 +75,19 @@ cp -r "$modules/k8s" "$modules/etcd" "$work/"
   for p in "$(dirname "$modules")"/patches/*.patch; do patch -s -p1 -d "$work/kubernetes" < "$p"; done
   go mod edit -replace "k8s.io/kubernetes=$work/kubernetes"
 )
+# go build says nothing for minutes: with_progress prints the elapsed time every 15 s.
+source "$(dirname "${BASH_SOURCE[0]}")/../../../tools/progress.sh"
+step=0
 for b in kube-apiserver kube-controller-manager kubectl; do
+  step=$((step + 1))
   [[ -x "$out/$b" ]] && continue
-  echo "testkit: go build $b" >&2
-  (cd "$work/k8s" && go build -trimpath -ldflags "$ldflags" -o "$out/.$b.tmp" "k8s.io/kubernetes/cmd/$b")
+  with_progress "testkit: go build $b ($step of 4; each takes 5-12 min on two cores)" "$work/$b.log" \
+    bash -c 'cd "$1/k8s" && go build -trimpath -ldflags "$2" -o "$3" "k8s.io/kubernetes/cmd/$4"' _ "$work" "$ldflags" "$out/.$b.tmp" "$b"
   mv "$out/.$b.tmp" "$out/$b"
 done
 if [[ ! -x "$out/etcd" ]]; then
-  echo "testkit: go build etcd ${ETCD_VERSION}" >&2
-  (cd "$work/etcd" && go build -trimpath -ldflags "-s -w" -o "$out/.etcd.tmp" go.etcd.io/etcd/server/v3)
+  with_progress "testkit: go build etcd ${ETCD_VERSION} (4 of 4)" "$work/etcd.log" \
+    bash -c 'cd "$1/etcd" && go build -trimpath -ldflags "-s -w" -o "$2" go.etcd.io/etcd/server/v3' _ "$work" "$out/.etcd.tmp"
   mv "$out/.etcd.tmp" "$out/etcd"
 fi
 
