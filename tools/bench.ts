@@ -19,6 +19,10 @@ const BENCHMARKS: Readonly<Record<string, { file: string; summary: string }>> = 
     file: 'packages/maintpage-operator/bench/maintpage.bench.ts',
     summary: 'toggle -> EndpointSlice switched to Ready pods of the other set, p50/p99 over 20 toggles',
   },
+  images: {
+    file: 'tools/images/images.bench.ts',
+    summary: 'per image: build time cached (and with --cold, from no cache), size, seconds from docker run to /readyz, RSS after start',
+  },
   nutanix: { file: 'packages/nutanix-ahvvm-operator/bench/nutanix.bench.ts', summary: 'N AhvVms against the Prism simulator (100 ms requests, 2 s tasks): time to all Ready and all gone, Prism requests per VM, peak concurrency, duplicates' },
 };
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the project's images with the local Docker engine (npm run images):
-#   npm run images [-- --tag TAG] [--registry REGISTRY] [--local-bases] [IMAGE...]
+#   npm run images [-- --tag TAG] [--registry REGISTRY] [--local-bases] [--no-cache] [IMAGE...]
 # IMAGE: maintpage-operator, maintpage-page-server, postgresql-operator, nutanix-ahvvm-operator (default: all).
 # Starts dockerd when it is installed but not running. Where the published base images cannot be pulled (no registry
 # answers), builds local stand-ins for them first (tools/images/local-bases.sh, once per machine) and says so;
@@ -9,18 +9,20 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 source "$here/engine.sh"
-source "$here/progress.sh"
+source "$here/../progress.sh"
 
 registry="ghcr.io/k8s-operators"
 tag="0.1.0"
 local_bases=""
+no_cache=()
 wanted=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --tag) tag="$2"; shift 2 ;;
     --registry) registry="$2"; shift 2 ;;
     --local-bases) local_bases=1; shift ;;
-    -*) echo "usage: npm run images [-- --tag TAG] [--registry REGISTRY] [--local-bases] [IMAGE...]" >&2; exit 2 ;;
+    --no-cache) no_cache=(--no-cache); shift ;;
+    -*) echo "usage: npm run images [-- --tag TAG] [--registry REGISTRY] [--local-bases] [--no-cache] [IMAGE...]" >&2; exit 2 ;;
     *) wanted+=("$1"); shift ;;
   esac
 done
@@ -42,7 +44,7 @@ ensure_engine
 published_build_base="$(sed -n 's/^ARG BUILD_BASE=//p' "$repo/packages/maintpage-operator/Dockerfile")"
 if [[ -z "$local_bases" ]] && ! docker image inspect "$published_build_base" >/dev/null 2>&1 \
     && ! timeout 60 docker pull -q "$published_build_base" >/dev/null 2>&1; then
-  echo "images: no registry answers for $published_build_base: building on local stand-in bases (tools/images/local-bases.sh; the first time takes a few minutes)" >&2
+  echo "images: no registry answers for $published_build_base: building on local stand-in bases (tools/images/local-bases.sh, built once per machine)" >&2
   local_bases=1
 fi
 declare -A base_args=()
@@ -73,7 +75,7 @@ for entry in "${images[@]}"; do
     fi
   fi
   ref="$registry/$name:$tag"
-  with_progress "building $ref ($dockerfile)" "$logs/$name.log" \
-    image_build --network host --progress plain -f "$repo/$dockerfile" -t "$ref" "${build_args[@]}" "${secret_args[@]}" "$repo"
+  with_progress "images: building $ref ($dockerfile)" "$logs/$name.log" \
+    image_build --network host --progress plain "${no_cache[@]}" -f "$repo/$dockerfile" -t "$ref" "${build_args[@]}" "${secret_args[@]}" "$repo"
   echo "images: $ref: $(docker image inspect "$ref" --format '{{.Size}}' | awk '{ printf "%.0f MB", $1 / 1e6 }')" >&2
 done

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the local stand-ins for the images' base images, for machines where no container registry answers:
-#   k8s-operators.local/debian:<suite>                   debootstrap --variant=minbase from Debian's mirror
+#   k8s-operators.local/debian:<suite>                    debootstrap --variant=minbase from Debian's mirror
 #   k8s-operators.local/node:<node>-<suite>-slim          that + Node.js and npm from the npm registry (node:*-slim)
-#   k8s-operators.local/distroless-nodejs:<node>-nonroot  Node.js and its libraries only (distroless/nodejs24)
+#   k8s-operators.local/distroless-nodejs:<node>-<suite>-nonroot  Node.js and its libraries only (distroless/nodejs24)
 # Each is built once per machine and version (bases/versions.env); the Debian root filesystem is also kept as a tarball
 # under ~/.cache/operators-images, so a pruned engine re-imports it in seconds. Prints, on stdout, the build arguments
 # that point the Dockerfiles at the stand-ins; progress goes to stderr.
@@ -10,7 +10,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=/dev/null
 source "$here/bases/versions.env"
-source "$here/progress.sh"
+source "$here/../progress.sh"
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/operators-images"
 mkdir -p "$cache"
@@ -22,7 +22,7 @@ esac
 
 debian_tag="k8s-operators.local/debian:${DEBIAN_SUITE}"
 node_tag="k8s-operators.local/node:${NODE_VERSION}-${DEBIAN_SUITE}-slim"
-distroless_tag="k8s-operators.local/distroless-nodejs:${NODE_VERSION}-nonroot"
+distroless_tag="k8s-operators.local/distroless-nodejs:${NODE_VERSION}-${DEBIAN_SUITE}-nonroot"
 have_image() { docker image inspect "$1" >/dev/null 2>&1; }
 
 if ! have_image "$debian_tag"; then
@@ -32,7 +32,7 @@ if ! have_image "$debian_tag"; then
     [[ "$(id -u)" == 0 ]] || { echo "images: building the Debian stand-in needs root (debootstrap)" >&2; exit 1; }
     rootfs="$(mktemp -d "${TMPDIR:-/tmp}/debian-rootfs.XXXXXX")"
     trap 'rm -rf "$rootfs"' EXIT
-    with_progress "debootstrap $DEBIAN_SUITE (minbase, about 200 MB from $DEBIAN_MIRROR; a few minutes, once per machine)" "$cache/debootstrap.log" \
+    with_progress "images: debootstrap $DEBIAN_SUITE (minbase, about 200 MB from $DEBIAN_MIRROR; a few minutes, once per machine)" "$cache/debootstrap.log" \
       debootstrap --variant=minbase --include=ca-certificates "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR"
     rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/log/*.log
     tar -C "$rootfs" --numeric-owner -cf "$rootfs_tar.tmp" .
@@ -66,20 +66,22 @@ if ! have_image "$node_tag"; then
   node_tarball="$(fetch_tarball "node-linux-$arch" "$NODE_VERSION" "$node_integrity")"
   npm_tarball="$(fetch_tarball npm "$NPM_VERSION" "$NPM_INTEGRITY")"
   source "$here/engine.sh"
-  with_progress "building $node_tag" "$cache/build-node.log" \
+  with_progress "images: building $node_tag" "$cache/build-node.log" \
     image_build --network host -f "$here/bases/node.Dockerfile" -t "$node_tag" \
       --build-arg "DEBIAN_BASE=$debian_tag" --build-arg "NODE_TARBALL=$node_tarball" --build-arg "NPM_TARBALL=$npm_tarball" "$cache"
 fi
 
 if ! have_image "$distroless_tag"; then
   source "$here/engine.sh"
-  with_progress "building $distroless_tag" "$cache/build-distroless.log" \
+  with_progress "images: building $distroless_tag" "$cache/build-distroless.log" \
     image_build -f "$here/bases/distroless-nodejs.Dockerfile" -t "$distroless_tag" --build-arg "NODE_BASE=$node_tag" "$here/bases"
 fi
 
 echo "BUILD_BASE=$node_tag"
 echo "RUNTIME_BASE=$distroless_tag"
 echo "POSTGRES_RUNTIME_BASE=$node_tag"
-# Debian's own client tools: trixie has one major, 17, which dumps and restores every older server.
+# Debian's own client tools: bookworm has one major, 15. A dump of a server by a newer pg_dump does not restore into
+# that server (pg_restore 17 sets transaction_timeout, which a 15 server refuses), so the image must carry the
+# server's own major: this stand-in serves PostgreSQL 15 servers, as the local cluster's postgres runner starts them.
 echo "POSTGRES_APT_SOURCE=debian"
-echo "POSTGRES_MAJORS=17"
+echo "POSTGRES_MAJORS=15"

@@ -7,10 +7,11 @@
 // maintenance page server); the image check starts it, so a missing import fails a test.
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 
 const [out, packageDir, ...flags] = process.argv.slice(2);
 if (!out || !packageDir || flags.some((f) => f !== '--no-dependencies')) {
-  console.error('usage: runtime-tree.mjs <out> <package dir> [--no-dependencies]');
+  process.stderr.write('usage: runtime-tree.mjs <out> <package dir> [--no-dependencies]\n');
   process.exit(2);
 }
 const withDependencies = !flags.includes('--no-dependencies');
@@ -48,4 +49,4 @@ if (withDependencies) {
   }
   rmSync(join(out, 'node_modules', '.bin'), { force: true, recursive: true });
 }
-console.log(`runtime tree of ${packageDir}: ${[...carried].join(', ')}${withDependencies ? ' and node_modules' : ''}`);
+process.stdout.write(`runtime tree of ${packageDir}: ${[...carried].join(', ')}${withDependencies ? ' and node_modules' : ''}\n`);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestCluster, type KubectlResult } from './cluster.ts';
 import type { AuditedRequest } from './control-plane.ts';
+import { engineAvailable, projectImageMode } from './node/runners/index.ts';
 
 /** The repository root, where `deploy/<operator>` lives. */
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -29,6 +30,14 @@ export interface E2eCluster {
   auditedRequests: ((user: string) => Promise<AuditedRequest[]>) | undefined;
   /** What `kubectl apply -k` installs: `deploy/<operator>`, or the overlay kind/e2e.sh made (E2E_KUSTOMIZE_DIR). */
   installDir(operator: string): string;
+  /**
+   * How the project's images run here, as the scheme of a Pod's `containerID`: `docker` (the local node, through the
+   * container engine), `containerd` (kind), or `testkit` (the local node's processes: TESTKIT_IMAGES=process, or no
+   * engine answers).
+   */
+  imageRuntime: string;
+  /** The `containerID` schemes of the Pods a selector matches, to check they run as `imageRuntime` says. */
+  containerRuntimes(namespace: string, selector: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -77,7 +86,16 @@ export async function openE2eCluster(env: NodeJS.ProcessEnv = process.env): Prom
     };
   };
   const installDir = (operator: string): string => env.E2E_KUSTOMIZE_DIR ?? join(REPOSITORY_ROOT, 'deploy', operator);
+  const mode = projectImageMode(env);
+  const imageRuntime = external ? 'containerd' : mode === 'engine' || (mode === 'auto' && (await engineAvailable())) ? 'docker' : 'testkit';
+  const containerRuntimes = async (namespace: string, selector: string): Promise<string[]> => {
+    const ids = await kubectlOk(['-n', namespace, 'get', 'pods', '-l', selector, '-o', 'jsonpath={.items[*].status.containerStatuses[*].containerID}']);
+    return [...new Set(ids.split(' ').filter(Boolean).map((id) => id.slice(0, id.indexOf('://'))))];
+  };
   const plane = local?.controlPlane;
   const auditedRequests = plane ? (user: string): Promise<AuditedRequest[]> => plane.auditedRequests(user) : undefined;
-  return { kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, installDir, auditedRequests, close: async () => { await local?.stop(); } };
+  return {
+    kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, installDir, imageRuntime, containerRuntimes, auditedRequests,
+    close: async () => { await local?.stop(); },
+  };
 }

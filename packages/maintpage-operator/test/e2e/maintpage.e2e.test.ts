@@ -62,6 +62,10 @@ async function serviceAnswers(service: string, headers?: Record<string, string>)
   return first;
 }
 
+test('the operator runs as installed: from its image', async () => {
+  expect(await cluster.containerRuntimes(OPERATOR_NS, 'control-plane=controller-manager')).toEqual([cluster.imageRuntime]);
+});
+
 describe('the seed sample', () => {
   test('serves the app, switches to the maintenance page and back, and reverts a hand-made image change', async () => {
     diagnoseOnFailure();
@@ -225,6 +229,8 @@ spec:
     await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.maintpublishstatus}=Published', 'maintpage/custom', '--timeout=120s']);
     const page = await waitFor(async () => { const a = await serviceAnswers('custom'); return a.status === 503 ? a : undefined; }, { what: 'the custom page' });
     expect(page.body).toContain('Upgrading the database, back at 06:00');
+    // The built-in page is the project's page server image (the seed sample brings its own page image).
+    expect(await cluster.containerRuntimes(NS, 'maintpage.example.com/role=maintenance,maintpage.example.com/instance=custom')).toEqual([cluster.imageRuntime]);
     expect(await jsonpath('configmap/custom-maintpage-html', '{.metadata.ownerReferences[0].name}')).toBe('custom');
     await cluster.kubectlOk(['-n', NS, 'patch', 'maintpage', 'custom', '--type=json', '-p', '[{"op":"remove","path":"/spec/maintpageconfig/page"}]']);
     await waitFor(async () => (await cluster.kubectl(['-n', NS, 'get', 'configmap/custom-maintpage-html'])).code !== 0, { what: 'the page ConfigMap to be deleted' });

@@ -86,6 +86,10 @@ async function acceptedCreates(): Promise<number> {
   return (await prism.inspect()).requests.filter((r) => r.endpoint === 'POST /vms' && r.outcome === 202).reduce((sum, r) => sum + r.count, 0);
 }
 
+test('the operator runs as installed: from its image', async () => {
+  expect(await cluster.containerRuntimes(OPERATOR_NS, 'control-plane=controller-manager')).toEqual([cluster.imageRuntime]);
+});
+
 describe('the seed sample', () => {
   test('creates the VM the seed asked for and reports it Ready', async () => {
     diagnoseOnFailure();

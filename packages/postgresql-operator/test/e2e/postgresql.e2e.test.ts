@@ -1,6 +1,7 @@
 // End to end, with only a kubeconfig, kubectl and pg: install with `kubectl apply -k deploy/postgresql-operator`, then
 // use PostgreSQLs the way a user does and check what their clients would see. Runs against testkit's local cluster
 // (npm test) and against kind (kind/e2e.sh sets E2E_KUBECONFIG; pg connections then go through port-forward).
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { openE2eCluster, REPOSITORY_ROOT, waitFor, type E2eCluster } from '@k8s-operators/testkit';
@@ -122,16 +123,54 @@ async function inBackupVolume(command: string[], output = true): Promise<string>
 const storedFiles = async (postgresql: string): Promise<string[]> =>
   (await inBackupVolume(['ls', '-1a', `/backup/${NS}/${postgresql}`])).split('\n').filter((f) => f !== '' && f !== '.' && f !== '..').sort();
 
-/** The operator's metrics, as Prometheus would scrape them. */
+let scraperToken: string | undefined;
+let scrapes = 0;
+/** A ServiceAccount token bound to the operator's metrics-reader ClusterRole, as Prometheus' would be. */
+async function metricsScraperToken(): Promise<string> {
+  if (scraperToken !== undefined) return scraperToken;
+  const scraper = `system:serviceaccount:${OPERATOR_NS}:e2e-metrics-scraper`;
+  await cluster.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'e2e-metrics-scraper', namespace: OPERATOR_NS } },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'e2e-metrics-scraper' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'postgresql-operator-metrics-reader' }, subjects: [{ kind: 'ServiceAccount', name: 'e2e-metrics-scraper', namespace: OPERATOR_NS }] },
+  ] }) });
+  // The operator remembers a denial for 10 s: scrape only once the API server's authorizer sees the binding.
+  await waitFor(async () => (await cluster.kubectl(['auth', 'can-i', 'get', '/metrics', `--as=${scraper}`])).code === 0, { what: `${scraper} to be allowed to get /metrics` });
+  scraperToken = (await cluster.kubectlOk(['-n', OPERATOR_NS, 'create', 'token', 'e2e-metrics-scraper'])).trim();
+  return scraperToken;
+}
+
+/**
+ * The operator's metrics, as Prometheus would scrape them: HTTPS on 8443 with a bearer token, the self-signed
+ * certificate not verified (the ServiceMonitor's insecureSkipVerify). On kind, from a curl Pod inside the cluster.
+ */
 async function operatorMetrics(): Promise<string> {
   const ip = await cluster.kubectlOk(['-n', OPERATOR_NS, 'get', 'pods', '-l', 'control-plane=controller-manager', '-o', 'jsonpath={.items[0].status.podIP}']);
-  return (await cluster.httpGet(ip, 8080, '/metrics')).body;
+  const token = await metricsScraperToken();
+  if (cluster.kind === 'external') {
+    return cluster.kubectlOk(['run', `e2e-metrics-${process.pid}-${scrapes++}`, '--rm', '-i', '--quiet', '--restart=Never', '--image=curlimages/curl:8.11.1', '--',
+      'curl', '-sSfk', '--max-time', '5', '-H', `Authorization: Bearer ${token}`, `https://${ip}:8443/metrics`]);
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest({ host: ip, port: 8443, path: '/metrics', rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` }, timeout: 5_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => { if (res.statusCode === 200) resolve(body); else reject(new Error(`GET https://${ip}:8443/metrics: ${String(res.statusCode)} ${body}`)); });
+    });
+    req.on('timeout', () => { req.destroy(new Error(`GET https://${ip}:8443/metrics timed out`)); });
+    req.on('error', reject);
+    req.end();
+  });
 }
 function metricValue(metrics: string, name: string, labels: Record<string, string>): number | undefined {
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   const line = metrics.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
+
+test('the operator runs as installed: from its image', async () => {
+  expect(await cluster.containerRuntimes(OPERATOR_NS, 'control-plane=controller-manager')).toEqual([cluster.imageRuntime]);
+});
 
 describe('the seed sample', () => {
   test('a new pod is restored before it is labelled appReady=ok and before the Service sends it traffic', async () => {
