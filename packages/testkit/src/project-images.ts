@@ -94,7 +94,8 @@ export async function startImage(image: ProjectImage, kubeconfig: string, timeou
   return {
     readyMs,
     // `docker top` runs ps on the host for the container's processes; its first line is the header.
-    rssBytes: async () => (await run('docker', ['top', name, '-o', 'rss'])).stdout.trim().split('\n').slice(1).reduce((sum, kb) => sum + Number(kb) * 1024, 0),
+    rssBytes: async () => (await run('docker', ['top', name, '-o', 'pid,rss'])).stdout.trim().split('\n').slice(1)
+      .reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[1]) * 1024, 0),
     output: () => output,
     stop,
   };
