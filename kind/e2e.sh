@@ -13,9 +13,9 @@ tag="${E2E_IMAGE_TAG:-e2e-$(git -C "$repo" rev-parse --short HEAD)}"
 artifacts="${E2E_ARTIFACTS:-$repo/kind/artifacts/$operator}"
 
 case "$operator" in
-  maintpage-operator) images=("maintpage-operator|packages/maintpage-operator/Dockerfile" "maintpage-page-server|packages/maintpage-operator/page-server.Dockerfile") ;;
-  postgresql-operator) images=("postgresql-operator|packages/postgresql-operator/Dockerfile") ;;
-  nutanix-ahvvm-operator) images=("nutanix-ahvvm-operator|packages/nutanix-ahvvm-operator/Dockerfile") ;;
+  maintpage-operator) images=(maintpage-operator maintpage-page-server) ;;
+  postgresql-operator) images=(postgresql-operator) ;;
+  nutanix-ahvvm-operator) images=(nutanix-ahvvm-operator) ;;
   *) echo "kind/e2e.sh: unknown operator '$operator'" >&2; exit 2 ;;
 esac
 
@@ -25,9 +25,9 @@ fi
 kubeconfig="$(mktemp)"
 kind get kubeconfig --name "$cluster" > "$kubeconfig"
 
-for entry in "${images[@]}"; do
-  name="${entry%%|*}"
-  docker build -f "$repo/${entry#*|}" -t "$registry/$name:$tag" "$repo"
+# npm run images' builder: BuildKit, and local stand-in bases where no registry answers.
+bash "$repo/tools/images/build.sh" --registry "$registry" --tag "$tag" "${images[@]}"
+for name in "${images[@]}"; do
   kind load docker-image "$registry/$name:$tag" --name "$cluster"
 done
 
