@@ -1,3 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -13,8 +17,10 @@ import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elec
 import { createLogger } from '../log.ts';
 import { createMetrics, type ControllerCoreMetrics } from '../metrics/create-metrics.ts';
 import { parseBindAddress } from './bind-address.ts';
+import { MetricsAuthorizer, type MetricsAuthOptions } from './metrics-auth.ts';
 import { podNamespace } from './pod-namespace.ts';
 import { ProbeServer, type Check } from './probe-server.ts';
+import { selfSignedCertificate, type ServingCertificate } from './self-signed-certificate.ts';
 
 export interface ManagerOptions {
   /** Names the field manager, the leader-election lease and log lines, e.g. `maintpage-operator`. */
@@ -34,8 +40,24 @@ export interface ManagerOptions {
   };
   /** `/healthz` and `/readyz` (default `:8081`; `0` disables; `:0` picks a free port). */
   healthProbeBindAddress?: string;
-  /** `/metrics` and `/debug/queue` (default `:8080`; `0` disables). */
+  /** `/metrics` and `/debug/queue` (default `:8443`; `0` disables; `:0` picks a free port). */
   metricsBindAddress?: string;
+  /**
+   * Default true, as kubebuilder's `--metrics-secure`: HTTPS, and every request needs a bearer token that a TokenReview
+   * accepts and a SubjectAccessReview allows `get` on the path (controller-runtime's
+   * `filters.WithAuthenticationAndAuthorization`). False: plain HTTP for anyone who can connect, and no `/debug/queue`.
+   */
+  metricsSecure?: boolean;
+  /**
+   * A directory with `tls.crt` and `tls.key` (e.g. a cert-manager Secret's mount) to serve metrics with, read at start;
+   * default: a self-signed certificate made in memory at start.
+   */
+  metricsCertDir?: string;
+  /**
+   * The ClusterRole that grants `get` on `/metrics`, which a 403 answer tells the caller to bind (default
+   * `<name>-metrics-reader`, as deploy/<operator>/rbac names it), and how long review answers are cached.
+   */
+  metricsAuth?: Partial<MetricsAuthOptions>;
   /** How long a stop waits for reconciles in flight before aborting them (default 30 s, as controller-runtime). */
   gracefulShutdownTimeoutMs?: number;
   /** Fail start-up when caches have not synced in this time (default 2 min, as controller-runtime). */
@@ -64,7 +86,7 @@ export class Manager implements ControllerHost {
   readonly #options: ManagerOptions;
   readonly #controllers: Controller[] = [];
   readonly #probes = new ProbeServer();
-  readonly #metricsServer = new ProbeServer();
+  #metricsServer: ProbeServer | undefined;
   readonly #stop = new AbortController();
   #synced = false;
   #stopping = false;
@@ -191,7 +213,7 @@ export class Manager implements ControllerHost {
     // Only now, with no reconcile running, may a successor start.
     await this.#elector?.release();
     await this.informers.stop();
-    await Promise.all([this.#probes.close(), this.#metricsServer.close()]);
+    await Promise.all([this.#probes.close(), this.#metricsServer?.close()]);
     await this.client.close();
     this.logger.info('stopped');
   }
@@ -209,17 +231,47 @@ export class Manager implements ControllerHost {
       return unhealthy.length ? unhealthy.map((h) => `${h.informer}: ${h.status}${h.lastError ? ` (${h.lastError})` : ''}`).join('; ') : undefined;
     });
     this.addReadyzCheck('shutdown', () => (this.#stop.signal.aborted ? 'shutting down' : undefined));
-    this.#metricsServer.addRoute('/metrics', async (_req, res) => {
+    const health = parseBindAddress(this.#options.healthProbeBindAddress ?? ':8081');
+    const metrics = parseBindAddress(this.#options.metricsBindAddress ?? ':8443');
+    // First, so that an unreadable certificate fails the start before anything listens.
+    if (metrics) this.#metricsServer = await this.#createMetricsServer(metrics.host);
+    if (health) this.#ports.health = await this.#probes.listen(health.host, health.port);
+    if (metrics && this.#metricsServer) this.#ports.metrics = await this.#metricsServer.listen(metrics.host, metrics.port);
+  }
+
+  /**
+   * The metrics server: by default HTTPS with every request authenticated and authorized by the API server, which alone
+   * may serve `/debug/queue` (it lists object keys); with `metricsSecure: false`, `/metrics` in plain HTTP.
+   */
+  async #createMetricsServer(host: string): Promise<ProbeServer> {
+    const secure = this.#options.metricsSecure ?? true;
+    let server: ProbeServer;
+    if (secure) {
+      const tls = this.#options.metricsCertDir === undefined ? this.#selfSigned(host) : await readServingCertificate(this.#options.metricsCertDir);
+      const authorizer = new MetricsAuthorizer(this.client, { readerClusterRole: `${this.name}-metrics-reader`, ...this.#options.metricsAuth });
+      server = new ProbeServer({ tls, guard: (req) => authorizer.check(req), probes: false });
+      server.addRoute('/debug/queue', (_req, res) => {
+        const queues = Object.fromEntries(this.#controllers.map((c) => [c.name, c.queue.snapshot()]));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ leader: this.isLeader, queues }, null, 2));
+      });
+    } else {
+      server = new ProbeServer({ probes: false });
+      server.addRoute('/debug/queue', (_req, res) => {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('/debug/queue lists object keys and is served only with authentication (--metrics-secure=true)\n');
+      });
+    }
+    server.addRoute('/metrics', async (_req, res) => {
       res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(await this.metrics.registry.metrics());
     });
-    this.#metricsServer.addRoute('/debug/queue', (_req, res) => {
-      const queues = Object.fromEntries(this.#controllers.map((c) => [c.name, c.queue.snapshot()]));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ leader: this.isLeader, queues }, null, 2));
-    });
-    const health = parseBindAddress(this.#options.healthProbeBindAddress ?? ':8081');
-    if (health) this.#ports.health = await this.#probes.listen(health.host, health.port);
-    const metrics = parseBindAddress(this.#options.metricsBindAddress ?? ':8080');
-    if (metrics) this.#ports.metrics = await this.#metricsServer.listen(metrics.host, metrics.port);
+    return server;
+  }
+
+  #selfSigned(host: string): ServingCertificate {
+    const started = performance.now();
+    const concrete = host !== '0.0.0.0' && host !== '::' && isIP(host) !== 0 ? [host] : [];
+    const certificate = selfSignedCertificate({ commonName: this.name, hosts: [...new Set(['localhost', '127.0.0.1', hostname(), ...concrete])] });
+    this.logger.info({ ms: Math.round(performance.now() - started) }, 'metrics served with a self-signed certificate (mount one with --metrics-cert-dir to let scrapers verify it)');
+    return certificate;
   }
 
   /**
@@ -247,6 +299,19 @@ export class Manager implements ControllerHost {
       process.exit(1);
     }
   }
+}
+
+/** `tls.crt` and `tls.key` of a directory, as a kubernetes.io/tls Secret mounts them. */
+async function readServingCertificate(dir: string): Promise<ServingCertificate> {
+  const read = async (file: string): Promise<string> => {
+    try {
+      return await readFile(join(dir, file), 'utf8');
+    } catch (error) {
+      throw new Error(`metrics certificate directory ${dir}: cannot read ${file} (${error instanceof Error ? error.message : String(error)}); it must hold tls.crt and tls.key`, { cause: error });
+    }
+  };
+  const [cert, key] = await Promise.all([read('tls.crt'), read('tls.key')]);
+  return { cert, key };
 }
 
 /** Feeds the client's request observations into controller-runtime's rest_client metrics. */

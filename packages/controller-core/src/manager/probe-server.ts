@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** A named health check: resolves to undefined when healthy, or a reason when not. */
@@ -6,17 +7,35 @@ export type Check = () => string | undefined | Promise<string | undefined>;
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
+/** Decides whether a request may be served: undefined to go on, or the status and plain-text body to answer with. */
+export type Guard = (req: IncomingMessage) => Promise<{ status: number; body: string } | undefined>;
+
+export interface ProbeServerOptions {
+  /** Serve HTTPS with this PEM certificate and key (default: plain HTTP). */
+  tls?: { cert: string; key: string };
+  /** Asked before every request, whatever its path (default: none). */
+  guard?: Guard;
+  /** Serve `/healthz` and `/readyz` (default true). */
+  probes?: boolean;
+}
+
 /**
  * Serves `/healthz` and `/readyz` with controller-runtime's behaviour (`?verbose` lists every check, `?exclude=name`
  * skips one; 200 "ok" or 500 with the failing checks), plus any extra routes (metrics, debug).
  */
 export class ProbeServer {
-  readonly #server: Server;
+  readonly #server: Server | HttpsServer;
   readonly #checks: Record<'healthz' | 'readyz', Map<string, Check>> = { healthz: new Map(), readyz: new Map() };
   readonly #routes = new Map<string, Route>();
+  readonly #guard: Guard | undefined;
+  readonly #probes: boolean;
 
-  constructor() {
-    this.#server = createServer((req, res) => { void this.#handle(req, res); });
+  constructor(options: ProbeServerOptions = {}) {
+    const handle = (req: IncomingMessage, res: ServerResponse): void => { void this.#handle(req, res); };
+    // Only HTTP/1.1 either way, as kubebuilder's default (--enable-http2=false).
+    this.#server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createServer(handle);
+    this.#guard = options.guard;
+    this.#probes = options.probes ?? true;
   }
 
   addCheck(kind: 'healthz' | 'readyz', name: string, check: Check): void {
@@ -43,8 +62,13 @@ export class ProbeServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://probe');
     try {
+      const refusal = await this.#guard?.(req);
+      if (refusal) {
+        res.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8', ...(refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {}) }).end(refusal.body);
+        return;
+      }
       const kind = url.pathname.slice(1);
-      if (kind === 'healthz' || kind === 'readyz') {
+      if (this.#probes && (kind === 'healthz' || kind === 'readyz')) {
         await this.#respondChecks(this.#checks[kind], url, res);
         return;
       }
