@@ -3,7 +3,7 @@ import { FlagError, parseOperatorFlags } from './flags.ts';
 
 test('defaults, and the environment standing in for flags', () => {
   expect(parseOperatorFlags([], { PAGE_SERVER_IMAGE: 'ghcr.io/x/page:1', WATCH_NAMESPACE: 'shop' })).toEqual({
-    pageServerImage: 'ghcr.io/x/page:1', leaderElect: true, healthProbeBindAddress: ':8081', metricsBindAddress: ':8080', namespace: 'shop', kubeconfig: undefined, logLevel: 'info',
+    pageServerImage: 'ghcr.io/x/page:1', leaderElect: true, healthProbeBindAddress: ':8081', metricsBindAddress: ':8443', metricsSecure: true, metricsCertDir: undefined, namespace: 'shop', kubeconfig: undefined, logLevel: 'info',
   });
   expect(parseOperatorFlags(['--page-server-image=a:1', '--leader-elect=false', '--log-level=debug'], {})).toMatchObject({ pageServerImage: 'a:1', leaderElect: false, logLevel: 'debug' });
   expect(parseOperatorFlags(['--help'], {})).toBe('help');

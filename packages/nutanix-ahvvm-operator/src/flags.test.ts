@@ -5,7 +5,9 @@ test('defaults, and the environment standing in for --namespace', () => {
   expect(parseOperatorFlags([], { WATCH_NAMESPACE: 'vms' })).toEqual({
     leaderElect: true,
     healthProbeBindAddress: ':8081',
-    metricsBindAddress: ':8080',
+    metricsBindAddress: ':8443',
+    metricsSecure: true,
+    metricsCertDir: undefined,
     namespace: 'vms',
     kubeconfig: undefined,
     maxConcurrentReconciles: 10,

@@ -3,7 +3,7 @@ import { FlagError, parseOperatorFlags } from './flags.ts';
 
 test('defaults, and the environment standing in for flags', () => {
   expect(parseOperatorFlags([], { WATCH_NAMESPACE: 'shop' })).toEqual({
-    backupDir: '/backup', leaderElect: true, healthProbeBindAddress: ':8081', metricsBindAddress: ':8080', namespace: 'shop', kubeconfig: undefined, logLevel: 'info',
+    backupDir: '/backup', leaderElect: true, healthProbeBindAddress: ':8081', metricsBindAddress: ':8443', metricsSecure: true, metricsCertDir: undefined, namespace: 'shop', kubeconfig: undefined, logLevel: 'info',
   });
   expect(parseOperatorFlags(['--backup-dir=/var/backups', '--leader-elect=false', '--log-level=debug'], {})).toMatchObject({ backupDir: '/var/backups', leaderElect: false, logLevel: 'debug' });
   expect(parseOperatorFlags(['--help'], {})).toBe('help');
