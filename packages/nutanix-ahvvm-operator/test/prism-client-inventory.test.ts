@@ -27,3 +27,17 @@ it('resolves cluster, image and subnet names to UUIDs, exactly and over every pa
   expect(new Set(await client.listEntityUuidsByName('image', 'many')).size).toBe(102);
   expect(requestsTo(simulator, 'POST', 'POST /images/list', 200) - before).toBe(2);
 });
+
+it('never resolves a cluster name to Prism Central\'s own entity, which runs no VMs', async () => {
+  // Listed with the clusters (service_list PRISM_CENTRAL), as a real Prism Central lists itself.
+  expect(await client.listEntityUuidsByName('cluster', simulator.prismCentral.name)).toEqual([]);
+  const [cluster] = simulator.clusters;
+  const sameName = await startSimulator({ prismCentral: { name: cluster?.name ?? '', uuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6b00' } });
+  const sameNameClient = clientFor(sameName);
+  try {
+    expect(await sameNameClient.listEntityUuidsByName('cluster', cluster?.name ?? '')).toEqual([cluster?.uuid]);
+  } finally {
+    await sameNameClient.close();
+    await sameName.stop();
+  }
+});

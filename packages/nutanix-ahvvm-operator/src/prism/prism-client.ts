@@ -92,7 +92,8 @@ export class PrismClient {
   /**
    * UUIDs of the clusters, images or subnets named exactly `name` (POST /clusters/list, /images/list, /subnets/list),
    * over all pages. As with VMs, names need not be unique and each entity's name is checked again here; the caller
-   * decides what several matches mean.
+   * decides what several matches mean. The cluster list also holds Prism Central's own entity, which runs no VMs: it is
+   * never a match (as CAPX keeps only clusters that run AOS), so a Prism Element sharing its name is not ambiguous.
    */
   async listEntityUuidsByName(kind: PrismInventoryKind, name: string): Promise<string[]> {
     const found = new Set<string>();
@@ -107,7 +108,8 @@ export class PrismClient {
       const page = answer.body as { entities?: PrismInventoryEntity[]; metadata?: { total_matches?: number } };
       const entities = page.entities ?? [];
       for (const entity of entities) {
-        if ((entity.spec?.name ?? entity.status?.name) === name) found.add(entity.metadata.uuid.toLowerCase());
+        const prismCentral = entity.status?.resources?.config?.service_list?.includes('PRISM_CENTRAL') ?? false;
+        if ((entity.spec?.name ?? entity.status?.name) === name && !prismCentral) found.add(entity.metadata.uuid.toLowerCase());
       }
       offset += entities.length;
       if (entities.length === 0 || offset >= (page.metadata?.total_matches ?? 0)) return [...found];

@@ -19,7 +19,8 @@ export type PrismInventoryKind = 'cluster' | 'image' | 'subnet';
 export interface PrismInventoryEntity {
   metadata: { uuid: string; kind?: string; [key: string]: unknown };
   spec?: { name?: string; [key: string]: unknown };
-  status?: { name?: string; [key: string]: unknown };
+  /** A cluster's `resources.config.service_list` says what it is: `["AOS"]` a Prism Element, `["PRISM_CENTRAL"]` the PC. */
+  status?: { name?: string; resources?: { config?: { service_list?: string[] } }; [key: string]: unknown };
   [key: string]: unknown;
 }
 
