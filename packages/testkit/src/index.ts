@@ -13,3 +13,5 @@ export { openE2eCluster, REPOSITORY_ROOT, type E2eCluster, type HttpAnswer } fro
 export { grantedPermissions, unusedPermissions, usedPermissions, type Permission, type PolicyRule } from './rbac-usage.ts';
 export { IMAGE_REGISTRY, IMAGE_TAG, PROJECT_IMAGES, imageRef, startImage, type ProjectImage, type StartedImage } from './project-images.ts';
 export { engineAvailable, projectImageMode } from './node/runners/index.ts';
+export { startPrometheus, type RunningPrometheus, type ScrapeConfig, type ScrapeTarget } from './prometheus.ts';
+export { scrapeOperatorWithPrometheus, type OperatorScrape } from './e2e-prometheus.ts';

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { openE2eCluster, REPOSITORY_ROOT, unusedPermissions, waitFor, type E2eCluster, type PolicyRule } from '@k8s-operators/testkit';
+import { openE2eCluster, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, unusedPermissions, waitFor, type E2eCluster, type PolicyRule } from '@k8s-operators/testkit';
 
 const NS = 'maintpage-e2e';
 const OPERATOR_NS = 'maintpage-operator-system';
@@ -234,6 +234,27 @@ spec:
     expect(await jsonpath('configmap/custom-maintpage-html', '{.metadata.ownerReferences[0].name}')).toBe('custom');
     await cluster.kubectlOk(['-n', NS, 'patch', 'maintpage', 'custom', '--type=json', '-p', '[{"op":"remove","path":"/spec/maintpageconfig/page"}]']);
     await waitFor(async () => (await cluster.kubectl(['-n', NS, 'get', 'configmap/custom-maintpage-html'])).code !== 0, { what: 'the page ConfigMap to be deleted' });
+  });
+});
+
+describe('metrics', () => {
+  test('a real Prometheus scrapes the operator as its ServiceMonitor does; a scrape with no token or no binding is refused', async (context) => {
+    if (cluster.kind !== 'local') {
+      context.skip('the Prometheus runs on this machine; on kind it cannot reach Pod addresses');
+      return;
+    }
+    const scrape = await scrapeOperatorWithPrometheus(cluster, 'maintpage-operator');
+    try {
+      expect(scrape.refusals.noToken).toContain('401');
+      expect(scrape.refusals.noBinding).toContain('403');
+      // The stories above reconciled, queued and switched: controller-runtime's series and the operator's own.
+      expect(await scrape.total('controller_runtime_reconcile_total{result="success"}')).toBeGreaterThan(0);
+      expect(await scrape.total('workqueue_depth')).toBeDefined();
+      expect(await scrape.total('leader_election_master_status')).toBe(1);
+      expect(await scrape.total('maintpage_switches_total')).toBeGreaterThan(0);
+    } finally {
+      await scrape.stop();
+    }
   });
 });
 

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { openE2eCluster, REPOSITORY_ROOT, unusedPermissions, waitFor, type E2eCluster, type PolicyRule } from '@k8s-operators/testkit';
+import { openE2eCluster, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, unusedPermissions, waitFor, type E2eCluster, type PolicyRule } from '@k8s-operators/testkit';
 import type { InspectedVm } from '@k8s-operators/prism-simulator';
 import type { PrismClient } from '../../src/prism/prism-client.ts';
 import { withPowerState } from '../../src/vm/apply-desired.ts';
@@ -258,6 +258,27 @@ function startMeddler(client: PrismClient, vms: () => Promise<InspectedVm[]>): {
     },
   };
 }
+
+describe('metrics', () => {
+  test('a real Prometheus scrapes the operator as its ServiceMonitor does; a scrape with no token or no binding is refused', async (context) => {
+    if (cluster.kind !== 'local') {
+      context.skip('the Prometheus runs on this machine; on kind it cannot reach Pod addresses');
+      return;
+    }
+    const scrape = await scrapeOperatorWithPrometheus(cluster, 'nutanix-ahvvm-operator');
+    try {
+      expect(scrape.refusals.noToken).toContain('401');
+      expect(scrape.refusals.noBinding).toContain('403');
+      // The stories above reconciled and queued: controller-runtime's series and the operator's own.
+      expect(await scrape.total('controller_runtime_reconcile_total{result="success"}')).toBeGreaterThan(0);
+      expect(await scrape.total('workqueue_depth')).toBeDefined();
+      expect(await scrape.total('leader_election_master_status')).toBe(1);
+      expect(await scrape.total('prism_requests_total')).toBeGreaterThan(0);
+    } finally {
+      await scrape.stop();
+    }
+  });
+});
 
 describe('least privilege', () => {
   test('the operator used every permission its roles grant (and could do its work with no more)', async (context) => {

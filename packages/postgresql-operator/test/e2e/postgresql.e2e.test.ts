@@ -4,7 +4,7 @@
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
-import { openE2eCluster, REPOSITORY_ROOT, waitFor, type E2eCluster } from '@k8s-operators/testkit';
+import { openE2eCluster, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, waitFor, type E2eCluster } from '@k8s-operators/testkit';
 import { connectToPod, queryPod, watchObjects, type DatabaseLogin, type PodAddress } from './cluster-access.ts';
 
 const NS = 'postgresql-e2e';
@@ -398,6 +398,27 @@ describe('backups', () => {
     await cluster.kubectlOk(['-n', NS, 'delete', 'postgresql/ephemeral', '--timeout=60s']);
     await cluster.kubectlOk(['-n', NS, 'wait', '--for=delete', 'postgresqlbackup/ephemeral-1', '--timeout=30s']);
     expect(await storedFiles('ephemeral')).toEqual([]);
+  });
+});
+
+describe('metrics', () => {
+  test('a real Prometheus scrapes the operator as its ServiceMonitor does; a scrape with no token or no binding is refused', async (context) => {
+    if (cluster.kind !== 'local') {
+      context.skip('the Prometheus runs on this machine; on kind it cannot reach Pod addresses');
+      return;
+    }
+    const scrape = await scrapeOperatorWithPrometheus(cluster, 'postgresql-operator');
+    try {
+      expect(scrape.refusals.noToken).toContain('401');
+      expect(scrape.refusals.noBinding).toContain('403');
+      // The stories above reconciled and queued: controller-runtime's series and the operator's own.
+      expect(await scrape.total('controller_runtime_reconcile_total{result="success"}')).toBeGreaterThan(0);
+      expect(await scrape.total('workqueue_depth')).toBeDefined();
+      expect(await scrape.total('leader_election_master_status')).toBe(1);
+      expect(await scrape.total('postgresql_backups_total')).toBeGreaterThan(0);
+    } finally {
+      await scrape.stop();
+    }
   });
 });
 

@@ -1,0 +1,105 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { E2eCluster } from './e2e.ts';
+import { startPrometheus, type RunningPrometheus, type ScrapeConfig } from './prometheus.ts';
+import { waitFor } from './wait-for.ts';
+
+export interface OperatorScrape {
+  prometheus: RunningPrometheus;
+  /** The Prometheus job that scrapes as deploy/<operator>/prometheus/monitor.yaml says: the operator's name. */
+  job: string;
+  /** Why Prometheus' scrapes with no token, and with a token whose user lacks the metrics-reader binding, failed. */
+  refusals: { noToken: string; noBinding: string };
+  /** The sum over the job's series of a selector such as `workqueue_depth` or `x_total{result="success"}`; undefined when none. */
+  total(selector: string): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs a real Prometheus that scrapes an installed operator the way its ServiceMonitor does: endpoints of the
+ * `<operator>-controller-manager-metrics` Service found through the API server, port `https`, HTTPS without
+ * verification (the certificate is self-signed), and the bearer token of a ServiceAccount bound to
+ * `<operator>-metrics-reader`. Two more jobs scrape the same endpoints with no token and with the token of a
+ * ServiceAccount that has no binding; resolves once all three have scraped.
+ */
+export async function scrapeOperatorWithPrometheus(cluster: E2eCluster, operator: string): Promise<OperatorScrape> {
+  const ns = `${operator}-monitoring`;
+  await cluster.kubectlOk(['apply', '-f', '-'], { input: `
+apiVersion: v1
+kind: Namespace
+metadata: {name: ${ns}}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: prometheus, namespace: ${ns}}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: intruder, namespace: ${ns}}
+---
+# What Prometheus needs for service discovery, as prometheus-operator's own RBAC grants it.
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: ${ns}-discovery}
+rules:
+  - {apiGroups: [""], resources: [services, endpoints, pods], verbs: [get, list, watch]}
+  - {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: ${ns}-discovery}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${ns}-discovery}
+subjects: [{kind: ServiceAccount, name: prometheus, namespace: ${ns}}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: ${ns}-metrics-reader}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${operator}-metrics-reader}
+subjects: [{kind: ServiceAccount, name: prometheus, namespace: ${ns}}]
+` });
+  const dir = await mkdtemp(join(tmpdir(), 'prometheus-auth-'));
+  const tokenFile = async (serviceAccount: string): Promise<string> => {
+    const file = join(dir, `${serviceAccount}.token`);
+    await writeFile(file, (await cluster.kubectlOk(['-n', ns, 'create', 'token', serviceAccount, '--duration=1h'])).trim());
+    return file;
+  };
+  const kubeconfig = parse(await cluster.kubectlOk(['config', 'view', '--raw', '--minify'])) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
+  const apiServer = kubeconfig.clusters[0]?.cluster;
+  const caFile = join(dir, 'ca.crt');
+  await writeFile(caFile, Buffer.from(apiServer?.['certificate-authority-data'] ?? '', 'base64'));
+  const prometheusToken = await tokenFile('prometheus');
+  const job = (name: string, credentials: string | undefined): ScrapeConfig => ({
+    job_name: name, scheme: 'https', tls_config: { insecure_skip_verify: true },
+    ...(credentials === undefined ? {} : { authorization: { credentials_file: credentials } }),
+    kubernetes_sd_configs: [{
+      role: 'endpointslice', api_server: apiServer?.server, namespaces: { names: [`${operator}-system`] },
+      tls_config: { ca_file: caFile }, authorization: { credentials_file: prometheusToken },
+    }],
+    relabel_configs: [
+      { source_labels: ['__meta_kubernetes_service_name'], regex: `${operator}-controller-manager-metrics`, action: 'keep' },
+      { source_labels: ['__meta_kubernetes_endpointslice_port_name'], regex: 'https', action: 'keep' },
+    ],
+  });
+  const prometheus = await startPrometheus([job(operator, prometheusToken), job(`${operator}-no-token`, undefined), job(`${operator}-no-binding`, await tokenFile('intruder'))]);
+  try {
+    const scraped = await waitFor(async () => {
+      const targets = await prometheus.targets();
+      const of = (pool: string): string | undefined => {
+        const target = targets.find((t) => t.scrapePool === pool);
+        return target === undefined || target.health === 'unknown' ? undefined : target.health === 'up' ? 'up' : target.lastError;
+      };
+      const [ok, noToken, noBinding] = [of(operator), of(`${operator}-no-token`), of(`${operator}-no-binding`)];
+      return ok === 'up' && noToken !== undefined && noBinding !== undefined ? { noToken, noBinding } : undefined;
+    }, { what: `Prometheus to scrape ${operator} (targets up, and the refused ones tried)`, timeoutMs: 60_000 });
+    const total = async (selector: string): Promise<number | undefined> => {
+      const ofJob = selector.includes('{') ? selector.replace('{', `{job="${operator}",`) : `${selector}{job="${operator}"}`;
+      return (await prometheus.query(`sum(${ofJob})`))[0]?.value;
+    };
+    return { prometheus, job: operator, refusals: scraped, total, stop: () => prometheus.stop() };
+  } catch (error) {
+    await prometheus.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { REPOSITORY_ROOT } from './e2e.ts';
+import { freePort } from './free-port.ts';
+import { ManagedProcess } from './managed-process.ts';
+import { waitFor } from './wait-for.ts';
+
+const run = promisify(execFile);
+
+/** A scrape job as Prometheus' configuration file spells it (scrape_configs[]). */
+export type ScrapeConfig = Record<string, unknown>;
+
+export interface ScrapeTarget {
+  scrapePool: string;
+  health: 'up' | 'down' | 'unknown';
+  lastError: string;
+  labels: Record<string, string>;
+}
+
+export interface RunningPrometheus {
+  url: string;
+  /** An instant query's vector: each series' labels and value. */
+  query(expr: string): Promise<{ metric: Record<string, string>; value: number }[]>;
+  /** The active targets and how their last scrape went. */
+  targets(): Promise<ScrapeTarget[]>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real Prometheus (built once per machine by packages/delivery/scripts/build-promtool.sh) on 127.0.0.1, scraping
+ * every second with the given jobs. Its data and configuration live in a temporary directory removed on stop.
+ */
+export async function startPrometheus(scrapeConfigs: ScrapeConfig[]): Promise<RunningPrometheus> {
+  const { stdout } = await run('bash', [join(REPOSITORY_ROOT, 'packages/delivery/scripts/build-promtool.sh'), 'prometheus'], { maxBuffer: 16 * 1024 * 1024 });
+  const binary = stdout.trim().split('\n').at(-1) ?? '';
+  const dir = await mkdtemp(join(tmpdir(), 'prometheus-'));
+  const config = join(dir, 'prometheus.yml');
+  await writeFile(config, stringify({ global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' }, scrape_configs: scrapeConfigs }));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const process_ = ManagedProcess.start({
+    name: 'prometheus', command: binary, logFile: join(dir, 'prometheus.log'), cwd: dir,
+    args: [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+  });
+  const api = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${url}${path}`);
+    const body = await response.json() as { status: string; data: T; error?: string };
+    if (body.status !== 'success') throw new Error(`Prometheus ${path}: ${body.error ?? response.status}`);
+    return body.data;
+  };
+  await waitFor(async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.status === 200, { what: 'Prometheus to be ready', timeoutMs: 60_000 });
+  return {
+    url,
+    query: async (expr) => (await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(`/api/v1/query?query=${encodeURIComponent(expr)}`))
+      .result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) })),
+    targets: async () => (await api<{ activeTargets: ScrapeTarget[] }>('/api/v1/targets?state=active')).activeTargets,
+    stop: async () => {
+      await process_.stop(10_000);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
