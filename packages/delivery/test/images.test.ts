@@ -37,10 +37,13 @@ describe.runIf(engineMode)('images', () => {
       expect(started.output()).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (module|package)/);
     });
 
-    test.runIf(image.distroless)(`${image.name} has no shell`, async () => {
-      const result = await run('docker', ['run', '--rm', '--entrypoint', '/bin/sh', ref, '-c', 'true']).then(() => 'ran', (e: unknown) => (e as { stderr: string }).stderr);
-      expect(result).toMatch(/no such file or directory/);
-    });
+    // The PostgreSQL image runs on node:*-slim (its client tools come from apt), which has a shell.
+    if (image.distroless) {
+      test(`${image.name} has no shell`, async () => {
+        const result = await run('docker', ['run', '--rm', '--entrypoint', '/bin/sh', ref, '-c', 'true']).then(() => 'ran', (e: unknown) => (e as { stderr: string }).stderr);
+        expect(result).toMatch(/no such file or directory/);
+      });
+    }
 
     test(`${image.name} carries none of this machine's credentials or local CAs`, async () => {
       // Every layer, not just the final filesystem: a file deleted in a later layer still ships in the earlier one.
