@@ -4,7 +4,7 @@
 // next N firings, after which it disappears.
 
 import type { ErrorDetails } from './errors.ts';
-import { PRISM_ENDPOINTS, type PrismEndpoint } from './prism-endpoints.ts';
+import { SIMULATED_ENDPOINTS, type SimulatedEndpoint } from './prism-endpoints.ts';
 import { validate, type ObjectSchema, type Schema } from './schema-validation.ts';
 import type { TaskFailure, TaskFaultDecision, TaskFaultSource, TaskOperation } from './tasks.ts';
 
@@ -24,14 +24,14 @@ export type FaultPhase = 'before' | 'after';
 /** Adds `latencyMs` before the request is handled. Latency rules add up. */
 export interface LatencyFault extends FaultLimits {
   kind: 'latency';
-  endpoint?: PrismEndpoint;
+  endpoint?: SimulatedEndpoint;
   latencyMs: number;
 }
 
-/** Answers with a 5xx and an INTERNAL_ERROR body. */
+/** Answers with a 5xx and an INTERNAL_ERROR body (v3 or v4 shaped, by the path). */
 export interface ErrorFault extends FaultLimits {
   kind: 'error';
-  endpoint?: PrismEndpoint;
+  endpoint?: SimulatedEndpoint;
   /** 500..599, default 500. */
   status?: number;
   phase?: FaultPhase;
@@ -40,7 +40,7 @@ export interface ErrorFault extends FaultLimits {
 /** Answers 429 with `Retry-After` (v3's 429 behaviour is undocumented; v4 uses 429). */
 export interface RateLimitFault extends FaultLimits {
   kind: 'rate-limit';
-  endpoint?: PrismEndpoint;
+  endpoint?: SimulatedEndpoint;
   /** Default 1. */
   retryAfterSeconds?: number;
 }
@@ -48,7 +48,7 @@ export interface RateLimitFault extends FaultLimits {
 /** Destroys the connection without any response. */
 export interface DropFault extends FaultLimits {
   kind: 'drop';
-  endpoint?: PrismEndpoint;
+  endpoint?: SimulatedEndpoint;
   phase?: FaultPhase;
 }
 
@@ -143,7 +143,7 @@ export class FaultInjector implements FaultController, TaskFaultSource {
   }
 
   /** Decides what happens to one request to `endpoint`. */
-  decideRequest(endpoint: PrismEndpoint | undefined): RequestFaultDecision {
+  decideRequest(endpoint: SimulatedEndpoint | undefined): RequestFaultDecision {
     const decision: RequestFaultDecision = { latencyMs: 0, before: undefined, after: undefined };
     for (const rule of [...this.rules]) {
       if (rule.kind === 'slow-task' || rule.kind === 'task-failure') continue;
@@ -200,7 +200,7 @@ const limits: Record<string, Schema> = {
   probability: { type: 'number', minimum: 0, maximum: 1 },
   times: { type: 'integer', minimum: 1 },
 };
-const endpoint: Schema = { type: 'string', enum: PRISM_ENDPOINTS };
+const endpoint: Schema = { type: 'string', enum: SIMULATED_ENDPOINTS };
 const operation: Schema = { type: 'string', enum: ['create', 'update', 'delete'] };
 const phase: Schema = { type: 'string', enum: ['before', 'after'] };
 

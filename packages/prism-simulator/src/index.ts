@@ -1,4 +1,4 @@
-// The programmatic API of the Prism Central v3 simulator, for tests, benchmarks and the demo.
+// The programmatic API of the Prism Central simulator (v3 and v4), for tests, benchmarks and the demo.
 
 export { startPrismSimulator, DEFAULT_PASSWORD, DEFAULT_TIMINGS, DEFAULT_USERNAME } from './server.ts';
 export type { PrismSimulator, PrismSimulatorOptions } from './server.ts';
@@ -6,8 +6,12 @@ export { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNET
 export type { ClusterSeed, ImageSeed, PrismCentralSeed, SubnetSeed } from './inventory.ts';
 export { DEFAULT_CATEGORIES } from './categories.ts';
 export type { CategorySeed } from './categories.ts';
-export { PRISM_BASE_PATH, PRISM_ENDPOINTS } from './prism-endpoints.ts';
-export type { PrismEndpoint } from './prism-endpoints.ts';
+export { PRISM_BASE_PATH, PRISM_ENDPOINTS, SIMULATED_ENDPOINTS } from './prism-endpoints.ts';
+export type { PrismEndpoint, SimulatedEndpoint } from './prism-endpoints.ts';
+export { PRISM_TASKS_PATH, V4_ENDPOINTS, V4_POWER_ACTIONS, VMM_VMS_PATH } from './v4-endpoints.ts';
+export type { V4Endpoint, V4PowerAction } from './v4-endpoints.ts';
+export { TASK_EXT_ID_PREFIX, V4_DEFAULT_LIMIT, V4_MAX_LIMIT } from './v4-api.ts';
+export { categoryExtId } from './v4-vm-model.ts';
 export { ADMIN_BASE_PATH } from './admin-api.ts';
 export type {
   ActiveFault,

@@ -4,12 +4,13 @@
 import type { CategorySeed, CategoryStore } from './categories.ts';
 import type { RequestCount, RequestStats } from './request-stats.ts';
 import type { TaskRunner, TaskStatus } from './tasks.ts';
+import { VMM_VMS_PATH } from './v4-endpoints.ts';
 import type { InspectedVm, VmService } from './vm-service.ts';
 
 export interface SimulatorInspection {
   /** Every VM held, in creation order: being created, ready, or being deleted. */
   vms: InspectedVm[];
-  /** POST /vms requests received, whatever their outcome (faulted, rejected or accepted). */
+  /** VM create requests received (v3 `POST /vms` and v4 `POST …/ahv/config/vms`), whatever their outcome (faulted, rejected or accepted). */
   createRequests: number;
   /** The most Prism API requests that were in progress at the same time. */
   peakConcurrentRequests: number;
@@ -24,7 +25,7 @@ export interface SimulatorInspection {
 export function inspectSimulator(vms: VmService, stats: RequestStats, tasks: TaskRunner, categories: CategoryStore): SimulatorInspection {
   return {
     vms: vms.inspect(),
-    createRequests: stats.total('POST /vms'),
+    createRequests: stats.total('POST /vms') + stats.total(`POST ${VMM_VMS_PATH}`),
     peakConcurrentRequests: stats.peakConcurrentRequests,
     inFlightRequests: stats.inFlightRequests,
     requests: stats.requestCounts(),

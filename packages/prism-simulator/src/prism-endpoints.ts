@@ -1,6 +1,8 @@
 // The Prism Central v3 endpoints the simulator serves, named `METHOD /path-template`. The names are what
 // fault rules match on and what the request log counts by.
 
+import { V4_ENDPOINTS, type V4Endpoint } from './v4-endpoints.ts';
+
 export const PRISM_BASE_PATH = '/api/nutanix/v3';
 
 export const PRISM_ENDPOINTS = [
@@ -31,6 +33,10 @@ export const PRISM_ENDPOINTS = [
 ] as const;
 
 export type PrismEndpoint = (typeof PRISM_ENDPOINTS)[number];
+
+/** Every endpoint the simulator serves, v3 and v4: what fault rules and request counts name. */
+export const SIMULATED_ENDPOINTS = [...PRISM_ENDPOINTS, ...V4_ENDPOINTS] as const;
+export type SimulatedEndpoint = PrismEndpoint | V4Endpoint;
 
 export interface EndpointMatch {
   endpoint: PrismEndpoint;

@@ -2,7 +2,7 @@
 // creates were sent, how many requests ran at once, which calls failed how. Admin (/__sim) traffic is not
 // counted.
 
-import type { PrismEndpoint } from './prism-endpoints.ts';
+import type { SimulatedEndpoint } from './prism-endpoints.ts';
 
 /** `dropped` when the connection was destroyed instead of answered. */
 export type RequestOutcome = number | 'dropped';
@@ -10,7 +10,7 @@ export type RequestOutcome = number | 'dropped';
 export interface RequestCount {
   method: string;
   /** The endpoint name, or `unknown` for paths the simulator does not serve. */
-  endpoint: PrismEndpoint | 'unknown';
+  endpoint: SimulatedEndpoint | 'unknown';
   outcome: RequestOutcome;
   count: number;
 }
@@ -32,7 +32,7 @@ export class RequestStats {
     };
   }
 
-  record(method: string, endpoint: PrismEndpoint | 'unknown', outcome: RequestOutcome): void {
+  record(method: string, endpoint: SimulatedEndpoint | 'unknown', outcome: RequestOutcome): void {
     const key = `${method} ${endpoint} ${String(outcome)}`;
     const entry = this.counts.get(key) ?? { method, endpoint, outcome, count: 0 };
     entry.count += 1;
@@ -44,7 +44,7 @@ export class RequestStats {
   }
 
   /** Requests to `endpoint`, whatever their outcome. */
-  total(endpoint: PrismEndpoint): number {
+  total(endpoint: SimulatedEndpoint): number {
     let total = 0;
     for (const entry of this.counts.values()) if (entry.endpoint === endpoint) total += entry.count;
     return total;

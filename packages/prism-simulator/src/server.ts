@@ -1,6 +1,6 @@
-// Starts a simulator: wires the parts together and runs every Prism request through the same steps a
+// Starts a simulator: wires the parts together and runs every Prism request, v3 or v4, through the same steps a
 // client would meet on a real Prism Central: the gateway's faults (latency, 5xx, 429, dropped connections),
-// authentication, then the endpoint.
+// authentication, then the endpoint. v3 and v4 share one store of VMs and tasks.
 
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -18,9 +18,12 @@ import { IdempotenceRegistry } from './idempotence.ts';
 import { inspectSimulator, type SimulatorInspection } from './inspection.ts';
 import { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS, Inventory, type ClusterSeed, type ImageSeed, type PrismCentralSeed, type SubnetSeed } from './inventory.ts';
 import { servePrismEndpoint } from './prism-api.ts';
-import { PRISM_BASE_PATH, kindOfPath, matchEndpoint } from './prism-endpoints.ts';
+import { PRISM_BASE_PATH, kindOfPath, matchEndpoint, type SimulatedEndpoint } from './prism-endpoints.ts';
 import { RequestStats } from './request-stats.ts';
 import { TaskRunner, isoSeconds } from './tasks.ts';
+import { V4Api } from './v4-api.ts';
+import { isV4Path, matchV4Endpoint, v4NamespaceOf } from './v4-endpoints.ts';
+import { V4ApiError, v4ErrorReply } from './v4-errors.ts';
 import { VmService, type EditConflictMode, type SimulatorTimings } from './vm-service.ts';
 import { VmStore } from './vm-store.ts';
 
@@ -105,13 +108,14 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
   const tasks = new TaskRunner(now, faults);
   const idempotence = new IdempotenceRegistry(now);
   const user = { kind: 'user', name: username, uuid: randomUUID() };
+  const timings = { ...DEFAULT_TIMINGS, ...options.timings };
   const vms = new VmService({
     inventory,
     categories,
     store,
     tasks,
     idempotence,
-    timings: { ...DEFAULT_TIMINGS, ...options.timings },
+    timings,
     editConflicts: options.editConflicts ?? 'async-task',
     now,
     owner: user,
@@ -120,14 +124,16 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
   const inspect = (): SimulatorInspection => inspectSimulator(vms, stats, tasks, categories);
   const stopping = new AbortController();
 
-  const handlePrism = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+  const v4 = new V4Api({ vms, store, tasks, inventory, categories, learnedIpMs: timings.learnedIpMs, user });
+
+  /**
+   * The steps every API request goes through, v3 or v4: the gateway's faults (latency, 5xx, 429, dropped
+   * connections), authentication, then the endpoint. `api` says how this API words its errors and serves.
+   */
+  const serveRequest = async (req: IncomingMessage, res: ServerResponse, endpoint: SimulatedEndpoint | undefined, api: { faultReply: (action: RequestAction) => HttpReply | 'drop'; serve: () => Promise<HttpReply> }): Promise<void> => {
     const method = req.method ?? 'GET';
     const end = stats.begin();
     res.once('close', end);
-    const match = path.startsWith(`${PRISM_BASE_PATH}/`) ? matchEndpoint(method, path.slice(PRISM_BASE_PATH.length)) : undefined;
-    const endpoint = match?.endpoint;
-    // Errors carry the kind of entity the path addresses, whether or not the simulator serves that endpoint.
-    const kind = kindOfPath(path);
     const decision = faults.decideRequest(endpoint);
     const finish = (reply: HttpReply | 'drop'): void => {
       stats.record(method, endpoint ?? 'unknown', reply === 'drop' ? 'dropped' : reply.status);
@@ -136,18 +142,44 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     };
     if (decision.latencyMs > 0) await sleep(decision.latencyMs, undefined, { signal: stopping.signal });
     if (decision.before) {
-      finish(faultReply(decision.before, kind));
+      finish(api.faultReply(decision.before));
       return;
     }
     let reply: HttpReply;
     const auth = authenticator.authenticate(req.headers);
     if (!auth.ok) reply = unauthorizedReply();
-    else if (!match) reply = { status: 404, json: errorBody(404, kind, { reason: 'NOT_FOUND', message: `${method} ${path} is not an endpoint of the Prism Central v3 API simulator.` }) };
     else {
-      reply = await servePrismEndpoint(match, () => readJsonBody(req, kind), { vms, tasks, idempotence, inventory, categories, user }).catch((error: unknown) => errorReply(error, kind));
+      reply = await api.serve();
       if (auth.setCookie.length > 0) reply.headers = { ...reply.headers, 'set-cookie': auth.setCookie };
     }
-    finish(decision.after ? faultReply(decision.after, kind) : reply);
+    finish(decision.after ? api.faultReply(decision.after) : reply);
+  };
+
+  const handlePrism = (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const match = path.startsWith(`${PRISM_BASE_PATH}/`) ? matchEndpoint(method, path.slice(PRISM_BASE_PATH.length)) : undefined;
+    // Errors carry the kind of entity the path addresses, whether or not the simulator serves that endpoint.
+    const kind = kindOfPath(path);
+    return serveRequest(req, res, match?.endpoint, {
+      faultReply: (action) => faultReply(action, kind),
+      serve: () => {
+        if (!match) return Promise.resolve({ status: 404, json: errorBody(404, kind, { reason: 'NOT_FOUND', message: `${method} ${path} is not an endpoint of the Prism Central v3 API simulator.` }) });
+        return servePrismEndpoint(match, () => readJsonBody(req, kind), { vms, tasks, idempotence, inventory, categories, user }).catch((error: unknown) => errorReply(error, kind));
+      },
+    });
+  };
+
+  const handleV4 = (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const match = matchV4Endpoint(method, url.pathname);
+    const namespace = v4NamespaceOf(url.pathname);
+    return serveRequest(req, res, match?.endpoint, {
+      faultReply: (action) => v4FaultReply(action, namespace),
+      serve: () =>
+        v4.serve(match, { method, url, headers: req.headers, readBody: () => readJsonBody(req, undefined) }, namespace).catch((error: unknown) =>
+          v4ErrorReply(namespace, new V4ApiError(500, 'INTERNAL_ERROR', 'PLAT-10500', error instanceof Error ? error.message : String(error))),
+        ),
+    });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -155,6 +187,11 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     if (path === ADMIN_BASE_PATH || path.startsWith(`${ADMIN_BASE_PATH}/`)) {
       const reply = await serveAdmin(req.method ?? 'GET', path, () => readJsonBody(req, 'admin'), { faults, inspect }).catch((error: unknown) => errorReply(error, 'admin'));
       writeReply(res, reply);
+      return;
+    }
+    if (isV4Path(path)) {
+      const host = req.headers.host ?? 'localhost';
+      await handleV4(req, res, new URL(req.url ?? '/', `${options.tls === true ? 'https' : 'http'}://${host}`));
       return;
     }
     await handlePrism(req, res, path);
@@ -224,6 +261,20 @@ function faultReply(action: RequestAction, kind: string | undefined): HttpReply 
         headers: { 'retry-after': String(action.retryAfterSeconds) },
         json: errorBody(429, kind, { reason: 'RATE_LIMIT_EXCEEDED', message: `Too many requests; retry after ${action.retryAfterSeconds} seconds.` }),
       };
+  }
+}
+
+function v4FaultReply(action: RequestAction, namespace: string): HttpReply | 'drop' {
+  switch (action.kind) {
+    case 'drop':
+      return 'drop';
+    case 'error':
+      return v4ErrorReply(namespace, new V4ApiError(action.status, 'INTERNAL_ERROR', 'PLAT-10500', 'Internal Server Error (injected by the simulator).'));
+    case 'rate-limit':
+      return v4ErrorReply(
+        namespace,
+        new V4ApiError(429, 'RATE_LIMIT_EXCEEDED', 'PLAT-10003', `Too many requests; retry after ${action.retryAfterSeconds} seconds.`, { 'retry-after': String(action.retryAfterSeconds) }),
+      );
   }
 }
 

@@ -81,8 +81,18 @@ export class VmService {
   }
 
   create(body: unknown): HttpReply {
-    const { store, idempotence, inventory, tasks, timings } = this.options;
     const input = parseIntent(body, 'create');
+    const { uuid, taskUuid } = this.submitCreate(input);
+    const { spec_version: _ignored, uuid: _uuid, ...echoedMetadata } = input.metadata;
+    return accepted({ use_categories_mapping: false, ...echoedMetadata, kind: 'vm', spec_version: 0, uuid }, input.spec, taskUuid);
+  }
+
+  /**
+   * Accepts the create of a schema-checked intent and starts its task: the part of a create that the v3 and the v4
+   * API share, so that a VM created through either is the same VM to both.
+   */
+  submitCreate(input: VmIntentInput): { uuid: string; taskUuid: string } {
+    const { store, idempotence, inventory, tasks, timings } = this.options;
     const metadata = this.clientMetadata(input.metadata, undefined);
     const requestedUuid = input.metadata.uuid?.toLowerCase();
     // Re-POST with a used idempotence uuid: 409, so the retrying client learns that its first POST did
@@ -129,8 +139,7 @@ export class VmService {
       onStart: () => { if (vm.state === 'PENDING') vm.state = 'RUNNING'; },
       complete: (injected) => this.completeCreate(vm, problems[0] ?? injected),
     });
-    const { spec_version: _ignored, uuid: _uuid, ...echoedMetadata } = input.metadata;
-    return accepted({ use_categories_mapping: false, ...echoedMetadata, kind: 'vm', spec_version: 0, uuid }, input.spec, vm.lastTaskUuid);
+    return { uuid, taskUuid: vm.lastTaskUuid };
   }
 
   get(uuid: string): HttpReply {
@@ -140,13 +149,23 @@ export class VmService {
   }
 
   update(uuid: string, body: unknown): HttpReply {
+    const vm = this.options.store.get(uuid.toLowerCase());
+    if (!vm) throw vmNotFound(uuid);
+    const input = parseIntent(body, 'update');
+    const metadataEcho = { use_categories_mapping: false, kind: 'vm', spec_version: vm.specVersion, uuid: vm.uuid };
+    return accepted(metadataEcho, input.spec, this.submitUpdate(vm.uuid, input));
+  }
+
+  /**
+   * Accepts a change of a schema-checked intent and returns its task's uuid (the part of an update the v3 and the v4
+   * API share). `restart` marks a power cycle: the guest boots again, so DHCP addresses show up only after a while.
+   */
+  submitUpdate(uuid: string, input: VmIntentInput, options: { restart?: boolean } = {}): string {
     const { store, inventory, tasks, timings, editConflicts } = this.options;
     const vm = store.get(uuid.toLowerCase());
     if (!vm) throw vmNotFound(uuid);
-    const input = parseIntent(body, 'update');
     const metadata = this.clientMetadata(input.metadata, vm.metadata);
     const entity = { kind: 'vm', uuid: vm.uuid, name: vm.spec.name };
-    const metadataEcho = { use_categories_mapping: false, kind: 'vm', spec_version: vm.specVersion, uuid: vm.uuid };
     // One change at a time, based on the version the client read (contract 1.4). A change based on an
     // older version, or sent while another change or the create/delete is still running, is a conflict.
     const applied = vm.applied;
@@ -159,7 +178,7 @@ export class VmService {
         durationMs: timings.updateMs,
         complete: () => ({ errorCode: EDIT_CONFLICT_REASON, errorDetail: `${EDIT_CONFLICT_REASON}: ${EDIT_CONFLICT_MESSAGE}` }),
       });
-      return accepted(metadataEcho, input.spec, taskUuid);
+      return taskUuid;
     }
     const built = buildVmSpec(input.spec, {
       inventory,
@@ -202,16 +221,25 @@ export class VmService {
         vm.lastUpdateTime = this.options.now();
         vm.messageList = [];
         vm.state = vm.deleteTaskUuid === undefined ? 'COMPLETE' : 'DELETE_PENDING';
-        if (isOn && !wasOn) vm.poweredOnAt = performance.now();
+        if (isOn && (!wasOn || options.restart === true)) vm.poweredOnAt = performance.now();
         if (!isOn) vm.poweredOnAt = undefined;
         return undefined;
       },
     });
-    return accepted(metadataEcho, input.spec, vm.lastTaskUuid);
+    return vm.lastTaskUuid;
   }
 
   /** DELETE has no version check and always deletes (contract 1.5); a repeated DELETE reports the same task. */
   remove(uuid: string): HttpReply {
+    const taskUuid = this.submitDelete(uuid);
+    return {
+      status: 202,
+      json: { status: { state: 'DELETE_PENDING', execution_context: { task_uuid: taskUuid } }, spec: '', api_version: API_VERSION, metadata: { kind: 'vm' } },
+    };
+  }
+
+  /** Starts the VM's delete, or returns the delete already running (the part of a delete v3 and v4 share). */
+  submitDelete(uuid: string): string {
     const { store, tasks, timings } = this.options;
     const vm = store.get(uuid.toLowerCase());
     if (!vm) throw vmNotFound(uuid);
@@ -229,10 +257,7 @@ export class VmService {
       vm.state = 'DELETE_PENDING';
       vm.lastTaskUuid = vm.deleteTaskUuid;
     }
-    return {
-      status: 202,
-      json: { status: { state: 'DELETE_PENDING', execution_context: { task_uuid: vm.deleteTaskUuid } }, spec: '', api_version: API_VERSION, metadata: { kind: 'vm' } },
-    };
+    return vm.deleteTaskUuid;
   }
 
   list(body: unknown): HttpReply {

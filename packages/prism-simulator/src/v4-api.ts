@@ -1,0 +1,345 @@
+// The v4 API: VMM v4.2 VMs and Prism v4.2 tasks over the same VMs and tasks as the v3 API.
+//
+// - Writes return a TaskReference (`prism.v4.config.TaskReference`, 202); the task is the v3 task, its extId the v3
+//   uuid behind Ergon's `ZXJnb24=:` prefix, so it can be polled through either API.
+// - GET of a VM sends its ETag header; PUT, DELETE and the power actions need it back in `If-Match` (428 without,
+//   412 when the VM changed since). The ETag changes whenever a task changes the VM, through either API.
+// - Every write needs an `NTNX-Request-Id`; a write repeated with the same id answers what the first one answered
+//   (the same task), and does nothing else.
+
+import { createHash } from 'node:crypto';
+import type { CategoryStore } from './categories.ts';
+import { PrismApiError } from './errors.ts';
+import type { HttpReply } from './http-io.ts';
+import type { Inventory } from './inventory.ts';
+import type { TaskRunner, TaskView } from './tasks.ts';
+import { PRISM_TASKS_PATH, VMM_VMS_PATH, type V4EndpointMatch, type V4PowerAction } from './v4-endpoints.ts';
+import { V4ApiError, V4_RESERVED, fromV3Error, invalidArgument, responseMetadata, v4ErrorReply, vmNotFoundV4 } from './v4-errors.ts';
+import { ODataError, parseODataFilter } from './v4-odata.ts';
+import { createIntentFromV4, powerIntent, renderV4Vm, updateIntentFromV4 } from './v4-vm-model.ts';
+import type { VmService } from './vm-service.ts';
+import type { Reference, VmRecord, VmStore } from './vm-store.ts';
+
+/** `$limit` when none is given, and the most one page holds (SDK README: "between 0 and 100 … default value of 50"). */
+export const V4_DEFAULT_LIMIT = 50;
+export const V4_MAX_LIMIT = 100;
+
+/** The prefix of v4 task extIds: base64 of `ergon`, the task service. */
+export const TASK_EXT_ID_PREFIX = 'ZXJnb24=:';
+
+/** What the SDK's version negotiation (`OPTIONS /api/<namespace>/unversioned/info`) learns: the newest version. */
+export const V4_SERVED_VERSION = 'v4.2';
+
+const CONFIG = 'vmm.v4.ahv.config';
+const VM_FILTER_FIELDS = ['name', 'extId', 'powerState', 'cluster/extId'] as const;
+
+export interface V4Dependencies {
+  vms: VmService;
+  store: VmStore;
+  tasks: TaskRunner;
+  inventory: Inventory;
+  categories: CategoryStore;
+  learnedIpMs: number;
+  user: Required<Reference>;
+}
+
+export interface V4Request {
+  method: string;
+  /** Path and query, for the links of list answers. */
+  url: URL;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  readBody: () => Promise<unknown>;
+}
+
+/** The ETag of a VM's current version: it changes with every change a task applies. */
+export function etagOf(vm: VmRecord): string {
+  return createHash('sha256').update(`${vm.uuid}:${vm.specVersion}:${vm.entityVersion}`).digest('base64url').slice(0, 24);
+}
+
+export function taskExtId(uuid: string): string {
+  return `${TASK_EXT_ID_PREFIX}${uuid}`;
+}
+
+const header = (request: V4Request, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** Answers to writes by NTNX-Request-Id. Only accepted writes are kept: a refused one may be sent again. */
+export class RequestIdRegistry {
+  private readonly replies = new Map<string, { operation: string; reply: HttpReply }>();
+
+  find(requestId: string): { operation: string; reply: HttpReply } | undefined {
+    return this.replies.get(requestId);
+  }
+
+  remember(requestId: string, operation: string, reply: HttpReply): void {
+    this.replies.set(requestId, { operation, reply: structuredClone(reply) });
+  }
+}
+
+export class V4Api {
+  private readonly deps: V4Dependencies;
+  private readonly requestIds = new RequestIdRegistry();
+
+  constructor(deps: V4Dependencies) {
+    this.deps = deps;
+  }
+
+  /** Serves a v4 request; `match` is undefined for a path the simulator does not serve. */
+  async serve(match: V4EndpointMatch | undefined, request: V4Request, namespace: string): Promise<HttpReply> {
+    if (!match) {
+      return v4ErrorReply(namespace, new V4ApiError(404, 'NOT_FOUND', 'PLAT-10404', `${request.method} ${request.url.pathname} is not an endpoint of the Prism Central v4 API simulator.`));
+    }
+    const responseType = responseTypeOf(match.endpoint);
+    const write = request.method !== 'GET' && request.method !== 'OPTIONS';
+    try {
+      const body = write ? await request.readBody().catch((error: unknown) => {
+        throw error instanceof PrismApiError ? invalidArgument(`The request body is not JSON: ${JSON.stringify(error.details ?? error.message)}`) : error;
+      }) : undefined;
+      if (!write) return this.read(match, request);
+      const requestId = header(request, 'ntnx-request-id');
+      if (requestId === undefined || requestId.trim() === '') throw new V4ApiError(400, 'MISSING_REQUEST_ID', 'PLAT-10001', 'Failed to perform the operation as the request ID is missing.');
+      const operation = `${request.method} ${request.url.pathname}`;
+      const earlier = this.requestIds.find(requestId);
+      if (earlier) {
+        if (earlier.operation !== operation) throw new V4ApiError(409, 'DUPLICATE_REQUEST_ID', 'PLAT-10002', `Request ID ${requestId} was already used for ${earlier.operation}; use a new request ID for ${operation}.`);
+        return structuredClone(earlier.reply);
+      }
+      const reply = this.write(match, request, body);
+      this.requestIds.remember(requestId, operation, reply);
+      return reply;
+    } catch (error) {
+      if (error instanceof V4ApiError) return v4ErrorReply(namespace, error, responseType);
+      if (error instanceof PrismApiError) return v4ErrorReply(namespace, fromV3Error(error), responseType);
+      if (error instanceof ODataError) return v4ErrorReply(namespace, invalidArgument(error.message), responseType);
+      throw error;
+    }
+  }
+
+  private read(match: V4EndpointMatch, request: V4Request): HttpReply {
+    switch (match.endpoint) {
+      case 'OPTIONS /api/{namespace}/unversioned/info':
+        return { status: 200, json: { data: V4_SERVED_VERSION } };
+      case `GET ${VMM_VMS_PATH}`:
+        return this.list(request.url);
+      case `GET ${VMM_VMS_PATH}/{extId}`: {
+        const vm = this.visibleVm(match.param);
+        return {
+          status: 200,
+          headers: { etag: etagOf(vm) },
+          json: this.envelope('GetVmApiResponse', `${CONFIG}.Vm`, renderV4Vm(vm, { inventory: this.deps.inventory, learnedIpDelayMs: this.deps.learnedIpMs }), request.url),
+        };
+      }
+      case `GET ${PRISM_TASKS_PATH}/{extId}`:
+        return this.task(match.param, request.url);
+      default:
+        throw new Error(`${match.endpoint} is not a read`);
+    }
+  }
+
+  private write(match: V4EndpointMatch, request: V4Request, body: unknown): HttpReply {
+    const { vms, categories } = this.deps;
+    switch (match.endpoint) {
+      case `POST ${VMM_VMS_PATH}`:
+        return this.taskReference('CreateVmApiResponse', vms.submitCreate(createIntentFromV4(body, categories)).taskUuid, request.url);
+      case `PUT ${VMM_VMS_PATH}/{extId}`: {
+        const { vm, applied } = this.matchingVm(match.param, request);
+        return this.taskReference('UpdateVmApiResponse', vms.submitUpdate(vm.uuid, updateIntentFromV4(body, vm, applied, categories)), request.url);
+      }
+      case `DELETE ${VMM_VMS_PATH}/{extId}`: {
+        const { vm } = this.matchingVm(match.param, request);
+        return this.taskReference('DeleteVmApiResponse', vms.submitDelete(vm.uuid), request.url);
+      }
+      case `POST ${VMM_VMS_PATH}/{extId}/$actions/power-on`:
+        return this.power('power-on', match.param, request);
+      case `POST ${VMM_VMS_PATH}/{extId}/$actions/power-off`:
+        return this.power('power-off', match.param, request);
+      case `POST ${VMM_VMS_PATH}/{extId}/$actions/power-cycle`:
+        return this.power('power-cycle', match.param, request);
+      case `POST ${VMM_VMS_PATH}/{extId}/$actions/reset`:
+        return this.power('reset', match.param, request);
+      default:
+        throw new Error(`${match.endpoint} is not a write`);
+    }
+  }
+
+  /** power-cycle and reset restart a running VM and start a stopped one. */
+  private power(action: V4PowerAction, extId: string, request: V4Request): HttpReply {
+    const { vm, applied } = this.matchingVm(extId, request);
+    const on = action !== 'power-off';
+    const restart = action === 'power-cycle' || action === 'reset';
+    const taskUuid = this.deps.vms.submitUpdate(vm.uuid, powerIntent(vm, applied, on ? 'ON' : 'OFF'), { restart });
+    return this.taskReference(POWER_RESPONSE_TYPES[action], taskUuid, request.url);
+  }
+
+  /** A VM exists for v4 once its create task succeeded (until then its extId is only in the task). */
+  private visibleVm(extId: string): VmRecord {
+    const vm = this.deps.store.get(extId.toLowerCase());
+    if (!vm || vm.phase === 'creating') throw vmNotFoundV4(extId);
+    return vm;
+  }
+
+  /** The VM a change addresses, checked against the ETag the client read. */
+  private matchingVm(extId: string, request: V4Request): { vm: VmRecord; applied: NonNullable<VmRecord['applied']> } {
+    const vm = this.visibleVm(extId);
+    const applied = vm.applied;
+    if (!applied) throw vmNotFoundV4(extId);
+    const ifMatch = header(request, 'if-match');
+    if (ifMatch === undefined || ifMatch.trim() === '') {
+      throw new V4ApiError(428, 'MISSING_ETAG_HEADER', 'PLAT-10004', 'The If-Match header is missing: send the ETag of a GET of the VM.');
+    }
+    if (ifMatch.trim() !== etagOf(vm)) throw new V4ApiError(412, 'INVALID_ETAG_HEADER', 'PLAT-10005', 'Invalid eTag header: the VM has changed since it was read; GET it again for its current ETag.');
+    return { vm, applied };
+  }
+
+  private list(url: URL): HttpReply {
+    const query = url.searchParams;
+    const limit = integerParam(query.get('$limit'), '$limit', 1, V4_MAX_LIMIT) ?? V4_DEFAULT_LIMIT;
+    const page = integerParam(query.get('$page'), '$page', 0, Number.MAX_SAFE_INTEGER) ?? 0;
+    const predicate = parseODataFilter(query.get('$filter') ?? undefined, VM_FILTER_FIELDS);
+    const orderBy = (query.get('$orderby') ?? '').trim();
+    const order = /^name(\s+(asc|desc))?$/i.exec(orderBy);
+    if (orderBy !== '' && !order) throw invalidArgument(`$orderby '${orderBy}' is not supported by the simulator (it sorts by name, asc or desc).`);
+    const matches = this.deps.store.listable().filter((vm) => {
+      const shown = vm.applied ?? vm.spec;
+      return predicate({ name: shown.name, extId: vm.uuid, powerState: vm.applied?.resources.power_state ?? 'OFF', 'cluster/extId': shown.cluster_reference.uuid });
+    });
+    if (order) {
+      const direction = order[2]?.toLowerCase() === 'desc' ? -1 : 1;
+      const nameOf = (vm: VmRecord): string => (vm.applied ?? vm.spec).name;
+      matches.sort((a, b) => direction * (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+    }
+    const items = matches.slice(page * limit, page * limit + limit);
+    const lastPage = Math.max(0, Math.ceil(matches.length / limit) - 1);
+    const link = (rel: string, target: number): { href: string; rel: string } => {
+      const href = new URL(url);
+      href.searchParams.set('$page', String(target));
+      href.searchParams.set('$limit', String(limit));
+      return { href: href.toString(), rel };
+    };
+    const links = [
+      { href: url.toString(), rel: 'self' },
+      link('first', 0),
+      ...(page > 0 ? [link('prev', Math.min(page - 1, lastPage))] : []),
+      ...(page < lastPage ? [link('next', page + 1)] : []),
+      link('last', lastPage),
+    ];
+    const render = { inventory: this.deps.inventory, learnedIpDelayMs: this.deps.learnedIpMs };
+    return {
+      status: 200,
+      json: {
+        $objectType: `${CONFIG}.ListVmsApiResponse`,
+        $reserved: { ...V4_RESERVED },
+        // An empty page has no `data` at all, as on a real PC.
+        ...(items.length > 0 ? { $dataItemDiscriminator: `List<${CONFIG}.Vm>`, data: items.map((vm) => renderV4Vm(vm, render)) } : {}),
+        metadata: responseMetadata({ hasError: false, paginated: true, links, totalAvailableResults: matches.length }),
+      },
+    };
+  }
+
+  private task(extId: string, url: URL): HttpReply {
+    const uuid = (extId.startsWith(TASK_EXT_ID_PREFIX) ? extId.slice(TASK_EXT_ID_PREFIX.length) : extId).toLowerCase();
+    const view = this.deps.tasks.view(uuid);
+    if (!view) throw new V4ApiError(404, 'TASK_NOT_FOUND', 'PRISM-40404', `Task with extId '${extId}' does not exist.`);
+    return { status: 200, json: this.envelope('GetTaskApiResponse', 'prism.v4.config.Task', renderTask(view, this.deps.user), url, 'prism.v4.config') };
+  }
+
+  private taskReference(responseType: string, taskUuid: string, url: URL): HttpReply {
+    const reference = { $objectType: 'prism.v4.config.TaskReference', $reserved: { ...V4_RESERVED }, extId: taskExtId(taskUuid) };
+    return { status: 202, json: this.envelope(responseType, 'prism.v4.config.TaskReference', reference, url) };
+  }
+
+  private envelope(responseType: string, dataType: string, data: unknown, url: URL, responseNamespace = CONFIG): Record<string, unknown> {
+    return {
+      $objectType: `${responseNamespace}.${responseType}`,
+      $reserved: { ...V4_RESERVED },
+      $dataItemDiscriminator: dataType,
+      data,
+      metadata: responseMetadata({ hasError: false, paginated: false, links: [{ href: url.toString(), rel: 'self' }] }),
+    };
+  }
+}
+
+const POWER_RESPONSE_TYPES: Record<V4PowerAction, string> = {
+  'power-on': 'PowerOnVmApiResponse',
+  'power-off': 'PowerOffVmApiResponse',
+  'power-cycle': 'PowerCycleVmApiResponse',
+  reset: 'ResetVmApiResponse',
+};
+
+/** The `$objectType` of an endpoint's answer, which its errors carry too. */
+function responseTypeOf(endpoint: V4EndpointMatch['endpoint']): string | undefined {
+  switch (endpoint) {
+    case `POST ${VMM_VMS_PATH}`:
+      return `${CONFIG}.CreateVmApiResponse`;
+    case `GET ${VMM_VMS_PATH}`:
+      return `${CONFIG}.ListVmsApiResponse`;
+    case `GET ${VMM_VMS_PATH}/{extId}`:
+      return `${CONFIG}.GetVmApiResponse`;
+    case `PUT ${VMM_VMS_PATH}/{extId}`:
+      return `${CONFIG}.UpdateVmApiResponse`;
+    case `DELETE ${VMM_VMS_PATH}/{extId}`:
+      return `${CONFIG}.DeleteVmApiResponse`;
+    case `POST ${VMM_VMS_PATH}/{extId}/$actions/power-on`:
+      return `${CONFIG}.${POWER_RESPONSE_TYPES['power-on']}`;
+    case `POST ${VMM_VMS_PATH}/{extId}/$actions/power-off`:
+      return `${CONFIG}.${POWER_RESPONSE_TYPES['power-off']}`;
+    case `POST ${VMM_VMS_PATH}/{extId}/$actions/power-cycle`:
+      return `${CONFIG}.${POWER_RESPONSE_TYPES['power-cycle']}`;
+    case `POST ${VMM_VMS_PATH}/{extId}/$actions/reset`:
+      return `${CONFIG}.${POWER_RESPONSE_TYPES.reset}`;
+    case `GET ${PRISM_TASKS_PATH}/{extId}`:
+      return 'prism.v4.config.GetTaskApiResponse';
+    case 'OPTIONS /api/{namespace}/unversioned/info':
+      return undefined;
+  }
+}
+
+function integerParam(raw: string | null, name: string, minimum: number, maximum: number): number | undefined {
+  if (raw === null) return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < minimum || value > maximum) throw invalidArgument(`${name} must be an integer between ${minimum} and ${maximum}, not '${raw}'.`);
+  return value;
+}
+
+/** A v3 task as `prism.v4.config.Task`. */
+function renderTask(view: TaskView, user: Required<Reference>): Record<string, unknown> {
+  const typed = (type: string, fields: Record<string, unknown>): Record<string, unknown> => ({ $objectType: type, $reserved: { ...V4_RESERVED }, ...fields });
+  const failed = view.status === 'FAILED';
+  return typed('prism.v4.config.Task', {
+    extId: taskExtId(view.uuid),
+    operation: view.operation_type,
+    operationDescription: view.progress_message,
+    status: view.status,
+    progressPercentage: view.percentage_complete,
+    createdTime: view.creation_time,
+    ...(view.start_time === undefined ? {} : { startedTime: view.start_time }),
+    ...(view.completion_time === undefined ? {} : { completedTime: view.completion_time }),
+    lastUpdatedTime: view.last_update_time,
+    entitiesAffected: view.entity_reference_list.map((entity) => typed('prism.v4.config.EntityReference', { extId: entity.uuid, rel: entity.kind === 'vm' ? 'vmm:ahv:config:vm' : entity.kind })),
+    numberOfEntitiesAffected: view.entity_reference_list.length,
+    ...(view.cluster_reference ? { clusterExtIds: [view.cluster_reference.uuid] } : {}),
+    ownedBy: typed('prism.v4.config.OwnerReference', { extId: user.uuid, name: user.name }),
+    isCancelable: false,
+    isBackgroundTask: false,
+    numberOfSubtasks: 0,
+    ...(failed
+      ? {
+          errorMessages: [
+            {
+              $objectType: 'prism.v4.error.AppMessage',
+              $reserved: { ...V4_RESERVED },
+              message: view.error_detail ?? 'The task failed.',
+              severity: 'ERROR',
+              code: 'PRISM-50000',
+              locale: 'en_US',
+              errorGroup: view.error_code ?? 'INTERNAL_ERROR',
+            },
+          ],
+          legacyErrorMessage: view.error_detail ?? '',
+        }
+      : {}),
+  });
+}
+

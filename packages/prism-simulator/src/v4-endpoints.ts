@@ -1,0 +1,66 @@
+// The Prism Central v4 endpoints the simulator serves, named `METHOD /full/path-template` (v4 namespaces live under
+// different roots, so the names carry the whole path). Paths and methods are those of Nutanix's v4.2 SDKs
+// (vmm-go-client/v4 api/vm_api.go, prism-go-client/v4 api/tasks_api.go, client/api_client.go).
+
+export const VMM_VMS_PATH = '/api/vmm/v4.2/ahv/config/vms';
+export const PRISM_TASKS_PATH = '/api/prism/v4.2/config/tasks';
+
+/** Power actions the simulator carries out; each is `POST …/vms/{extId}/$actions/<action>` with no body. */
+export const V4_POWER_ACTIONS = ['power-on', 'power-off', 'power-cycle', 'reset'] as const;
+export type V4PowerAction = (typeof V4_POWER_ACTIONS)[number];
+
+export const V4_ENDPOINTS = [
+  'OPTIONS /api/{namespace}/unversioned/info',
+  `POST ${VMM_VMS_PATH}`,
+  `GET ${VMM_VMS_PATH}`,
+  `GET ${VMM_VMS_PATH}/{extId}`,
+  `PUT ${VMM_VMS_PATH}/{extId}`,
+  `DELETE ${VMM_VMS_PATH}/{extId}`,
+  `POST ${VMM_VMS_PATH}/{extId}/$actions/power-on`,
+  `POST ${VMM_VMS_PATH}/{extId}/$actions/power-off`,
+  `POST ${VMM_VMS_PATH}/{extId}/$actions/power-cycle`,
+  `POST ${VMM_VMS_PATH}/{extId}/$actions/reset`,
+  `GET ${PRISM_TASKS_PATH}/{extId}`,
+] as const;
+
+export type V4Endpoint = (typeof V4_ENDPOINTS)[number];
+
+export interface V4EndpointMatch {
+  endpoint: V4Endpoint;
+  /** The `{...}` segment of the path, decoded (the namespace for the version probe). */
+  param: string;
+}
+
+const TEMPLATES = V4_ENDPOINTS.map((endpoint) => {
+  const [method = '', template = ''] = endpoint.split(' ');
+  const escaped = template.replace(/[$.]/g, (c) => `\\${c}`);
+  const pattern = new RegExp(`^${escaped.replace(/\{[a-zA-Z]+\}/g, '([^/]+)')}/?$`);
+  return { endpoint, method, pattern };
+});
+
+/** Whether `path` is one a v4 client addresses (so that errors about it take the v4 shape). */
+export function isV4Path(path: string): boolean {
+  return /^\/api\/[a-z]+\/(v4\.\d+|unversioned)(\/|$)/.test(path);
+}
+
+/** The v4 namespace a path belongs to (`vmm`, `prism`, …), which names the error model its errors use. */
+export function v4NamespaceOf(path: string): string {
+  return /^\/api\/([a-z]+)\//.exec(path)?.[1] ?? 'vmm';
+}
+
+export function matchV4Endpoint(method: string, path: string): V4EndpointMatch | undefined {
+  for (const { endpoint, method: expected, pattern } of TEMPLATES) {
+    if (expected !== method) continue;
+    const match = pattern.exec(path);
+    if (!match) continue;
+    const raw = match[1] ?? '';
+    let param = raw;
+    try {
+      param = decodeURIComponent(raw);
+    } catch {
+      // keep the raw segment
+    }
+    return { endpoint, param };
+  }
+  return undefined;
+}

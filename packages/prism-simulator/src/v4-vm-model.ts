@@ -1,0 +1,358 @@
+// A VM in the shape of the v4.2 `vmm.v4.ahv.config.Vm` model, and the way back: a v4 create or update body as the
+// v3 intent the shared VM code runs. v3 and v4 are two views of one store, so a VM created through one is read,
+// changed and deleted through the other. Field names, enum values and `$objectType`s are those of
+// vmm-go-client/v4 v4.2.1 (models/vmm/v4/ahv/config); every object carries `$objectType` and `$reserved`, which the
+// SDK needs to choose a type for a one-of and to hang the ETag on.
+
+import { createHash } from 'node:crypto';
+import type { CategoryStore } from './categories.ts';
+import type { Inventory } from './inventory.ts';
+import { isPlainObject } from './schema-validation.ts';
+import { isoSeconds } from './tasks.ts';
+import { COMMON_RESERVED, V4_RESERVED, invalidArgument } from './v4-errors.ts';
+import type { DiskInput, NicInput, ReferenceInput, VmIntentInput } from './vm-schema.ts';
+import type { DiskSpec, NicSpec, VmRecord, VmSpec } from './vm-store.ts';
+
+const MIB = 1024 * 1024;
+const CONFIG = 'vmm.v4.ahv.config';
+
+const typed = (type: string, fields: Record<string, unknown>, reserved: Readonly<Record<string, string>> = V4_RESERVED): Record<string, unknown> => ({
+  $objectType: type,
+  $reserved: { ...reserved },
+  ...fields,
+});
+
+/**
+ * The extId of a category value. v3 names categories by key and value; v4 refers to each key:value pair by a UUID.
+ * The simulator derives it from the pair (a name-based UUID), so both APIs agree on it without a second store.
+ */
+export function categoryExtId(key: string, value: string): string {
+  const hex = createHash('sha1').update(`category:${key}=${value}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((Number.parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${hex.slice(18, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** v3 calls the POWER9 bus `SPAPR_VSCSI`; v4 calls it `SPAPR`. */
+const toV4Bus = (adapter: string): string => (adapter === 'SPAPR_VSCSI' ? 'SPAPR' : adapter);
+const toV3Bus = (bus: string): string => (bus === 'SPAPR' ? 'SPAPR_VSCSI' : bus);
+
+export interface RenderContext {
+  inventory: Inventory;
+  /** How long after power-on DHCP addresses show (SimulatorTimings.learnedIpMs). */
+  learnedIpDelayMs: number;
+}
+
+/** The VM as GET /vms/{extId} and the list show it: what its last successful task applied. */
+export function renderV4Vm(vm: VmRecord, context: RenderContext): Record<string, unknown> {
+  const shown = vm.applied ?? vm.spec;
+  const resources = shown.resources;
+  const bootConfig = isPlainObject(resources.boot_config) ? resources.boot_config : {};
+  const uefi = bootConfig.boot_type === 'UEFI' || bootConfig.boot_type === 'SECURE_BOOT';
+  const guestHasAddresses = vm.poweredOnAt !== undefined && performance.now() - vm.poweredOnAt >= context.learnedIpDelayMs;
+  const categories = Object.entries(vm.metadata.categoriesMapping).flatMap(([key, values]) => values.map((value) => typed(`${CONFIG}.CategoryReference`, { extId: categoryExtId(key, value) })));
+  const bootType = uefi ? `${CONFIG}.UefiBoot` : `${CONFIG}.LegacyBoot`;
+  const bootOrder = Array.isArray(bootConfig.boot_device_order_list) ? bootConfig.boot_device_order_list : ['CDROM', 'DISK', 'NETWORK'];
+  return typed(`${CONFIG}.Vm`, {
+    extId: vm.uuid,
+    name: shown.name,
+    ...(shown.description === undefined ? {} : { description: shown.description }),
+    createTime: isoSeconds(vm.creationTime),
+    updateTime: isoSeconds(vm.lastUpdateTime),
+    cluster: typed(`${CONFIG}.ClusterReference`, { extId: shown.cluster_reference.uuid }),
+    numSockets: resources.num_sockets,
+    numCoresPerSocket: resources.num_vcpus_per_socket,
+    numThreadsPerCore: resources.num_threads_per_core,
+    numNumaNodes: 0,
+    memorySizeBytes: resources.memory_size_mib * MIB,
+    powerState: vm.applied?.resources.power_state ?? 'OFF',
+    machineType: typeof resources.machine_type === 'string' ? resources.machine_type : 'PC',
+    hardwareClockTimezone: typeof resources.hardware_clock_timezone === 'string' ? resources.hardware_clock_timezone : 'UTC',
+    isAgentVm: resources.is_agent_vm === true,
+    isCpuHotplugEnabled: resources.cpu_hotplug_enabled !== false,
+    isScsiControllerEnabled: resources.scsi_controller_enabled !== false,
+    isVgaConsoleEnabled: resources.vga_console_enabled !== false,
+    isVcpuHardPinningEnabled: resources.is_vcpu_hard_pinned === true,
+    isMemoryOvercommitEnabled: resources.memory_overcommit_enabled === true,
+    isGpuConsoleEnabled: resources.gpu_console_enabled === true,
+    isCpuPassthroughEnabled: resources.enable_cpu_passthrough === true,
+    isBrandingEnabled: resources.disable_branding !== true,
+    isLiveMigrateCapable: true,
+    isCrossClusterMigrationInProgress: false,
+    biosUuid: vm.uuid,
+    generationUuid: vm.generationUuid,
+    protectionType: 'UNPROTECTED',
+    $bootConfigItemDiscriminator: bootType,
+    bootConfig: uefi
+      ? typed(bootType, { isSecureBootEnabled: bootConfig.boot_type === 'SECURE_BOOT' })
+      : typed(bootType, { bootOrder }),
+    categories,
+    disks: resources.disk_list.filter((d) => d.device_properties.device_type === 'DISK').map(renderDisk),
+    cdRoms: resources.disk_list.filter((d) => d.device_properties.device_type === 'CDROM').map(renderCdRom),
+    nics: resources.nic_list.map((nic) => renderNic(nic, vm, guestHasAddresses, context.inventory)),
+  });
+}
+
+function renderBacking(disk: DiskSpec): Record<string, unknown> {
+  const source = disk.data_source_reference;
+  const container = isPlainObject(disk.storage_config) && isPlainObject(disk.storage_config.storage_container_reference) ? disk.storage_config.storage_container_reference : undefined;
+  const reference = source?.kind === 'image'
+    ? typed(`${CONFIG}.ImageReference`, { imageExtId: source.uuid })
+    : source ? typed(`${CONFIG}.VmDiskReference`, { diskExtId: source.uuid }) : undefined;
+  return typed(`${CONFIG}.VmDisk`, {
+    diskExtId: disk.uuid,
+    ...(disk.disk_size_bytes === undefined ? {} : { diskSizeBytes: disk.disk_size_bytes }),
+    ...(typeof container?.uuid === 'string' ? { storageContainer: typed(`${CONFIG}.VmDiskContainerReference`, { extId: container.uuid }) } : {}),
+    ...(reference ? { dataSource: typed(`${CONFIG}.DataSource`, { $referenceItemDiscriminator: reference.$objectType, reference }) } : {}),
+    isMigrationInProgress: false,
+  });
+}
+
+function renderDisk(disk: DiskSpec): Record<string, unknown> {
+  const address = disk.device_properties.disk_address;
+  return typed(`${CONFIG}.Disk`, {
+    extId: disk.uuid,
+    diskAddress: typed(`${CONFIG}.DiskAddress`, { busType: toV4Bus(address.adapter_type), index: address.device_index }),
+    $backingInfoItemDiscriminator: `${CONFIG}.VmDisk`,
+    backingInfo: renderBacking(disk),
+  });
+}
+
+function renderCdRom(disk: DiskSpec): Record<string, unknown> {
+  const address = disk.device_properties.disk_address;
+  return typed(`${CONFIG}.CdRom`, {
+    extId: disk.uuid,
+    diskAddress: typed(`${CONFIG}.CdRomAddress`, { busType: address.adapter_type === 'SATA' ? 'SATA' : 'IDE', index: address.device_index }),
+    ...(disk.data_source_reference ? { backingInfo: renderBacking(disk), isoType: 'OTHER' } : {}),
+  });
+}
+
+function renderNic(nic: NicSpec, vm: VmRecord, guestHasAddresses: boolean, inventory: Inventory): Record<string, unknown> {
+  const prefixLength = Number(inventory.subnet(nic.subnet_reference.uuid)?.cidr.split('/')[1] ?? 32);
+  const address = (ip: string): Record<string, unknown> => typed('common.v1.config.IPv4Address', { value: ip, prefixLength }, COMMON_RESERVED);
+  const [assigned, ...secondary] = nic.ip_endpoint_list.filter((e) => e.type === 'ASSIGNED');
+  const learned = vm.learnedIps.get(nic.uuid);
+  const backing = {
+    macAddress: nic.mac_address,
+    isConnected: nic.is_connected,
+    model: 'VIRTIO',
+    numQueues: typeof nic.num_queues === 'number' ? nic.num_queues : 1,
+  };
+  const network = {
+    nicType: typeof nic.nic_type === 'string' ? nic.nic_type : 'NORMAL_NIC',
+    subnet: typed(`${CONFIG}.SubnetReference`, { extId: nic.subnet_reference.uuid }),
+    vlanMode: typeof nic.vlan_mode === 'string' ? nic.vlan_mode : 'ACCESS',
+    shouldAllowUnknownMacs: false,
+    ipv4Config: typed(`${CONFIG}.Ipv4Config`, {
+      shouldAssignIp: assigned !== undefined,
+      ...(assigned ? { ipAddress: address(assigned.ip) } : {}),
+      ...(secondary.length > 0 ? { secondaryIpAddressList: secondary.map((e) => address(e.ip)) } : {}),
+    }),
+    ...(guestHasAddresses && nic.is_connected && learned !== undefined ? { ipv4Info: typed(`${CONFIG}.Ipv4Info`, { learnedIpAddresses: [address(learned)] }) } : {}),
+  };
+  // v4.2 added `nicBackingInfo` / `nicNetworkInfo` (one-ofs) beside the older `backingInfo` / `networkInfo`;
+  // a v4.2 PC fills both, so clients written for either find their fields.
+  return typed(`${CONFIG}.Nic`, {
+    extId: nic.uuid,
+    backingInfo: typed(`${CONFIG}.EmulatedNic`, backing),
+    networkInfo: typed(`${CONFIG}.NicNetworkInfo`, network),
+    $nicBackingInfoItemDiscriminator: `${CONFIG}.VirtualEthernetNic`,
+    nicBackingInfo: typed(`${CONFIG}.VirtualEthernetNic`, backing),
+    $nicNetworkInfoItemDiscriminator: `${CONFIG}.VirtualEthernetNicNetworkInfo`,
+    nicNetworkInfo: typed(`${CONFIG}.VirtualEthernetNicNetworkInfo`, network),
+  });
+}
+
+// ---- v4 bodies to v3 intents -------------------------------------------------------------------------------
+
+type Json = Record<string, unknown>;
+
+function field<T>(object: Json, name: string, path: string, check: (value: unknown) => value is T, what: string): T | undefined {
+  const value = object[name];
+  if (value === undefined || value === null) return undefined;
+  if (!check(value)) throw invalidArgument(`${path}${name}: ${JSON.stringify(value)} is not ${what}.`);
+  return value;
+}
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isObject = (v: unknown): v is Json => isPlainObject(v);
+const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
+
+function extIdOf(object: Json, name: string, path: string): string | undefined {
+  const reference = field(object, name, path, isObject, 'an object');
+  return reference ? field(reference, 'extId', `${path}${name}.`, isString, 'a string') : undefined;
+}
+
+function oneOf<T extends string>(object: Json, name: string, path: string, values: readonly T[]): T | undefined {
+  const value = field(object, name, path, isString, 'a string');
+  if (value !== undefined && !(values as readonly string[]).includes(value)) throw invalidArgument(`${path}${name}: '${value}' is not one of ${values.join(', ')}.`);
+  return value as T | undefined;
+}
+
+/** The parts of a v4 Vm that a create or an update changes, as v3 resources. */
+function cpuAndMemory(body: Json): Json {
+  const resources: Json = {};
+  const numSockets = field(body, 'numSockets', '', isInt, 'a non-negative integer');
+  const cores = field(body, 'numCoresPerSocket', '', isInt, 'a non-negative integer');
+  const threads = field(body, 'numThreadsPerCore', '', isInt, 'a non-negative integer');
+  const memory = field(body, 'memorySizeBytes', '', isInt, 'a non-negative integer');
+  if (numSockets !== undefined) resources.num_sockets = numSockets;
+  if (cores !== undefined) resources.num_vcpus_per_socket = cores;
+  if (threads !== undefined) resources.num_threads_per_core = threads;
+  if (memory !== undefined) {
+    if (memory % MIB !== 0) throw invalidArgument(`memorySizeBytes: ${memory} is not a whole number of MiB.`);
+    resources.memory_size_mib = memory / MIB;
+  }
+  return resources;
+}
+
+function categoriesMapping(body: Json, categories: CategoryStore): Record<string, string[]> | undefined {
+  const list = field(body, 'categories', '', isArray, 'an array');
+  if (list === undefined) return undefined;
+  const byExtId = new Map(categories.snapshot().flatMap((key) => key.values.map((value) => [categoryExtId(key.name, value), [key.name, value] as const])));
+  const mapping: Record<string, string[]> = {};
+  list.forEach((item, index) => {
+    const extId = isObject(item) ? field(item, 'extId', `categories[${index}].`, isString, 'a string') : undefined;
+    if (extId === undefined) throw invalidArgument(`categories[${index}]: a category reference needs an extId.`);
+    const pair = byExtId.get(extId.toLowerCase());
+    if (!pair) throw invalidArgument(`categories[${index}]: category ${extId} does not exist.`);
+    const [key, value] = pair;
+    mapping[key] = [...(mapping[key] ?? []), value];
+  });
+  return mapping;
+}
+
+function dataSourceOf(backing: Json, path: string): ReferenceInput | undefined {
+  const source = field(backing, 'dataSource', path, isObject, 'an object');
+  const reference = source ? field(source, 'reference', `${path}dataSource.`, isObject, 'an object') : undefined;
+  if (!reference) return undefined;
+  const imageExtId = field(reference, 'imageExtId', `${path}dataSource.reference.`, isString, 'a string');
+  if (imageExtId !== undefined) return { kind: 'image', uuid: imageExtId };
+  const diskExtId = field(reference, 'diskExtId', `${path}dataSource.reference.`, isString, 'a string');
+  if (diskExtId !== undefined) return { kind: 'vm_disk', uuid: diskExtId };
+  throw invalidArgument(`${path}dataSource.reference: needs imageExtId (an ImageReference) or diskExtId (a VmDiskReference).`);
+}
+
+function diskInput(item: unknown, index: number, deviceType: 'DISK' | 'CDROM'): DiskInput {
+  const path = `${deviceType === 'DISK' ? 'disks' : 'cdRoms'}[${index}].`;
+  if (!isObject(item)) throw invalidArgument(`${path.slice(0, -1)}: not an object.`);
+  const address = field(item, 'diskAddress', path, isObject, 'an object') ?? {};
+  const busTypes = deviceType === 'DISK' ? (['SCSI', 'IDE', 'PCI', 'SATA', 'SPAPR'] as const) : (['IDE', 'SATA'] as const);
+  const bus = oneOf(address, 'busType', `${path}diskAddress.`, busTypes);
+  const deviceIndex = field(address, 'index', `${path}diskAddress.`, isInt, 'a non-negative integer');
+  const backing = field(item, 'backingInfo', path, isObject, 'an object') ?? {};
+  const size = field(backing, 'diskSizeBytes', `${path}backingInfo.`, isInt, 'a non-negative integer');
+  const source = dataSourceOf(backing, `${path}backingInfo.`);
+  const container = extIdOf(backing, 'storageContainer', `${path}backingInfo.`);
+  const extId = field(item, 'extId', path, isString, 'a string');
+  return {
+    ...(extId === undefined ? {} : { uuid: extId }),
+    device_properties: { device_type: deviceType, disk_address: { ...(bus === undefined ? {} : { adapter_type: toV3Bus(bus) }), ...(deviceIndex === undefined ? {} : { device_index: deviceIndex }) } },
+    ...(size === undefined ? {} : { disk_size_bytes: size }),
+    ...(source ? { data_source_reference: source } : {}),
+    ...(container === undefined ? {} : { storage_config: { storage_container_reference: { kind: 'storage_container', uuid: container } } }),
+  };
+}
+
+function nicInput(item: unknown, index: number): NicInput {
+  const path = `nics[${index}].`;
+  if (!isObject(item)) throw invalidArgument(`nics[${index}]: not an object.`);
+  // The v4.2 one-of fields win over the older ones they replace.
+  const backing = field(item, 'nicBackingInfo', path, isObject, 'an object') ?? field(item, 'backingInfo', path, isObject, 'an object') ?? {};
+  const network = field(item, 'nicNetworkInfo', path, isObject, 'an object') ?? field(item, 'networkInfo', path, isObject, 'an object') ?? {};
+  const subnet = extIdOf(network, 'subnet', `${path}networkInfo.`);
+  const config = field(network, 'ipv4Config', `${path}networkInfo.`, isObject, 'an object');
+  const address = config ? field(config, 'ipAddress', `${path}networkInfo.ipv4Config.`, isObject, 'an object') : undefined;
+  const ip = address ? field(address, 'value', `${path}networkInfo.ipv4Config.ipAddress.`, isString, 'a string') : undefined;
+  const mac = field(backing, 'macAddress', `${path}backingInfo.`, isString, 'a string');
+  const connected = field(backing, 'isConnected', `${path}backingInfo.`, isBool, 'a boolean');
+  const queues = field(backing, 'numQueues', `${path}backingInfo.`, isInt, 'a non-negative integer');
+  const nicType = oneOf(network, 'nicType', `${path}networkInfo.`, ['NORMAL_NIC', 'DIRECT_NIC', 'NETWORK_FUNCTION_NIC', 'SPAN_DESTINATION_NIC']);
+  const vlanMode = oneOf(network, 'vlanMode', `${path}networkInfo.`, ['ACCESS', 'TRUNK']);
+  const extId = field(item, 'extId', path, isString, 'a string');
+  return {
+    ...(extId === undefined ? {} : { uuid: extId }),
+    ...(subnet === undefined ? {} : { subnet_reference: { kind: 'subnet', uuid: subnet } }),
+    ...(mac === undefined ? {} : { mac_address: mac }),
+    ...(ip === undefined ? {} : { ip_endpoint_list: [{ ip, type: 'ASSIGNED' as const }] }),
+    ...(connected === undefined ? {} : { is_connected: connected }),
+    ...(queues === undefined ? {} : { num_queues: queues }),
+    ...(nicType === undefined ? {} : { nic_type: nicType }),
+    ...(vlanMode === undefined ? {} : { vlan_mode: vlanMode }),
+  };
+}
+
+function bootConfigInput(body: Json): Json | undefined {
+  const boot = field(body, 'bootConfig', '', isObject, 'an object');
+  if (!boot) return undefined;
+  const type = typeof boot.$objectType === 'string' ? boot.$objectType : body.$bootConfigItemDiscriminator;
+  if (type === `${CONFIG}.UefiBoot`) return { boot_type: boot.isSecureBootEnabled === true ? 'SECURE_BOOT' : 'UEFI' };
+  if (type === `${CONFIG}.LegacyBoot` || type === undefined) {
+    const order = field(boot, 'bootOrder', 'bootConfig.', isArray, 'an array');
+    return { boot_type: 'LEGACY', ...(order ? { boot_device_order_list: order } : {}) };
+  }
+  throw invalidArgument(`bootConfig: ${JSON.stringify(type)} is not vmm.v4.ahv.config.LegacyBoot or vmm.v4.ahv.config.UefiBoot.`);
+}
+
+/** A v4 create body as the v3 intent the shared create runs. */
+export function createIntentFromV4(body: unknown, categories: CategoryStore): VmIntentInput {
+  if (!isObject(body)) throw invalidArgument('The request body must be a vmm.v4.ahv.config.Vm object.');
+  const name = field(body, 'name', '', isString, 'a string');
+  if (name === undefined || name === '') throw invalidArgument('name: a VM needs a name.');
+  const description = field(body, 'description', '', isString, 'a string');
+  const cluster = extIdOf(body, 'cluster', '');
+  const powerState = oneOf(body, 'powerState', '', ['ON', 'OFF']);
+  const disks = field(body, 'disks', '', isArray, 'an array') ?? [];
+  const cdRoms = field(body, 'cdRoms', '', isArray, 'an array') ?? [];
+  const nics = field(body, 'nics', '', isArray, 'an array') ?? [];
+  const boot = bootConfigInput(body);
+  const mapping = categoriesMapping(body, categories);
+  return {
+    metadata: { kind: 'vm', ...(mapping ? { use_categories_mapping: true, categories_mapping: mapping } : {}) },
+    spec: {
+      name,
+      ...(description === undefined ? {} : { description }),
+      ...(cluster === undefined ? {} : { cluster_reference: { kind: 'cluster', uuid: cluster } }),
+      resources: {
+        ...cpuAndMemory(body),
+        ...(powerState === undefined ? {} : { power_state: powerState }),
+        ...(boot ? { boot_config: boot } : {}),
+        disk_list: [...disks.map((d, i) => diskInput(d, i, 'DISK')), ...cdRoms.map((d, i) => diskInput(d, i, 'CDROM'))],
+        nic_list: nics.map(nicInput),
+      },
+    },
+  };
+}
+
+/**
+ * A v4 update body as a v3 intent over the VM's applied spec. A v4 PUT changes the VM's own configuration (name,
+ * description, CPU, memory, boot, categories); disks, NICs and CD-ROMs have endpoints of their own in v4 and the
+ * power state has actions, so those are kept as they are whatever the body says.
+ */
+export function updateIntentFromV4(body: unknown, vm: VmRecord, applied: VmSpec, categories: CategoryStore): VmIntentInput {
+  if (!isObject(body)) throw invalidArgument('The request body must be a vmm.v4.ahv.config.Vm object.');
+  const name = field(body, 'name', '', isString, 'a string') ?? applied.name;
+  const description = field(body, 'description', '', isString, 'a string') ?? applied.description;
+  const cluster = extIdOf(body, 'cluster', '');
+  const boot = bootConfigInput(body);
+  const mapping = categoriesMapping(body, categories) ?? vm.metadata.categoriesMapping;
+  const spec = structuredClone(applied);
+  return {
+    metadata: { kind: 'vm', spec_version: vm.specVersion, use_categories_mapping: true, categories_mapping: structuredClone(mapping) },
+    spec: {
+      ...spec,
+      name,
+      ...(description === undefined ? {} : { description }),
+      cluster_reference: cluster === undefined ? spec.cluster_reference : { kind: 'cluster', uuid: cluster },
+      resources: { ...spec.resources, ...cpuAndMemory(body), ...(boot ? { boot_config: boot } : {}) },
+    },
+  };
+}
+
+/** The v3 intent of a power action: the applied spec with another power state. */
+export function powerIntent(vm: VmRecord, applied: VmSpec, powerState: 'ON' | 'OFF'): VmIntentInput {
+  const spec = structuredClone(applied);
+  return {
+    metadata: { kind: 'vm', spec_version: vm.specVersion, use_categories_mapping: true, categories_mapping: structuredClone(vm.metadata.categoriesMapping) },
+    spec: { ...spec, resources: { ...spec.resources, power_state: powerState } },
+  };
+}

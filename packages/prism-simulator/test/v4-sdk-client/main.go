@@ -1,0 +1,417 @@
+// Drives the prism-simulator's v4 API with Nutanix's official v4.2 Go SDKs (vmm-go-client/v4 and
+// prism-go-client/v4), the way a Go operator would: create a VM with an NTNX-Request-Id (and repeat it),
+// poll the task, list with $filter, get with its ETag, update with If-Match (and see a stale ETag refused),
+// power-cycle, delete, and see the VM gone.
+//
+// Nothing it cannot decode passes: the SDK ignores json.Unmarshal errors and keeps unknown fields and enum
+// values aside, so every answer is checked for the Go type the SDK should have chosen, for fields the SDK
+// does not know ($unknownFields), for enum values it does not know ($UNKNOWN), and is decoded a second time
+// from the raw bytes with the error checked.
+//
+// Configuration (environment): SIM_HOST, SIM_PORT, SIM_USERNAME, SIM_PASSWORD, SIM_CLUSTER, SIM_IMAGE,
+// SIM_SUBNET; SSL_CERT_FILE names the simulator's CA, so TLS is verified as with a real Prism Central.
+package main
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	prismapi "github.com/nutanix/ntnx-api-golang-clients/prism-go-client/v4/api"
+	prismclient "github.com/nutanix/ntnx-api-golang-clients/prism-go-client/v4/client"
+	prismconfig "github.com/nutanix/ntnx-api-golang-clients/prism-go-client/v4/models/prism/v4/config"
+	vmmapi "github.com/nutanix/ntnx-api-golang-clients/vmm-go-client/v4/api"
+	vmmclient "github.com/nutanix/ntnx-api-golang-clients/vmm-go-client/v4/client"
+	vmmconfig "github.com/nutanix/ntnx-api-golang-clients/vmm-go-client/v4/models/vmm/v4/ahv/config"
+	vmmerror "github.com/nutanix/ntnx-api-golang-clients/vmm-go-client/v4/models/vmm/v4/error"
+)
+
+type env struct {
+	host, username, password, cluster, image, subnet string
+	port                                            int
+}
+
+func mustEnv(name string) string {
+	value := os.Getenv(name)
+	if value == "" {
+		fail("environment variable %s is not set", name)
+	}
+	return value
+}
+
+func fail(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, "FAIL: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func step(format string, args ...interface{}) {
+	fmt.Printf("step: "+format+"\n", args...)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// undecoded lists what the SDK could not place in a decoded value: fields in $unknownFields and enum values
+// that decoded as $UNKNOWN.
+func undecoded(value reflect.Value, path string, problems *[]string) {
+	if !value.IsValid() {
+		return
+	}
+	if getName := value.MethodByName("GetName"); getName.IsValid() && value.Kind() == reflect.Int && getName.Type().NumIn() == 0 {
+		if name := getName.Call(nil)[0].String(); name == "$UNKNOWN" {
+			*problems = append(*problems, path+": enum value the SDK does not know")
+		}
+		return
+	}
+	switch value.Kind() {
+	case reflect.Ptr, reflect.Interface:
+		if !value.IsNil() {
+			undecoded(value.Elem(), path, problems)
+		}
+	case reflect.Slice:
+		for i := 0; i < value.Len(); i++ {
+			undecoded(value.Index(i), fmt.Sprintf("%s[%d]", path, i), problems)
+		}
+	case reflect.Struct:
+		if !value.CanAddr() {
+			// A struct held in an interface (a one-of's value); GetValue() needs a pointer receiver.
+			copied := reflect.New(value.Type()).Elem()
+			copied.Set(value)
+			value = copied
+		}
+		t := value.Type()
+		for i := 0; i < value.NumField(); i++ {
+			f := t.Field(i)
+			if f.Name == "UnknownFields_" {
+				if m, ok := value.Field(i).Interface().(map[string]interface{}); ok && len(m) > 0 {
+					keys := make([]string, 0, len(m))
+					for k := range m {
+						keys = append(keys, k)
+					}
+					*problems = append(*problems, fmt.Sprintf("%s: fields the SDK does not know: %v", path, keys))
+				}
+				continue
+			}
+			if !f.IsExported() {
+				// The one-of holders keep their value in unexported fields; GetValue() reaches it.
+				continue
+			}
+			undecoded(value.Field(i), path+"."+f.Name, problems)
+		}
+		if getValue := value.Addr().MethodByName("GetValue"); getValue.IsValid() && getValue.Type().NumIn() == 0 {
+			undecoded(getValue.Call(nil)[0], path+"<one-of>", problems)
+		}
+	}
+}
+
+func checkDecoded(what string, value interface{}) {
+	var problems []string
+	undecoded(reflect.ValueOf(value), what, &problems)
+	if len(problems) > 0 {
+		fail("%s did not decode cleanly:\n  %s", what, strings.Join(problems, "\n  "))
+	}
+}
+
+// strict fetches path with plain net/http (same credentials, same verified TLS) and decodes it into target
+// with json.Unmarshal's error checked, which the SDK itself does not do.
+func strict(e env, path string, target interface{}) {
+	request, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("https://%s:%d%s", e.host, e.port, path), nil)
+	request.SetBasicAuth(e.username, e.password)
+	request.Header.Set("Accept", "application/json")
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{}}}
+	response, err := client.Do(request)
+	if err != nil {
+		fail("GET %s: %v", path, err)
+	}
+	defer response.Body.Close()
+	body, _ := io.ReadAll(response.Body)
+	if response.StatusCode != http.StatusOK {
+		fail("GET %s: %s: %s", path, response.Status, body)
+	}
+	if err := json.Unmarshal(body, target); err != nil {
+		fail("GET %s: the SDK model does not decode the answer: %v\n%s", path, err, body)
+	}
+	checkDecoded("GET "+path, target)
+}
+
+// apiError is the v4 error in a failed SDK call's body.
+func apiError(err error) (status string, message vmmerror.AppMessage) {
+	var generic vmmclient.GenericOpenAPIError
+	if !errors.As(err, &generic) {
+		fail("expected an API error, got %v", err)
+	}
+	decoded := vmmconfig.NewGetVmApiResponse()
+	if e := json.Unmarshal(generic.Body, decoded); e != nil {
+		fail("the error body does not decode: %v\n%s", e, generic.Body)
+	}
+	checkDecoded("error body", decoded)
+	errorResponse, ok := decoded.GetData().(vmmerror.ErrorResponse)
+	if !ok {
+		fail("the error body's data is %T, not vmm.v4.error.ErrorResponse: %s", decoded.GetData(), generic.Body)
+	}
+	messages, ok := errorResponse.GetError().([]vmmerror.AppMessage)
+	if !ok || len(messages) == 0 {
+		fail("the error body has no AppMessage list: %s", generic.Body)
+	}
+	return generic.Status, messages[0]
+}
+
+func waitForTask(tasks *prismapi.TasksApi, extId string) prismconfig.Task {
+	for poll := 0; poll < 600; poll++ {
+		response, err := tasks.GetTaskById(&extId, nil)
+		if err != nil {
+			fail("GetTaskById %s: %v", extId, err)
+		}
+		checkDecoded("task", response)
+		task, ok := response.GetData().(prismconfig.Task)
+		if !ok {
+			fail("GetTaskById %s: data is %T, not prism.v4.config.Task", extId, response.GetData())
+		}
+		if task.Status == nil || task.ExtId == nil || *task.ExtId != extId {
+			fail("GetTaskById %s: incomplete task %+v", extId, task)
+		}
+		switch *task.Status {
+		case prismconfig.TASKSTATUS_QUEUED, prismconfig.TASKSTATUS_RUNNING:
+			time.Sleep(20 * time.Millisecond)
+			continue
+		case prismconfig.TASKSTATUS_SUCCEEDED:
+			return task
+		default:
+			detail := ""
+			if task.LegacyErrorMessage != nil {
+				detail = *task.LegacyErrorMessage
+			}
+			fail("task %s ended %s: %s", extId, task.Status.GetName(), detail)
+		}
+	}
+	fail("task %s did not finish", extId)
+	return prismconfig.Task{}
+}
+
+func taskOf(what string, data interface{}) string {
+	reference, ok := data.(prismconfig.TaskReference)
+	if ok && reference.ExtId != nil {
+		return *reference.ExtId
+	}
+	// The vmm SDK has its own copy of the prism TaskReference model.
+	if raw, err := json.Marshal(data); err == nil {
+		var generic struct {
+			ObjectType string `json:"$objectType"`
+			ExtId      string `json:"extId"`
+		}
+		if json.Unmarshal(raw, &generic) == nil && generic.ObjectType == "prism.v4.config.TaskReference" && generic.ExtId != "" {
+			return generic.ExtId
+		}
+	}
+	fail("%s: data is %T, not a TaskReference", what, data)
+	return ""
+}
+
+func getVm(vms *vmmapi.VmApi, extId string) (vmmconfig.Vm, string) {
+	response, err := vms.GetVmById(&extId)
+	if err != nil {
+		fail("GetVmById %s: %v", extId, err)
+	}
+	checkDecoded("GetVmById", response)
+	vm, ok := response.GetData().(vmmconfig.Vm)
+	if !ok {
+		fail("GetVmById: data is %T, not vmm.v4.ahv.config.Vm", response.GetData())
+	}
+	etag := vms.ApiClient.GetEtag(response)
+	if etag == "" {
+		fail("GetVmById: no ETag in the answer")
+	}
+	return vm, etag
+}
+
+func main() {
+	port, err := strconv.Atoi(mustEnv("SIM_PORT"))
+	if err != nil {
+		fail("SIM_PORT: %v", err)
+	}
+	e := env{host: mustEnv("SIM_HOST"), port: port, username: mustEnv("SIM_USERNAME"), password: mustEnv("SIM_PASSWORD"), cluster: mustEnv("SIM_CLUSTER"), image: mustEnv("SIM_IMAGE"), subnet: mustEnv("SIM_SUBNET")}
+
+	vmmClient := vmmclient.NewApiClient()
+	vmmClient.Host, vmmClient.Port, vmmClient.Username, vmmClient.Password = e.host, e.port, e.username, e.password
+	vmmClient.VerifySSL = true
+	vmmClient.RetryInterval = 200 * time.Millisecond
+	vmmClient.LoggerFile = os.Getenv("SDK_LOG_FILE")
+	prismClient := prismclient.NewApiClient()
+	prismClient.Host, prismClient.Port, prismClient.Username, prismClient.Password = e.host, e.port, e.username, e.password
+	prismClient.VerifySSL = true
+	prismClient.RetryInterval = 200 * time.Millisecond
+	prismClient.LoggerFile = os.Getenv("SDK_LOG_FILE")
+	vms := vmmapi.NewVmApi(vmmClient)
+	tasks := prismapi.NewTasksApi(prismClient)
+
+	name := fmt.Sprintf("sdk-v4-%d", time.Now().UnixNano())
+
+	// Create, with the request id chosen by the caller so that the repeat below can reuse it.
+	vm := vmmconfig.NewVm()
+	vm.Name = ptr(name)
+	vm.Description = ptr("created by the official v4 SDK")
+	vm.NumSockets = ptr(1)
+	vm.NumCoresPerSocket = ptr(2)
+	vm.NumThreadsPerCore = ptr(1)
+	vm.MemorySizeBytes = ptr(int64(2 * 1024 * 1024 * 1024))
+	vm.Cluster = vmmconfig.NewClusterReference()
+	vm.Cluster.ExtId = ptr(e.cluster)
+	imageReference := vmmconfig.NewImageReference()
+	imageReference.ImageExtId = ptr(e.image)
+	dataSource := vmmconfig.NewDataSource()
+	if err := dataSource.SetReference(*imageReference); err != nil {
+		fail("SetReference: %v", err)
+	}
+	vmDisk := vmmconfig.NewVmDisk()
+	vmDisk.DiskSizeBytes = ptr(int64(20 * 1024 * 1024 * 1024))
+	vmDisk.DataSource = dataSource
+	disk := vmmconfig.NewDisk()
+	disk.DiskAddress = vmmconfig.NewDiskAddress()
+	disk.DiskAddress.BusType = vmmconfig.DISKBUSTYPE_SCSI.Ref()
+	disk.DiskAddress.Index = ptr(0)
+	if err := disk.SetBackingInfo(*vmDisk); err != nil {
+		fail("SetBackingInfo: %v", err)
+	}
+	vm.Disks = []vmmconfig.Disk{*disk}
+	network := vmmconfig.NewVirtualEthernetNicNetworkInfo()
+	network.Subnet = vmmconfig.NewSubnetReference()
+	network.Subnet.ExtId = ptr(e.subnet)
+	nic := vmmconfig.NewNic()
+	if err := nic.SetNicNetworkInfo(*network); err != nil {
+		fail("SetNicNetworkInfo: %v", err)
+	}
+	vm.Nics = []vmmconfig.Nic{*nic}
+
+	requestId := fmt.Sprintf("%08x-0000-4000-8000-%012x", time.Now().Unix(), time.Now().UnixNano()&0xffffffffffff)
+	args := map[string]interface{}{"NTNX-Request-Id": ptr(requestId)}
+	created, err := vms.CreateVm(vm, args)
+	if err != nil {
+		fail("CreateVm: %v", err)
+	}
+	checkDecoded("CreateVm", created)
+	createTask := taskOf("CreateVm", created.GetData())
+	step("CreateVm accepted, task %s", createTask)
+
+	again, err := vms.CreateVm(vm, args)
+	if err != nil {
+		fail("CreateVm repeated with the same NTNX-Request-Id: %v", err)
+	}
+	if repeated := taskOf("CreateVm (repeated)", again.GetData()); repeated != createTask {
+		fail("CreateVm repeated with the same NTNX-Request-Id gave task %s, not %s", repeated, createTask)
+	}
+	step("CreateVm repeated with the same NTNX-Request-Id: the same task")
+
+	task := waitForTask(tasks, createTask)
+	extId := ""
+	for _, entity := range task.EntitiesAffected {
+		if entity.Rel != nil && *entity.Rel == "vmm:ahv:config:vm" && entity.ExtId != nil {
+			extId = *entity.ExtId
+		}
+	}
+	if extId == "" {
+		fail("the create task names no vmm:ahv:config:vm entity: %+v", task.EntitiesAffected)
+	}
+	strict(e, "/api/prism/v4.2/config/tasks/"+url.PathEscape(createTask), prismconfig.NewGetTaskApiResponse())
+	step("create task SUCCEEDED, VM %s", extId)
+
+	// List with $filter: exactly the one VM.
+	filter := fmt.Sprintf("name eq '%s'", name)
+	listed, err := vms.ListVms(ptr(0), ptr(50), &filter, nil, nil)
+	if err != nil {
+		fail("ListVms: %v", err)
+	}
+	checkDecoded("ListVms", listed)
+	items, ok := listed.GetData().([]vmmconfig.Vm)
+	if !ok || len(items) != 1 || items[0].ExtId == nil || *items[0].ExtId != extId {
+		fail("ListVms $filter=%s: expected exactly VM %s, got %T %+v", filter, extId, listed.GetData(), listed.GetData())
+	}
+	if listed.Metadata == nil || listed.Metadata.TotalAvailableResults == nil || *listed.Metadata.TotalAvailableResults != 1 {
+		fail("ListVms: metadata.totalAvailableResults is not 1: %+v", listed.Metadata)
+	}
+	strict(e, "/api/vmm/v4.2/ahv/config/vms?%24filter="+url.QueryEscape(filter), vmmconfig.NewListVmsApiResponse())
+	step("ListVms $filter=%q: the VM", filter)
+
+	// Get: the VM as created, with an ETag.
+	current, etag := getVm(vms, extId)
+	if current.Name == nil || *current.Name != name || current.NumCoresPerSocket == nil || *current.NumCoresPerSocket != 2 || current.MemorySizeBytes == nil || *current.MemorySizeBytes != 2*1024*1024*1024 {
+		fail("GetVmById: the VM is not what was created: %+v", current)
+	}
+	if len(current.Disks) != 1 || len(current.Nics) != 1 || current.PowerState == nil {
+		fail("GetVmById: expected one disk, one NIC and a power state: %+v", current)
+	}
+	if _, ok := current.Disks[0].GetBackingInfo().(vmmconfig.VmDisk); !ok {
+		fail("GetVmById: the disk's backingInfo is %T, not VmDisk", current.Disks[0].GetBackingInfo())
+	}
+	if _, ok := current.Nics[0].GetNicNetworkInfo().(vmmconfig.VirtualEthernetNicNetworkInfo); !ok {
+		fail("GetVmById: the NIC's nicNetworkInfo is %T, not VirtualEthernetNicNetworkInfo", current.Nics[0].GetNicNetworkInfo())
+	}
+	strict(e, "/api/vmm/v4.2/ahv/config/vms/"+extId, vmmconfig.NewGetVmApiResponse())
+	step("GetVmById: %s, %s, ETag %s", *current.Name, current.PowerState.GetName(), etag)
+
+	// Update with If-Match: the SDK sends the ETag it put in the VM's $reserved; pass it explicitly too.
+	current.NumSockets = ptr(2)
+	updated, err := vms.UpdateVmById(&extId, &current, map[string]interface{}{"If-Match": ptr(etag)})
+	if err != nil {
+		fail("UpdateVmById: %v", err)
+	}
+	checkDecoded("UpdateVmById", updated)
+	waitForTask(tasks, taskOf("UpdateVmById", updated.GetData()))
+	afterUpdate, newEtag := getVm(vms, extId)
+	if afterUpdate.NumSockets == nil || *afterUpdate.NumSockets != 2 || newEtag == etag {
+		fail("after UpdateVmById: numSockets %v, ETag %s (was %s)", afterUpdate.NumSockets, newEtag, etag)
+	}
+	step("UpdateVmById with If-Match: numSockets 2, new ETag %s", newEtag)
+
+	// The VM as read before the update carries a stale ETag now (the SDK sends the one in the body's $reserved,
+	// whatever the If-Match argument says): 412, with a v4 error body.
+	current.NumSockets = ptr(3)
+	_, err = vms.UpdateVmById(&extId, &current, map[string]interface{}{"If-Match": ptr(etag)})
+	if err == nil {
+		fail("UpdateVmById with a stale ETag succeeded")
+	}
+	status, message := apiError(err)
+	if !strings.HasPrefix(status, "412") {
+		fail("UpdateVmById with a stale ETag: %s, not 412", status)
+	}
+	step("UpdateVmById with a stale ETag: %s, %s %s", status, *message.Code, *message.ErrorGroup)
+
+	// Power-cycle (needs the current ETag, like every action).
+	_, etag = getVm(vms, extId)
+	cycled, err := vms.PowerCycleVm(&extId, map[string]interface{}{"If-Match": ptr(etag)})
+	if err != nil {
+		fail("PowerCycleVm: %v", err)
+	}
+	checkDecoded("PowerCycleVm", cycled)
+	waitForTask(tasks, taskOf("PowerCycleVm", cycled.GetData()))
+	running, etag := getVm(vms, extId)
+	if running.PowerState == nil || *running.PowerState != vmmconfig.POWERSTATE_ON {
+		fail("after PowerCycleVm: power state %v", running.PowerState)
+	}
+	step("PowerCycleVm: %s", running.PowerState.GetName())
+
+	// Delete, then the VM is gone: 404 VM_NOT_FOUND.
+	deleted, err := vms.DeleteVmById(&extId, map[string]interface{}{"If-Match": ptr(etag)})
+	if err != nil {
+		fail("DeleteVmById: %v", err)
+	}
+	checkDecoded("DeleteVmById", deleted)
+	waitForTask(tasks, taskOf("DeleteVmById", deleted.GetData()))
+	_, err = vms.GetVmById(&extId)
+	if err == nil {
+		fail("GetVmById after the delete succeeded")
+	}
+	status, message = apiError(err)
+	if !strings.HasPrefix(status, "404") || message.ErrorGroup == nil || *message.ErrorGroup != "VM_NOT_FOUND" {
+		fail("GetVmById after the delete: %s %+v, not 404 VM_NOT_FOUND", status, message)
+	}
+	step("DeleteVmById: then GetVmById answers %s %s", status, *message.ErrorGroup)
+	fmt.Println("OK")
+}
