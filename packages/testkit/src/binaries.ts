@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
 
 /** The control-plane programs testkit runs. kubectl is built alongside so no machine depends on whatever kubectl it has. */
 export const CONTROL_PLANE_BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kubectl'] as const;
@@ -22,12 +19,44 @@ async function isExecutable(path: string): Promise<boolean> {
   }
 }
 
+export interface ResolveOptions {
+  /**
+   * Receives each line the provisioning script prints on stderr (which step, which binary, the elapsed time every
+   * 15 s), as it is printed. Default: written to this process's stderr at once, so a first run is never silent.
+   */
+  progress?: (line: string) => void;
+}
+
+/** Runs the provisioning script, passing its stderr on line by line; resolves with its stdout and all of its stderr. */
+function runScript(env: NodeJS.ProcessEnv, progress: (line: string) => void): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [buildScript], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) progress(line);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (pending) progress(pending);
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+  });
+}
+
 /**
  * Finds the control-plane binaries: first in `KUBEBUILDER_ASSETS` (the variable envtest users already set),
- * then in testkit's cache directory; when any is missing there, builds it from the Go module proxy once per
- * machine (scripts/build-control-plane.sh), failing with a message that says what to install.
+ * then in testkit's cache directory; when any is missing there, scripts/build-control-plane.sh provides it once per
+ * machine: downloaded where a digest is pinned for this platform and the download answers, else built from the Go
+ * module proxy. Its progress is passed on as it happens; failures carry a message that says what to do.
  */
-export async function resolveBinaries(env: NodeJS.ProcessEnv = process.env): Promise<BinaryPaths> {
+export async function resolveBinaries(env: NodeJS.ProcessEnv = process.env, options: ResolveOptions = {}): Promise<BinaryPaths> {
   const assets = env.KUBEBUILDER_ASSETS;
   const found: Partial<BinaryPaths> = {};
   if (assets) {
@@ -39,15 +68,13 @@ export async function resolveBinaries(env: NodeJS.ProcessEnv = process.env): Pro
   const missing = CONTROL_PLANE_BINARIES.filter((name) => !found[name]);
   if (missing.length === 0) return found as BinaryPaths;
 
-  let cacheDir: string;
-  try {
-    // The script prints the cache directory as its last line, building whatever is missing first.
-    const { stdout } = await run('bash', [buildScript], { env, maxBuffer: 16 * 1024 * 1024 });
-    cacheDir = stdout.trim().split('\n').at(-1) ?? '';
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr ?? String(error);
-    throw new Error(`testkit could not provide the control-plane binaries (${missing.join(', ')}):\n${stderr.trim()}`, { cause: error });
+  const progress = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // The script prints the cache directory as its last line, providing whatever is missing first.
+  const { code, stdout, stderr } = await runScript(env, progress);
+  if (code !== 0) {
+    throw new Error(`testkit could not provide the control-plane binaries (${missing.join(', ')}):\n${stderr.trim().split('\n').slice(-40).join('\n')}`);
   }
+  const cacheDir = stdout.trim().split('\n').at(-1) ?? '';
   for (const name of missing) {
     const candidate = join(cacheDir, name);
     if (!(await isExecutable(candidate))) {

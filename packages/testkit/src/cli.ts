@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { resolveBinaries } from './binaries.ts';
 import { TestCluster } from './cluster.ts';
 import { isProcessRunning } from './process-running.ts';
 
@@ -55,6 +56,14 @@ async function up(): Promise<number> {
     console.log(running.kubeconfig);
     return 0;
   }
+  // Provided here, in the foreground, so a first run's download or build shows its progress in this terminal
+  // rather than in the background supervisor's log.
+  try {
+    await resolveBinaries();
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  }
   await rm(stateDir, { recursive: true, force: true });
   await mkdir(stateDir, { recursive: true });
   const log = join(stateDir, 'cluster.log');
@@ -63,7 +72,7 @@ async function up(): Promise<number> {
     detached: true, stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')], env: process.env,
   });
   child.unref();
-  console.log('starting the testkit cluster (the first run on a machine builds Kubernetes first; that takes a while)...');
+  console.log('starting the testkit cluster...');
   const deadline = Date.now() + 60 * 60_000;
   while (Date.now() < deadline) {
     const state = await readState();

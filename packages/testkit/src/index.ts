@@ -1,4 +1,4 @@
-export { resolveBinaries, CONTROL_PLANE_BINARIES, type BinaryPaths } from './binaries.ts';
+export { resolveBinaries, CONTROL_PLANE_BINARIES, type BinaryPaths, type ResolveOptions } from './binaries.ts';
 export { TestCluster, type TestClusterOptions, type KubectlResult } from './cluster.ts';
 export { ControlPlane, type AuditedRequest, type ControlPlaneOptions, SERVICE_ACCOUNT_ISSUER, SERVICE_CLUSTER_IP_RANGE } from './control-plane.ts';
 export { KubeApi, KubeApiError, type WatchEvent } from './kube-api.ts';
