@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs a Prism Central v3 simulator in the foreground until SIGINT or SIGTERM:
+// Runs a Prism Central simulator (v3 and v4 APIs) in the foreground until SIGINT or SIGTERM:
 //
 //   npm run prism-simulator -- --port <p> [--host <addr>] [--tls] [--ca-out <file>] [--tls-san <name>]...
 //       [--user <u>] [--password <p>] [--cluster-name <n>] [--cluster-uuid <uuid>] [--config <file.json>]
@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { ADMIN_BASE_PATH } from './admin-api.ts';
 import { DEFAULT_CLUSTERS, type ClusterSeed } from './inventory.ts';
 import { PRISM_BASE_PATH } from './prism-endpoints.ts';
+import { PRISM_TASKS_PATH, VMM_VMS_PATH } from './v4-endpoints.ts';
 import { validate, type ObjectSchema } from './schema-validation.ts';
 import { startPrismSimulator, type PrismSimulatorOptions } from './server.ts';
 
@@ -75,8 +76,9 @@ async function main(): Promise<void> {
   if (caOut !== undefined && simulator.caCertPem !== undefined) await writeFile(caOut, simulator.caCertPem);
 
   const lines = [
-    `Prism Central v3 simulator listening on ${simulator.url}`,
+    `Prism Central simulator (v3 and v4) listening on ${simulator.url}`,
     `  api:       ${simulator.url}${PRISM_BASE_PATH}`,
+    `  v4 api:    ${simulator.url}${VMM_VMS_PATH}, ${simulator.url}${PRISM_TASKS_PATH}`,
     `  username:  ${simulator.username}`,
     `  password:  ${simulator.password}`,
     ...simulator.clusters.map((c) => `  cluster:   ${c.name} ${c.uuid}`),

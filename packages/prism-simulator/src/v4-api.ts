@@ -231,7 +231,7 @@ export class V4Api {
       json: {
         $objectType: `${CONFIG}.ListVmsApiResponse`,
         $reserved: { ...V4_RESERVED },
-        // An empty page has no `data` at all, as on a real PC.
+        // An empty page has no `data` (unverified; clients check `data` for nil, and an empty array decodes the same).
         ...(items.length > 0 ? { $dataItemDiscriminator: `List<${CONFIG}.Vm>`, data: items.map((vm) => renderV4Vm(vm, render)) } : {}),
         metadata: responseMetadata({ hasError: false, paginated: true, links, totalAvailableResults: matches.length }),
       },
