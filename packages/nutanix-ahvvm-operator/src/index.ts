@@ -19,6 +19,20 @@ export {
   type WaitForTaskOptions,
 } from './prism/prism-client.ts';
 export {
+  PRISM_CONFIG_PATH,
+  PrismV4Client,
+  V4_LIST_LIMIT,
+  VMM_CONFIG_PATH,
+  VM_ENTITY_REL,
+  isStaleEtag,
+  vmExtIdOf,
+  type PrismV4AppMessage,
+  type PrismV4PowerAction,
+  type PrismV4Task,
+  type PrismV4Vm,
+  type PrismV4VmInput,
+} from './prism/prism-v4-client.ts';
+export {
   DEFAULT_MAX_CONCURRENT_REQUESTS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   PRISM_API_PATH,

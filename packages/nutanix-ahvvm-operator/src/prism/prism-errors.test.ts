@@ -15,6 +15,28 @@ describe('parsePrismErrorBody', () => {
     ]);
   });
 
+  it('reads the AppMessages of the v4 error body, errorGroup as the reason and the code in details', () => {
+    // The body a real PC answers for an unknown VM (anchor C §2.5, ANS PR #1147).
+    const body = JSON.stringify({
+      $dataItemDiscriminator: 'vmm.v4.error.ErrorResponse',
+      data: {
+        $errorItemDiscriminator: 'List<vmm.v4.error.AppMessage>',
+        error: [
+          {
+            $objectType: 'vmm.v4.error.AppMessage',
+            code: 'VMM-30100',
+            errorGroup: 'VM_NOT_FOUND',
+            message: "Failed to perform the operation on the VM with UUID '1', because it is not found.",
+            severity: 'ERROR',
+          },
+        ],
+      },
+    });
+    expect(parsePrismErrorBody(404, body)).toEqual([
+      { reason: 'VM_NOT_FOUND', message: "Failed to perform the operation on the VM with UUID '1', because it is not found.", details: { code: 'VMM-30100' } },
+    ]);
+  });
+
   it('turns a body that is not the v3 shape into one message with the status as reason', () => {
     expect(parsePrismErrorBody(401, 'Authentication required: send valid Basic credentials.\n')).toEqual([
       { reason: 'HTTP_401', message: 'Authentication required: send valid Basic credentials.' },

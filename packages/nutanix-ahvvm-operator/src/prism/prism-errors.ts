@@ -119,8 +119,9 @@ export class PrismTaskTimeoutError extends PrismError {
 }
 
 /**
- * The `message_list` of a v3 error body. Bodies that are not the v3 shape (a gateway's HTML page, the plain-text 401)
- * give one message with reason `HTTP_<status>` and the start of the text.
+ * The `message_list` of a v3 error body, or the `data.error` AppMessages of a v4 one (`errorGroup` as the reason, the
+ * `code` in `details`). Bodies of neither shape (a gateway's HTML page, the plain-text 401) give one message with
+ * reason `HTTP_<status>` and the start of the text.
  */
 export function parsePrismErrorBody(status: number, text: string): PrismErrorMessage[] {
   let body: unknown;
@@ -128,6 +129,17 @@ export function parsePrismErrorBody(status: number, text: string): PrismErrorMes
     body = JSON.parse(text);
   } catch {
     body = undefined;
+  }
+  const appMessages = (body as { data?: { error?: unknown } } | undefined)?.data?.error;
+  if (Array.isArray(appMessages) && appMessages.length > 0) {
+    return appMessages.map((entry: unknown) => {
+      const { errorGroup, message, code } = (entry ?? {}) as { errorGroup?: unknown; message?: unknown; code?: unknown };
+      return {
+        reason: typeof errorGroup === 'string' ? errorGroup : `HTTP_${status}`,
+        message: typeof message === 'string' ? message : '',
+        ...(typeof code === 'string' ? { details: { code } } : {}),
+      };
+    });
   }
   const list = (body as { message_list?: unknown } | undefined)?.message_list;
   if (Array.isArray(list) && list.length > 0) {

@@ -24,9 +24,10 @@ import { Semaphore } from './semaphore.ts';
 import { SessionCookies } from './session-cookies.ts';
 
 /**
- * HTTP to Prism Central's v3 API: one undici connection pool (keep-alive, reused), TLS verified against the system's
- * roots plus an optional CA, the session-cookie login, bounded concurrency, retries (`retry-policy.ts`) and metrics.
- * It knows nothing about VMs; `PrismClient` builds the VM operations on it.
+ * HTTP to Prism Central's APIs (v3 below `/api/nutanix/v3`, v4 below `/api/<namespace>/v4.x`): one undici connection
+ * pool (keep-alive, reused), TLS verified against the system's roots plus an optional CA, the session-cookie login,
+ * bounded concurrency, retries (`retry-policy.ts`) and metrics. It knows nothing about VMs; `PrismClient` (v3) and
+ * `PrismV4Client` build the VM operations on it.
  */
 
 export const PRISM_API_PATH = '/api/nutanix/v3';
@@ -53,8 +54,12 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export interface PrismCall {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** Concrete path below the v3 base path, e.g. `/vms/1f0c…`. */
+  /** Concrete path below `basePath`, e.g. `/vms/1f0c…`; it may carry a query. */
   path: string;
+  /** Default `PRISM_API_PATH` (v3); the v4 client passes its namespace's, e.g. `/api/vmm/v4.2/ahv/config`. */
+  basePath?: string;
+  /** Extra request headers, sent on every attempt (v4's `NTNX-Request-Id` and `If-Match`). */
+  headers?: Readonly<Record<string, string>>;
   /** The path as a template, e.g. `/vms/{uuid}`, for metrics. */
   endpoint: string;
   body?: unknown;
@@ -67,6 +72,8 @@ export interface PrismAnswer {
   status: number;
   /** Parsed JSON body; undefined when the body is empty. */
   body: unknown;
+  /** The `ETag` header (v4 sends one with an entity). */
+  etag: string | undefined;
 }
 
 /** Node's codes for a certificate that is not trusted or does not match the host. */
@@ -95,7 +102,7 @@ const NOT_CONNECTED_CODES = new Set([
 ]);
 
 type AttemptResult =
-  | { kind: 'answer'; status: number; body: string; retryAfterMs: number | undefined; sentCookies: string | undefined }
+  | { kind: 'answer'; status: number; body: string; etag: string | undefined; retryAfterMs: number | undefined; sentCookies: string | undefined }
   | { kind: 'no-answer'; error: PrismTransportError }
   /** A failure no retry can fix. */
   | { kind: 'fatal'; error: PrismTlsError };
@@ -154,7 +161,7 @@ export class PrismHttp {
         continue;
       }
       if (result.kind === 'answer' && isAccepted(call, result.status)) {
-        return { status: result.status, body: parseJson(label, result.status, result.body) };
+        return { status: result.status, body: parseJson(label, result.status, result.body), etag: result.etag };
       }
       const delay = retryDelayMs(outcomeOf(result), call.repeatability, attempt, this.#retry, this.#random);
       if (delay === undefined) throw finalError(label, result);
@@ -171,6 +178,7 @@ export class PrismHttp {
   async #attempt(call: PrismCall, payload: string | undefined): Promise<AttemptResult> {
     const cookies = this.#session.header();
     const headers: Record<string, string> = {
+      ...call.headers,
       accept: 'application/json',
       'user-agent': 'nutanix-ahvvm-operator',
       ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
@@ -179,7 +187,7 @@ export class PrismHttp {
     const started = performance.now();
     let code = '<error>';
     try {
-      const response = await request(`${this.#origin}${PRISM_API_PATH}${call.path}`, {
+      const response = await request(`${this.#origin}${call.basePath ?? PRISM_API_PATH}${call.path}`, {
         dispatcher: this.#agent,
         method: call.method,
         headers,
@@ -194,6 +202,7 @@ export class PrismHttp {
         kind: 'answer',
         status: response.statusCode,
         body,
+        etag: singleHeader(response.headers.etag),
         retryAfterMs: parseRetryAfterMs(singleHeader(response.headers['retry-after']), Date.now()),
         sentCookies: cookies,
       };

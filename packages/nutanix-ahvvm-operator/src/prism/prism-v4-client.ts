@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PrismConfig } from '../config/prism-config.ts';
+import type { PrismClientOptions, WaitForTaskOptions } from './prism-client.ts';
+import { PrismApiError, PrismTaskTimeoutError } from './prism-errors.ts';
+import { PrismHttp } from './prism-http.ts';
+import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
+
+/**
+ * The Prism Central v4 operations the operator needs — VMM v4.2 VMs and Prism v4.2 tasks — on the same `PrismHttp`
+ * as the v3 client (sessions, TLS, retries, concurrency, metrics). The contract is Nutanix's v4.2 SDKs
+ * (vmm-go-client/v4, prism-go-client/v4):
+ *
+ * - Every write carries an `NTNX-Request-Id`. A create's id is the caller's, recorded before the call like v3's
+ *   idempotence UUID: a create repeated with it (a retry after a lost answer, or a restarted operator) answers the
+ *   first create's task and never makes a second VM. Other writes get a fresh id per call, kept across retries.
+ * - PUT, DELETE and power actions need the ETag of a GET in `If-Match`; a stale one is a 412 `PrismApiError`
+ *   (`isStaleEtag`), after which the caller reads the VM again and plans afresh, as after a v3 edit conflict.
+ * - Writes answer a task reference; the task names the VM it made as a `vmm:ahv:config:vm` entity.
+ */
+
+export const VMM_CONFIG_PATH = '/api/vmm/v4.2/ahv/config';
+export const PRISM_CONFIG_PATH = '/api/prism/v4.2/config';
+/** How a task names the VM it acted on (`entitiesAffected[].rel`). */
+export const VM_ENTITY_REL = 'vmm:ahv:config:vm';
+/** Page size of list calls: v4's maximum `$limit`. */
+export const V4_LIST_LIMIT = 100;
+
+export type PrismV4PowerAction = 'power-on' | 'power-off' | 'power-cycle';
+
+/** A `vmm.v4.ahv.config.Vm`; only what the operator reads is typed, the rest is kept for a PUT to send back. */
+export interface PrismV4Vm {
+  extId: string;
+  name: string;
+  description?: string;
+  numSockets?: number;
+  numCoresPerSocket?: number;
+  numThreadsPerCore?: number;
+  memorySizeBytes?: number;
+  powerState?: string;
+  cluster?: { extId: string };
+  categories?: { extId: string }[];
+  [key: string]: unknown;
+}
+
+/** A create body: a Vm without the fields the server assigns. */
+export type PrismV4VmInput = Omit<PrismV4Vm, 'extId'> & { $objectType?: string };
+
+export interface PrismV4AppMessage {
+  errorGroup?: string;
+  code?: string;
+  message?: string;
+  [key: string]: unknown;
+}
+
+export interface PrismV4Task {
+  extId: string;
+  /** QUEUED, RUNNING, CANCELING, SUCCEEDED, FAILED, CANCELED … */
+  status: string;
+  operation?: string;
+  progressPercentage?: number;
+  entitiesAffected?: { extId: string; rel?: string; name?: string }[];
+  errorMessages?: PrismV4AppMessage[];
+  legacyErrorMessage?: string;
+  [key: string]: unknown;
+}
+
+const TERMINAL_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED', 'CANCELED'];
+const MAX_POLL_INTERVAL_MS = 5_000;
+
+export class PrismV4Client {
+  readonly #http: PrismHttp;
+  readonly #metrics: PrismMetricsSink;
+
+  constructor(options: PrismClientOptions) {
+    this.#http = new PrismHttp(options);
+    this.#metrics = options.metrics ?? NO_PRISM_METRICS;
+  }
+
+  static fromConfig(config: PrismConfig, options: Omit<PrismClientOptions, 'origin' | 'credentials' | 'tls'> = {}): PrismV4Client {
+    return new PrismV4Client({ ...options, origin: config.origin, credentials: config.credentials, tls: config.tls });
+  }
+
+  /**
+   * Whether this Prism Central serves the VMM v4.2 API: a one-VM list answers 200 on one that does and 404 on one
+   * that does not (older PCs, or v4.0/v4.1 only). Errors other than 404 are thrown, not taken for "no".
+   */
+  async servesV4(): Promise<boolean> {
+    const answer = await this.#http.send({
+      method: 'GET',
+      basePath: VMM_CONFIG_PATH,
+      path: '/vms?$limit=1',
+      endpoint: `${VMM_CONFIG_PATH}/vms`,
+      repeatability: 'repeatable',
+      acceptStatuses: [404],
+    });
+    return answer.status !== 404;
+  }
+
+  /** The VM and its ETag, or undefined when Prism has none with that extId (also while its create still runs). */
+  async getVm(extId: string): Promise<{ vm: PrismV4Vm; etag: string } | undefined> {
+    const answer = await this.#http.send({
+      method: 'GET',
+      basePath: VMM_CONFIG_PATH,
+      path: `/vms/${encodeURIComponent(extId)}`,
+      endpoint: `${VMM_CONFIG_PATH}/vms/{extId}`,
+      repeatability: 'repeatable',
+      acceptStatuses: [404],
+    });
+    if (answer.status === 404) return undefined;
+    const vm = (answer.body as { data?: PrismV4Vm } | undefined)?.data;
+    if (vm?.extId === undefined || answer.etag === undefined) throw invalidResponse('GET', `/vms/${extId}`, 'a Vm in data and an ETag header');
+    return { vm, etag: answer.etag };
+  }
+
+  /**
+   * Every VM named exactly `name`, over all pages (`$filter=name eq '…'`). Names are not unique in Prism; each VM's
+   * name is checked again here, and VMs are keyed by extId in case one moves between pages.
+   */
+  async listVmsByName(name: string): Promise<PrismV4Vm[]> {
+    const found = new Map<string, PrismV4Vm>();
+    const filter = encodeURIComponent(`name eq '${name.replace(/'/g, "''")}'`);
+    for (let page = 0; ; page += 1) {
+      const answer = await this.#http.send({
+        method: 'GET',
+        basePath: VMM_CONFIG_PATH,
+        path: `/vms?$filter=${filter}&$page=${page}&$limit=${V4_LIST_LIMIT}`,
+        endpoint: `${VMM_CONFIG_PATH}/vms`,
+        repeatability: 'repeatable',
+      });
+      const body = answer.body as { data?: PrismV4Vm[]; metadata?: { totalAvailableResults?: number } } | undefined;
+      const vms = body?.data ?? [];
+      for (const vm of vms) if (vm.name === name) found.set(vm.extId.toLowerCase(), vm);
+      const total = body?.metadata?.totalAvailableResults ?? 0;
+      if (vms.length === 0 || (page + 1) * V4_LIST_LIMIT >= total) return [...found.values()];
+    }
+  }
+
+  /**
+   * POST /vms with `requestId` as its `NTNX-Request-Id`; returns the task's extId. Repeating the call with the same id
+   * — a retry here, or a restarted operator that recorded the id — answers the first create's task: the id, not the
+   * VM's name, is what prevents a second VM. Record it before calling.
+   */
+  async createVm(vm: PrismV4VmInput, options: { requestId: string }): Promise<string> {
+    const answer = await this.#http.send({
+      method: 'POST',
+      basePath: VMM_CONFIG_PATH,
+      path: '/vms',
+      endpoint: `${VMM_CONFIG_PATH}/vms`,
+      headers: { 'ntnx-request-id': options.requestId },
+      body: { $objectType: 'vmm.v4.ahv.config.Vm', ...vm },
+      repeatability: 'repeatable',
+    });
+    return taskExtIdOf(answer.body, 'POST', '/vms');
+  }
+
+  /**
+   * PUT /vms/{extId}: changes the VM's own configuration (name, CPU, memory, categories…) to `vm`, which should be the
+   * VM as read with `etag`, changed. Returns the task. A stale ETag throws a 412 `PrismApiError` (`isStaleEtag`).
+   */
+  async updateVm(extId: string, vm: PrismV4Vm, etag: string): Promise<string> {
+    return this.#write('PUT', `/vms/${encodeURIComponent(extId)}`, `/vms/{extId}`, etag, vm, 'once');
+  }
+
+  /** POST /vms/{extId}/$actions/<action> with the VM's ETag; returns the task. */
+  async powerAction(extId: string, action: PrismV4PowerAction, etag: string): Promise<string> {
+    return this.#write('POST', `/vms/${encodeURIComponent(extId)}/$actions/${action}`, `/vms/{extId}/$actions/${action}`, etag, undefined, 'once');
+  }
+
+  /** DELETE /vms/{extId} with the VM's ETag: the delete task, or undefined when the VM is already gone. */
+  async deleteVm(extId: string, etag: string): Promise<string | undefined> {
+    const path = `/vms/${encodeURIComponent(extId)}`;
+    const answer = await this.#http.send({
+      method: 'DELETE',
+      basePath: VMM_CONFIG_PATH,
+      path,
+      endpoint: `${VMM_CONFIG_PATH}/vms/{extId}`,
+      headers: { 'ntnx-request-id': randomUUID(), 'if-match': etag },
+      repeatability: 'repeatable',
+      acceptStatuses: [404],
+    });
+    return answer.status === 404 ? undefined : taskExtIdOf(answer.body, 'DELETE', path);
+  }
+
+  /** The task, or undefined when Prism does not know it. */
+  async getTask(extId: string): Promise<PrismV4Task | undefined> {
+    const answer = await this.#http.send({
+      method: 'GET',
+      basePath: PRISM_CONFIG_PATH,
+      path: `/tasks/${encodeURIComponent(extId)}`,
+      endpoint: `${PRISM_CONFIG_PATH}/tasks/{extId}`,
+      repeatability: 'repeatable',
+      acceptStatuses: [404],
+    });
+    if (answer.status === 404) return undefined;
+    const task = (answer.body as { data?: PrismV4Task } | undefined)?.data;
+    if (task?.status === undefined) throw invalidResponse('GET', `/tasks/${extId}`, 'a Task in data');
+    return task;
+  }
+
+  /**
+   * Polls the task until it SUCCEEDED, FAILED or was CANCELED, and returns it; a failed task is not an error here —
+   * look at `status`, `errorMessages` and `legacyErrorMessage`. Counts the outcome in `prism_tasks_total`.
+   */
+  async waitForTask(extId: string, options: WaitForTaskOptions): Promise<PrismV4Task> {
+    const { operation, timeoutMs = 600_000 } = options;
+    const deadline = performance.now() + timeoutMs;
+    let interval = options.pollIntervalMs ?? 500;
+    for (;;) {
+      const task = await this.getTask(extId);
+      if (task === undefined) {
+        throw new PrismApiError({ method: 'GET', path: `/tasks/${extId}` }, 404, [{ reason: 'TASK_NOT_FOUND', message: `Prism Central does not know task ${extId}` }]);
+      }
+      if (TERMINAL_STATUSES.includes(task.status)) {
+        this.#metrics.taskFinished({ operation, result: task.status.toLowerCase() });
+        return task;
+      }
+      if (performance.now() + interval > deadline) throw new PrismTaskTimeoutError(extId, task.status, timeoutMs);
+      await sleep(interval);
+      interval = Math.min(interval * 1.5, MAX_POLL_INTERVAL_MS);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#http.close();
+  }
+
+  async #write(method: 'PUT' | 'POST', path: string, template: string, etag: string, body: unknown, repeatability: 'once' | 'repeatable'): Promise<string> {
+    const answer = await this.#http.send({
+      method,
+      basePath: VMM_CONFIG_PATH,
+      path,
+      endpoint: `${VMM_CONFIG_PATH}${template}`,
+      headers: { 'ntnx-request-id': randomUUID(), 'if-match': etag },
+      ...(body === undefined ? {} : { body }),
+      repeatability,
+    });
+    return taskExtIdOf(answer.body, method, path);
+  }
+}
+
+/** The extId of the VM a (create) task made, from its `entitiesAffected`. */
+export function vmExtIdOf(task: PrismV4Task): string | undefined {
+  return task.entitiesAffected?.find((entity) => entity.rel === VM_ENTITY_REL)?.extId;
+}
+
+/** A 412: the ETag sent in `If-Match` is not the VM's current one (it changed since it was read). */
+export function isStaleEtag(error: unknown): boolean {
+  return error instanceof PrismApiError && error.status === 412;
+}
+
+function taskExtIdOf(body: unknown, method: string, path: string): string {
+  const extId = (body as { data?: { extId?: unknown } } | undefined)?.data?.extId;
+  if (typeof extId !== 'string') throw invalidResponse(method, path, 'a TaskReference in data');
+  return extId;
+}
+
+function invalidResponse(method: string, path: string, expected: string): PrismApiError {
+  return new PrismApiError({ method, path }, 200, [{ reason: 'INVALID_RESPONSE', message: `expected ${expected}` }]);
+}
