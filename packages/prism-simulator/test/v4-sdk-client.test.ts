@@ -10,9 +10,28 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_IMAGES, DEFAULT_SUBNETS, type PrismSimulator } from '../src/index.ts';
+import { request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startFastSimulator } from './prism-client.ts';
 
 const run = promisify(execFile);
+
+/** A v3 call over the simulator's TLS, trusting its CA (fetch would need undici's Agent for that). */
+function v3Call(simulator: PrismSimulator, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      `${simulator.url}/api/nutanix/v3${path}`,
+      { method, ca: simulator.caCertPem, auth: `${simulator.username}:${simulator.password}`, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => { resolve(JSON.parse(text) as Record<string, unknown>); });
+      },
+    );
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
 const CLIENT_DIR = join(import.meta.dirname, 'v4-sdk-client');
 
 describe('the official v4 Go SDK against the simulator', () => {
@@ -35,8 +54,34 @@ describe('the official v4 Go SDK against the simulator', () => {
   });
 
   it('creates, lists with $filter, gets, updates with If-Match, power-cycles and deletes a VM, decoding every answer', async () => {
-    const [image] = DEFAULT_IMAGES;
+    const [image, iso] = DEFAULT_IMAGES;
     const subnet = DEFAULT_SUBNETS.find((s) => s.ipam);
+    const dhcp = DEFAULT_SUBNETS.find((s) => !s.ipam);
+    // What the SDK's own create does not exercise, made over v3 for it to read: UEFI, a CD-ROM, a category, a DHCP
+    // address the running guest learned.
+    const accepted = await v3Call(simulator, 'POST', '/vms', {
+      metadata: { kind: 'vm', categories: { Environment: 'Dev' } },
+      spec: {
+        name: 'made-over-v3',
+        resources: {
+          power_state: 'ON',
+          boot_config: { boot_type: 'UEFI' },
+          disk_list: [
+            { data_source_reference: { kind: 'image', uuid: image?.uuid ?? '' } },
+            { device_properties: { device_type: 'CDROM' }, data_source_reference: { kind: 'image', uuid: iso?.uuid ?? '' } },
+          ],
+          nic_list: [{ subnet_reference: { kind: 'subnet', uuid: subnet?.uuid ?? '' } }, { subnet_reference: { kind: 'subnet', uuid: dhcp?.uuid ?? '' } }],
+        },
+      },
+    });
+    const v3Vm = (accepted.metadata as { uuid: string }).uuid;
+    const taskUuid = (accepted.status as { execution_context: { task_uuid: string } }).execution_context.task_uuid;
+    let task: Record<string, unknown> = {};
+    for (let poll = 0; poll < 400 && task.status !== 'SUCCEEDED' && task.status !== 'FAILED'; poll += 1) {
+      task = await v3Call(simulator, 'GET', `/tasks/${taskUuid}`);
+      await sleep(5);
+    }
+    expect(task.status).toBe('SUCCEEDED');
     const { stdout } = await run(binary, [], {
       timeout: 120_000,
       env: {
@@ -49,6 +94,7 @@ describe('the official v4 Go SDK against the simulator', () => {
         SIM_CLUSTER: simulator.clusters[0]?.uuid ?? '',
         SIM_IMAGE: image?.uuid ?? '',
         SIM_SUBNET: subnet?.uuid ?? '',
+        SIM_V3_VM: v3Vm,
         SDK_LOG_FILE: join(scratch, 'sdk.log'),
       },
     }).catch((error: unknown) => {
@@ -58,10 +104,12 @@ describe('the official v4 Go SDK against the simulator', () => {
     expect(stdout.trim().split('\n').at(-1)).toBe('OK');
     expect(stdout).toContain('CreateVm repeated with the same NTNX-Request-Id: the same task');
 
-    // What the simulator saw: two creates, one VM (now deleted), and every call decoded by the SDK.
+    expect(stdout).toContain('GetVmById of a VM made over v3: UEFI, a CD-ROM, a category, a learned address, ON');
+
+    // What the simulator saw: the v3 create and two v4 creates, one VM made over v4 (now deleted).
     const inspection = simulator.inspect();
-    expect(inspection.createRequests).toBe(2);
-    expect(inspection.vms).toEqual([]);
+    expect(inspection.createRequests).toBe(3);
+    expect(inspection.vms.map((vm) => vm.name)).toEqual(['made-over-v3']);
     const v4Errors = inspection.requests.filter((r) => r.endpoint !== 'unknown' && typeof r.outcome === 'number' && r.outcome >= 400);
     expect(v4Errors.map((r) => `${r.endpoint} ${String(r.outcome)}`).sort()).toEqual([
       'GET /api/vmm/v4.2/ahv/config/vms/{extId} 404',

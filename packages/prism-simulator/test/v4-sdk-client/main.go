@@ -413,5 +413,37 @@ func main() {
 		fail("GetVmById after the delete: %s %+v, not 404 VM_NOT_FOUND", status, message)
 	}
 	step("DeleteVmById: then GetVmById answers %s %s", status, *message.ErrorGroup)
+
+	// A VM made over v3 with what the create above lacks — a CD-ROM, UEFI boot, a category, a NIC on a DHCP subnet
+	// with the address the guest learned, power ON — read and listed through the SDK.
+	if v3Vm := os.Getenv("SIM_V3_VM"); v3Vm != "" {
+		vm, _ := getVm(vms, v3Vm)
+		if _, ok := vm.GetBootConfig().(vmmconfig.UefiBoot); !ok {
+			fail("v3 VM: bootConfig is %T, not UefiBoot", vm.GetBootConfig())
+		}
+		if len(vm.CdRoms) != 1 || len(vm.Disks) != 1 || len(vm.Categories) != 1 || vm.PowerState == nil || *vm.PowerState != vmmconfig.POWERSTATE_ON {
+			fail("v3 VM: expected one CD-ROM, one disk, one category, power ON: %+v", vm)
+		}
+		learned := 0
+		for _, nic := range vm.Nics {
+			if network, ok := nic.GetNicNetworkInfo().(vmmconfig.VirtualEthernetNicNetworkInfo); ok && network.Ipv4Info != nil {
+				learned += len(network.Ipv4Info.LearnedIpAddresses)
+			}
+		}
+		if len(vm.Nics) != 2 || learned != 1 {
+			fail("v3 VM: expected two NICs, one with a learned address: %+v", vm.Nics)
+		}
+		strict(e, "/api/vmm/v4.2/ahv/config/vms/"+v3Vm, vmmconfig.NewGetVmApiResponse())
+		all, err := vms.ListVms(ptr(0), ptr(100), nil, nil, nil)
+		if err != nil {
+			fail("ListVms: %v", err)
+		}
+		checkDecoded("ListVms (all)", all)
+		if listed, ok := all.GetData().([]vmmconfig.Vm); !ok || len(listed) == 0 {
+			fail("ListVms (all): data is %T", all.GetData())
+		}
+		strict(e, "/api/vmm/v4.2/ahv/config/vms?%24limit=100", vmmconfig.NewListVmsApiResponse())
+		step("GetVmById of a VM made over v3: UEFI, a CD-ROM, a category, a learned address, %s", vm.PowerState.GetName())
+	}
 	fmt.Println("OK")
 }
