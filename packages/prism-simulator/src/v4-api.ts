@@ -12,7 +12,7 @@ import type { CategoryStore } from './categories.ts';
 import { PrismApiError } from './errors.ts';
 import type { HttpReply } from './http-io.ts';
 import type { Inventory } from './inventory.ts';
-import type { TaskRunner, TaskView } from './tasks.ts';
+import type { TaskFailure, TaskRunner, TaskView } from './tasks.ts';
 import { PRISM_TASKS_PATH, VMM_VMS_PATH, type V4EndpointMatch, type V4PowerAction } from './v4-endpoints.ts';
 import { V4ApiError, V4_RESERVED, fromV3Error, invalidArgument, responseMetadata, v4ErrorReply, vmNotFoundV4 } from './v4-errors.ts';
 import { ODataError, parseODataFilter } from './v4-odata.ts';
@@ -31,6 +31,15 @@ export const TASK_EXT_ID_PREFIX = 'ZXJnb24=:';
 export const V4_SERVED_VERSION = 'v4.2';
 
 const CONFIG = 'vmm.v4.ahv.config';
+
+/**
+ * How the task of a change fails when the VM changed after its If-Match was checked: the change was sent while another
+ * one still ran (the ETag moves only when a task finishes). Terraform's provider retries on this `VM_ETAG_MISMATCH`.
+ */
+export const V4_CONFLICT: TaskFailure = {
+  errorCode: 'VM_ETAG_MISMATCH',
+  errorDetail: 'VM_ETAG_MISMATCH: the VM changed after the ETag sent in If-Match was read (another change was still running); read it again and retry.',
+};
 const VM_FILTER_FIELDS = ['name', 'extId', 'powerState', 'cluster/extId'] as const;
 
 export interface V4Dependencies {
@@ -145,7 +154,7 @@ export class V4Api {
         return this.taskReference('CreateVmApiResponse', vms.submitCreate(createIntentFromV4(body, categories)).taskUuid, request.url);
       case `PUT ${VMM_VMS_PATH}/{extId}`: {
         const { vm, applied } = this.matchingVm(match.param, request);
-        return this.taskReference('UpdateVmApiResponse', vms.submitUpdate(vm.uuid, updateIntentFromV4(body, vm, applied, categories)), request.url);
+        return this.taskReference('UpdateVmApiResponse', vms.submitUpdate(vm.uuid, updateIntentFromV4(body, vm, applied, categories), { conflict: V4_CONFLICT }), request.url);
       }
       case `DELETE ${VMM_VMS_PATH}/{extId}`: {
         const { vm } = this.matchingVm(match.param, request);
@@ -169,7 +178,7 @@ export class V4Api {
     const { vm, applied } = this.matchingVm(extId, request);
     const on = action !== 'power-off';
     const restart = action === 'power-cycle' || action === 'reset';
-    const taskUuid = this.deps.vms.submitUpdate(vm.uuid, powerIntent(vm, applied, on ? 'ON' : 'OFF'), { restart });
+    const taskUuid = this.deps.vms.submitUpdate(vm.uuid, powerIntent(vm, applied, on ? 'ON' : 'OFF'), { restart, conflict: V4_CONFLICT });
     return this.taskReference(POWER_RESPONSE_TYPES[action], taskUuid, request.url);
   }
 

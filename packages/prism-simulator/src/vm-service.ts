@@ -159,8 +159,10 @@ export class VmService {
   /**
    * Accepts a change of a schema-checked intent and returns its task's uuid (the part of an update the v3 and the v4
    * API share). `restart` marks a power cycle: the guest boots again, so DHCP addresses show up only after a while.
+   * `conflict` is how the task of a conflicting change fails (v4 names it its own way); with it, the change is always
+   * accepted and its task fails, whatever `editConflicts` says for v3.
    */
-  submitUpdate(uuid: string, input: VmIntentInput, options: { restart?: boolean } = {}): string {
+  submitUpdate(uuid: string, input: VmIntentInput, options: { restart?: boolean; conflict?: TaskFailure } = {}): string {
     const { store, inventory, tasks, timings, editConflicts } = this.options;
     const vm = store.get(uuid.toLowerCase());
     if (!vm) throw vmNotFound(uuid);
@@ -170,13 +172,13 @@ export class VmService {
     // older version, or sent while another change or the create/delete is still running, is a conflict.
     const applied = vm.applied;
     if (input.metadata.spec_version !== vm.specVersion || vm.tasksInFlight > 0 || vm.phase !== 'ready' || !applied) {
-      if (editConflicts === 'sync-409') throw new PrismApiError(409, EDIT_CONFLICT_REASON, EDIT_CONFLICT_MESSAGE);
+      if (editConflicts === 'sync-409' && options.conflict === undefined) throw new PrismApiError(409, EDIT_CONFLICT_REASON, EDIT_CONFLICT_MESSAGE);
       const taskUuid = tasks.submit({
         operation: 'update',
         entity,
         cluster: vm.spec.cluster_reference,
         durationMs: timings.updateMs,
-        complete: () => ({ errorCode: EDIT_CONFLICT_REASON, errorDetail: `${EDIT_CONFLICT_REASON}: ${EDIT_CONFLICT_MESSAGE}` }),
+        complete: () => options.conflict ?? { errorCode: EDIT_CONFLICT_REASON, errorDetail: `${EDIT_CONFLICT_REASON}: ${EDIT_CONFLICT_MESSAGE}` },
       });
       return taskUuid;
     }

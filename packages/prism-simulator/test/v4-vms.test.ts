@@ -252,6 +252,19 @@ describe('the v4 VM API', () => {
       expect(stale.status).toBe(412);
     });
 
+    it('fails the task of a change sent while another runs with VM_ETAG_MISMATCH: the ETag moves when a task ends', async () => {
+      const extId = await client.createReadyVm(v4VmBody(simulator, 'put-twice'));
+      const { vm, etag } = await client.getVm(extId);
+      const first = await client.request('PUT', `${VMM_VMS_PATH}/${extId}`, { ...vm, numSockets: 2 }, { ifMatch: etag });
+      const second = await client.request('POST', `${VMM_VMS_PATH}/${extId}/$actions/power-on`, undefined, { ifMatch: etag });
+      expect([first.status, second.status]).toEqual([202, 202]);
+      const taskOf = (reply: typeof first): string => (reply.json as { data: { extId: string } }).data.extId;
+      expect((await client.waitForTask(taskOf(first))).status).toBe('SUCCEEDED');
+      const failed = await client.waitForTask(taskOf(second));
+      expect(failed).toMatchObject({ status: 'FAILED', errorMessages: [{ errorGroup: 'VM_ETAG_MISMATCH' }] });
+      expect((await client.getVm(extId)).vm).toMatchObject({ numSockets: 2, powerState: 'OFF' });
+    });
+
     it('keeps disks, NICs and the power state whatever the body says (they have their own endpoints and actions)', async () => {
       const extId = await client.createReadyVm(v4VmBody(simulator, 'put-keeps'));
       const task = await client.writeWithEtag('PUT', `${VMM_VMS_PATH}/${extId}`, extId, (vm) => {
