@@ -8,6 +8,8 @@ export const USAGE = `Usage: nutanix-ahvvm-operator [flags]
   --prism-max-concurrent-requests=N      requests in flight to Prism Central at once (default 8)
   --drift-check-interval=DURATION        how often an idle VM is compared with its AhvVm (default 60s)
   --task-poll-interval=DURATION          how often a running Prism task is looked at (default 1s)
+  --prism-api-version=v3|v4|auto         Prism Central API for VMs (default $PRISM_API_VERSION, else auto: v4
+                                         where the Prism Central serves VMM v4.2, else v3)
 ${MANAGER_FLAG_USAGE}
   DURATION is a whole number with ms, s or m, e.g. 500ms, 30s, 2m.`;
 
@@ -18,6 +20,8 @@ export interface OperatorFlags extends ManagerFlags {
   prismMaxConcurrentRequests: number;
   driftCheckIntervalMs: number;
   taskPollIntervalMs: number;
+  /** Undefined: `PRISM_API_VERSION` decides (default auto). */
+  prismApiVersion: 'v3' | 'v4' | 'auto' | undefined;
 }
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000 };
@@ -35,6 +39,12 @@ function count(flag: string, text: string): number {
   return n;
 }
 
+function apiVersion(text: string | undefined): OperatorFlags['prismApiVersion'] {
+  if (text === undefined) return undefined;
+  if (text === 'v3' || text === 'v4' || text === 'auto') return text;
+  throw new FlagError(`--prism-api-version must be v3, v4 or auto, not "${text}"`);
+}
+
 /** Parses the command line (and the environment variable that stands in for --namespace). */
 export function parseOperatorFlags(argv: readonly string[], env: NodeJS.ProcessEnv): OperatorFlags | 'help' {
   const values = parseCommandLine(argv, {
@@ -42,6 +52,7 @@ export function parseOperatorFlags(argv: readonly string[], env: NodeJS.ProcessE
     'prism-max-concurrent-requests': { type: 'string', default: '8' },
     'drift-check-interval': { type: 'string', default: '60s' },
     'task-poll-interval': { type: 'string', default: '1s' },
+    'prism-api-version': { type: 'string' },
   });
   if (values.help) return 'help';
   return {
@@ -50,5 +61,6 @@ export function parseOperatorFlags(argv: readonly string[], env: NodeJS.ProcessE
     prismMaxConcurrentRequests: count('prism-max-concurrent-requests', values['prism-max-concurrent-requests']),
     driftCheckIntervalMs: duration('drift-check-interval', values['drift-check-interval']),
     taskPollIntervalMs: duration('task-poll-interval', values['task-poll-interval']),
+    prismApiVersion: apiVersion(values['prism-api-version']),
   };
 }

@@ -12,7 +12,14 @@ const flags = flagsOrExit('nutanix-ahvvm-operator', USAGE, () => parseOperatorFl
 const logger = createLogger({ name: 'nutanix-ahvvm-operator', level: flags.logLevel });
 const manager = await Manager.create({ name: 'nutanix-ahvvm-operator', logger, ...managerOptionsFrom(flags) });
 const metrics = registerAhvVmMetrics(manager.metrics.registry);
-const prism = connectToPrism(process.env, { metrics, maxConcurrentRequests: flags.prismMaxConcurrentRequests });
+const prism = connectToPrism(process.env, {
+  metrics,
+  maxConcurrentRequests: flags.prismMaxConcurrentRequests,
+  ...(flags.prismApiVersion === undefined ? {} : { apiVersion: flags.prismApiVersion }),
+  onApiSelected: (version, setting) => {
+    logger.info({ api: version, setting }, `using the Prism Central ${version} API for VMs`);
+  },
+});
 const instance = process.env.POD_NAME ?? hostname();
 if (!prism.configured) {
   // Not a crash loop: the operator runs and every AhvVm says Ready=False ConfigurationError with this problem.
@@ -38,6 +45,7 @@ setupAhvVmController(manager, {
 });
 logger.info({
   prism: prism.configured ? 'configured' : 'not configured',
+  prismApi: prism.configured ? prism.apiSetting : undefined,
   namespace: flags.namespace ?? 'all',
   leaderElection: flags.leaderElect,
   driftCheckIntervalMs: flags.driftCheckIntervalMs,

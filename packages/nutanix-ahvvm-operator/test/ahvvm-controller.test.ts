@@ -42,8 +42,13 @@ afterEach(() => {
   simulator.faults.clear();
 });
 
+/** This file is the v3 path (the v4 path: ahvvm-controller-v4.test.ts); `auto` would pick v4 on the simulator. */
+function v3Env(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return prismEnvFor(simulator, { PRISM_API_VERSION: 'v3', ...overrides });
+}
+
 async function operatorFor(namespace: string, options: Partial<OperatorOptions> = {}): Promise<RunningOperator> {
-  const operator = await env.runOperator({ env: prismEnvFor(simulator), namespace, intervals: FAST, ...options });
+  const operator = await env.runOperator({ env: v3Env(), namespace, intervals: FAST, ...options });
   operators.push(operator);
   return operator;
 }
@@ -319,7 +324,7 @@ describe('when Prism cannot be used', () => {
     const refusedBefore = requestsTo(simulator, 'POST', 'POST /vms/list', 401) + requestsTo(simulator, 'GET', 'GET /vms/{uuid}', 401);
     // A gate that stays closed for the whole test: no second attempt may happen while it runs.
     const gate = new PrismAccessGate({ initialDelayMs: 600_000 });
-    await operatorFor(NS, { env: prismEnvFor(simulator, { PRISM_PASS: 'wrong' }), gate, maxConcurrentReconciles: 1 });
+    await operatorFor(NS, { env: v3Env({ PRISM_PASS: 'wrong' }), gate, maxConcurrentReconciles: 1 });
     for (const name of ['a', 'b', 'c']) await env.apply(NS, name, {});
     for (const name of ['a', 'b', 'c']) {
       const avm = await env.waitForCondition(NS, name, 'Ready', 'False', 'AuthenticationFailed');
@@ -333,7 +338,7 @@ describe('when Prism cannot be used', () => {
   it('refuses a certificate it was not given the CA of', async () => {
     const NS = 'untrusted';
     await env.createNamespace(NS);
-    await operatorFor(NS, { env: prismEnvFor(simulator, { PRISM_CA_CERT: undefined }) });
+    await operatorFor(NS, { env: v3Env({ PRISM_CA_CERT: undefined }) });
     await env.apply(NS, 'untrusted', {});
     const avm = await env.waitForCondition(NS, 'untrusted', 'Ready', 'False', 'TLSVerificationFailed');
     expect(avm.status?.conditions?.[0]?.message).toContain('set PRISM_CA_CERT');
@@ -343,7 +348,7 @@ describe('when Prism cannot be used', () => {
   it('reports an incomplete configuration without crashing, and does not hold deletions', async () => {
     const NS = 'unconfigured';
     await env.createNamespace(NS);
-    const operator = await operatorFor(NS, { env: prismEnvFor(simulator, { PRISM_HOST: undefined, PRISM_PASS: undefined }) });
+    const operator = await operatorFor(NS, { env: v3Env({ PRISM_HOST: undefined, PRISM_PASS: undefined }) });
     expect(operator.prism.configured).toBe(false);
     await env.apply(NS, 'waiting', {});
     const avm = await env.waitForCondition(NS, 'waiting', 'Ready', 'False', 'ConfigurationError');

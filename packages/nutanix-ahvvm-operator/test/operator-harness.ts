@@ -111,7 +111,7 @@ export class OperatorTestEnvironment {
       stop: async () => {
         manager.stop();
         await running;
-        if (prism.configured) await prism.client.close();
+        if (prism.configured) await prism.close();
       },
     };
   }

@@ -203,6 +203,14 @@ export const AhvVmStatus = Type.Object({
         'so a retried create can never make a second VM.',
     }),
   ),
+  createRequestId: Type.Optional(
+    Type.String({
+      description:
+        'Prism v4 only: the NTNX-Request-Id of the create request, recorded before it is sent. Sending the create again ' +
+        'with it answers the first request\'s task, so a retried create can never make a second VM; the VM\'s UUID is ' +
+        'recorded from that task.',
+    }),
+  ),
   state: Type.Optional(Type.String({ description: 'Prism\'s status.state of the VM: PENDING, RUNNING, COMPLETE, ERROR …' })),
   powerState: Type.Optional(Type.String({ description: 'Power state Prism reports: ON, OFF, PAUSED or UNKNOWN.' })),
   ipAddresses: Type.Optional(

@@ -23,6 +23,11 @@ export interface PrismConfig {
     /** `PRISM_INSECURE=true`: no certificate verification at all. */
     insecureSkipVerify: boolean;
   };
+  /**
+   * `PRISM_API_VERSION`: which API the operator uses for VMs — `v3`, `v4` (VMM v4.2), or `auto` (the default: v4 when
+   * the Prism Central serves it, asked once per connection, else v3). The `--prism-api-version` flag overrides it.
+   */
+  apiVersion: 'v3' | 'v4' | 'auto';
   /** Things the operator must log (and may record as events) at start-up, e.g. that TLS verification is off. */
   warnings: string[];
 }
@@ -32,6 +37,7 @@ export class PrismConfigError extends Error {
 }
 
 export const DEFAULT_PRISM_PORT = 9440;
+const API_VERSIONS: readonly string[] = ['v3', 'v4', 'auto'];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/;
@@ -58,6 +64,7 @@ export function loadPrismConfig(env: Readonly<Record<string, string | undefined>
   const clusterName = read(env, 'PRISM_CLUSTERNAME');
   const caCertPem = read(env, 'PRISM_CA_CERT');
   const insecureText = read(env, 'PRISM_INSECURE');
+  const apiVersionText = read(env, 'PRISM_API_VERSION');
 
   if (host === undefined) problems.push('PRISM_HOST is not set: give the host name or IP address of Prism Central');
   else if (isIP(host.replace(/^\[(.*)\]$/, '$1')) === 0 && !HOST_NAME.test(host)) {
@@ -97,6 +104,10 @@ export function loadPrismConfig(env: Readonly<Record<string, string | undefined>
     }
   }
 
+  if (apiVersionText !== undefined && !API_VERSIONS.includes(apiVersionText)) {
+    problems.push(`PRISM_API_VERSION must be v3, v4 or auto (got ${JSON.stringify(apiVersionText)})`);
+  }
+
   if (problems.length > 0 || host === undefined || user === undefined || password === undefined) {
     throw new PrismConfigError(`Prism Central configuration is invalid:\n- ${problems.join('\n- ')}`);
   }
@@ -119,6 +130,7 @@ export function loadPrismConfig(env: Readonly<Record<string, string | undefined>
       ...(clusterName === undefined ? {} : { name: clusterName }),
     },
     tls: { ...(caCertPem === undefined ? {} : { caCertPem }), insecureSkipVerify },
+    apiVersion: (apiVersionText ?? 'auto') as PrismConfig['apiVersion'],
     warnings,
   };
 }

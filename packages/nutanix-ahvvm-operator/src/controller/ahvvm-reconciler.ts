@@ -12,16 +12,14 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVm } from '../api/ahvvm-resource.ts';
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
-import type { CreatedVm } from '../prism/prism-client.ts';
-import { isEditConflict } from '../prism/edit-conflict.ts';
-import { PrismApiError } from '../prism/prism-errors.ts';
 import { isTaskFinished, type PrismVm, type PrismVmIntent } from '../prism/prism-types.ts';
-import { putBodyFor } from '../vm/apply-desired.ts';
+import { vmUuidOfTask } from '../prism/v4-vm-translation.ts';
 import { desiredVmSpec, namesToResolve, withCloudInitUserData, type DesiredVmResult } from '../vm/desired-vm.ts';
 import { findOwnedVm } from '../vm/find-owned-vm.ts';
 import { observedVmStatus } from '../vm/observed-vm.ts';
 import { describeChanges, planUpdate, type UpdateStep } from '../vm/update-plan.ts';
 import type { VmDiff } from '../vm/vm-diff.ts';
+import type { CreateAccepted, PrismVmApi } from '../vm/vm-api.ts';
 import { AhvVmScope } from './ahvvm-scope.ts';
 import { available, failed, pending, Reason, readyReasonOf, type Outcome, type StatusFields } from './ahvvm-status.ts';
 import { cloudInitUserData } from './cloud-init-user-data.ts';
@@ -29,7 +27,7 @@ import { EntityNameCache } from './entity-name-cache.ts';
 import { FencedStatusWriter } from './fenced-status-writer.ts';
 import { PrismAccessGate, type AccessResult } from './prism-access-gate.ts';
 import type { PrismConnection } from './prism-connection.ts';
-import { classifyPrismFailure, isSpentIdempotenceUuid, type PrismFailure } from './prism-failure.ts';
+import { classifyPrismFailure, type PrismFailure } from './prism-failure.ts';
 import { RetryBackoff } from './retry-backoff.ts';
 import {
   eventActionOf,
@@ -46,8 +44,6 @@ import { ABSENT_STATE, VmStateGauge } from './vm-state-gauge.ts';
 /** Keeps the AhvVm until its VM is deleted in Prism (or let go, with `deletion_policy: Retain`). */
 export const FINALIZER = 'nutanix.com/ahvvm';
 export const FIELD_MANAGER = 'nutanix-ahvvm-operator';
-/** `client_identifier` of the idempotence UUIDs the operator reserves. */
-const IDEMPOTENCE_CLIENT = 'nutanix-ahvvm-operator';
 
 export interface ReconcileIntervals {
   /** How often a running Prism task is looked at. Default 1 s. */
@@ -163,7 +159,8 @@ export class AhvVmReconciler {
       return { requeueAfterMs: admission.retryInMs };
     }
     try {
-      const result = deleting ? await this.#finalize(scope, prism, ctx) : await this.#converge(scope, prism, ctx);
+      const api = await prism.vms();
+      const result = deleting ? await this.#finalize(scope, api, ctx) : await this.#converge(scope, prism, api, ctx);
       this.#gate.release(admission, 'granted');
       return result;
     } catch (error) {
@@ -209,25 +206,28 @@ export class AhvVmReconciler {
   }
 
   /** DELETE the VM, follow the task by requeueing, and remove the finalizer once Prism answers 404. */
-  async #finalize(scope: AhvVmScope, prism: Connected, ctx: ReconcileContext): Promise<Result> {
-    if (scope.status.lastTask?.operation === 'delete') {
-      const followed = await this.#followTask(scope, prism);
+  async #finalize(scope: AhvVmScope, api: PrismVmApi, ctx: ReconcileContext): Promise<Result> {
+    const operation = scope.status.lastTask?.operation;
+    // On v4 a VM's UUID is known only from its create task: a create still running is followed to its end first.
+    const followCreate = operation === 'create' && !api.createTokenIsVmUuid && scope.status.uuid === undefined;
+    if (operation === 'delete' || followCreate) {
+      const followed = await this.#followTask(scope, api);
       if (followed === 'running') return this.#poll();
-      if (followed === 'failed') return { requeueAfterMs: this.#backoff.next(ctx.request.key) };
+      if (followed === 'failed' && operation === 'delete') return { requeueAfterMs: this.#backoff.next(ctx.request.key) };
     }
     let uuid = scope.status.uuid;
     if (uuid === undefined) {
       // The UUID is recorded before any create, so without one this resource never sent one; a VM it owns can only
       // be there if its status was lost (a restore), and then the ownership marker finds it.
       const { name, uid } = identityOf(scope.avm);
-      const lookup = findOwnedVm(await prism.client.listVmsByName(name), uid, name);
+      const lookup = findOwnedVm(await api.listVmsByName(name), uid, name);
       if (lookup.kind !== 'found') {
         await this.#release(scope);
         return undefined;
       }
       uuid = lookup.vm.metadata.uuid;
     }
-    const vm = await prism.client.getVm(uuid);
+    const vm = await api.getVm(uuid);
     if (vm === undefined) {
       ctx.log.info({ vm: uuid }, 'the VM is gone from Prism; removing the finalizer');
       this.#event(scope, 'Normal', 'Deleted', 'Delete', `VM ${uuid} no longer exists in Prism Central`);
@@ -238,7 +238,7 @@ export class AhvVmReconciler {
       await scope.report(pending(Reason.Deleting, `Prism Central is deleting VM ${uuid}`), observedVmStatus(vm));
       return this.#poll();
     }
-    const task = await prism.client.deleteVm(uuid);
+    const task = await api.deleteVm(vm);
     if (task === undefined) {
       await this.#release(scope);
       return undefined;
@@ -256,11 +256,11 @@ export class AhvVmReconciler {
 
   // ---- convergence ------------------------------------------------------------------------------------------------
 
-  async #converge(scope: AhvVmScope, prism: Connected, ctx: ReconcileContext): Promise<Result> {
+  async #converge(scope: AhvVmScope, prism: Connected, api: PrismVmApi, ctx: ReconcileContext): Promise<Result> {
     // First, so that no VM can exist without the resource being held until it is deleted (CAPX does the same).
     scope.avm = await ensureFinalizer(this.#kube, AhvVmRef, scope.avm, FINALIZER);
     this.#warnIfInsecure(scope, prism);
-    const followed = await this.#followTask(scope, prism);
+    const followed = await this.#followTask(scope, api);
     if (followed === 'running') return this.#poll();
     if (followed === 'failed') return { requeueAfterMs: this.#backoff.next(ctx.request.key) };
 
@@ -269,9 +269,14 @@ export class AhvVmReconciler {
       await this.#reportProblem(scope, failed(desired.reason, desired.message), 'Create');
       return this.#driftCheck();
     }
-    const located = await this.#locate(scope, prism, desired.intent, ctx);
+    const problem = await api.prepare(desired.intent);
+    if (problem !== undefined) {
+      await this.#reportProblem(scope, failed(problem.reason, problem.message), 'Create');
+      return this.#driftCheck();
+    }
+    const located = await this.#locate(scope, api, desired.intent, ctx);
     if (located.kind === 'done') return located.result;
-    return this.#sync(scope, prism, located.vm, desired.intent, ctx);
+    return this.#sync(scope, api, located.vm, desired.intent, ctx);
   }
 
   /**
@@ -279,10 +284,10 @@ export class AhvVmReconciler {
    * (reported; retry after a back-off), or `done` (ended well, or with an edit conflict — which only means "read the
    * VM again and plan afresh" — or there was nothing to follow).
    */
-  async #followTask(scope: AhvVmScope, prism: Connected): Promise<'running' | 'failed' | 'done'> {
+  async #followTask(scope: AhvVmScope, api: PrismVmApi): Promise<'running' | 'failed' | 'done'> {
     const last = scope.status.lastTask;
     if (!isTaskPending(last)) return 'done';
-    const task = await prism.client.getTask(last.uuid);
+    const task = await api.getTask(last.uuid);
     if (task === undefined) {
       await scope.record({ lastTask: { ...last, status: UNKNOWN_TASK_STATUS } });
       return 'done';
@@ -293,7 +298,13 @@ export class AhvVmReconciler {
     }
     this.#metrics.taskFinished({ operation: last.operation, result: task.status.toLowerCase() });
     const record = finishedTask(task, last.operation);
-    if (task.status === 'SUCCEEDED' || isEditConflict(task)) {
+    if (task.status === 'SUCCEEDED' && last.operation === 'create' && scope.status.uuid === undefined) {
+      // v4: the VM's extId is known from its create task only.
+      const uuid = vmUuidOfTask(task);
+      await scope.record({ lastTask: record, ...(uuid === undefined ? {} : { uuid }) });
+      return 'done';
+    }
+    if (task.status === 'SUCCEEDED' || api.isEditConflict(task)) {
       await scope.record({ lastTask: record });
       return 'done';
     }
@@ -314,27 +325,30 @@ export class AhvVmReconciler {
    * Finds the resource's VM: by the UUID in status, else by the ownership marker and the exact name. Creates one only
    * when neither finds it, and only after recording the UUID it will have.
    */
-  async #locate(scope: AhvVmScope, prism: Connected, intent: PrismVmIntent, ctx: ReconcileContext): Promise<Located> {
-    const { uuid, lastTask, state } = scope.status;
+  async #locate(scope: AhvVmScope, api: PrismVmApi, intent: PrismVmIntent, ctx: ReconcileContext): Promise<Located> {
+    const { uuid, lastTask, state, createRequestId } = scope.status;
+    const createFailed = lastTask?.operation === 'create' && isTaskFailure(lastTask);
     if (uuid !== undefined) {
-      const vm = await prism.client.getVm(uuid);
+      const vm = await api.getVm(uuid);
       if (vm !== undefined) return { kind: 'vm', vm };
-      if (lastTask?.operation === 'create' && isTaskFailure(lastTask)) {
-        return this.#create(scope, prism, intent, ctx, { message: `the create of VM ${uuid} failed; creating the VM with a new UUID` });
+      if (createFailed) {
+        return this.#create(scope, api, intent, ctx, { message: `the create of VM ${uuid} failed; creating the VM with a new UUID` });
       }
       const existed = state !== undefined || (lastTask?.operation === 'create' && lastTask.status === 'SUCCEEDED');
       if (existed) {
         const message = `VM ${uuid} was deleted outside Kubernetes; creating it again`;
         ctx.log.warn({ vm: uuid }, message);
         this.#event(scope, 'Warning', 'VmDeletedOutOfBand', 'Create', message);
-        return this.#create(scope, prism, intent, ctx, { reason: Reason.Recreating, message, reuseUuid: uuid });
+        // v3 tries the same idempotence UUID first (Prism says 409 when it is spent); a v4 request id would only
+        // answer the old create's task, so v4 sends a new one.
+        return this.#create(scope, api, intent, ctx, { reason: Reason.Recreating, message, ...(api.createTokenIsVmUuid ? { reuseToken: uuid } : {}) });
       }
       // Recorded but never seen: the POST may not have reached Prism (the operator stopped in between). The same
       // idempotence UUID makes sending it again safe: Prism creates the VM once.
-      return this.#create(scope, prism, intent, ctx, { reuseUuid: uuid });
+      return this.#create(scope, api, intent, ctx, api.createTokenIsVmUuid ? { reuseToken: uuid } : {});
     }
     const { name, uid } = identityOf(scope.avm);
-    const lookup = findOwnedVm(await prism.client.listVmsByName(name), uid, name);
+    const lookup = findOwnedVm(await api.listVmsByName(name), uid, name);
     switch (lookup.kind) {
       case 'found': {
         const vm = lookup.vm;
@@ -347,7 +361,12 @@ export class AhvVmReconciler {
         await this.#reportProblem(scope, failed(lookup.reason, lookup.message), 'Create');
         return { kind: 'done', result: this.#driftCheck() };
       case 'none':
-        return this.#create(scope, prism, intent, ctx, {});
+        // v4: a create whose request id is recorded may have been sent (and may still be running, which no list
+        // shows): sending it again with the same id answers its task and makes no second VM.
+        if (!api.createTokenIsVmUuid && createRequestId !== undefined && !createFailed) {
+          return this.#create(scope, api, intent, ctx, { reuseToken: createRequestId });
+        }
+        return this.#create(scope, api, intent, ctx, {});
     }
   }
 
@@ -358,10 +377,10 @@ export class AhvVmReconciler {
    */
   async #create(
     scope: AhvVmScope,
-    prism: Connected,
+    api: PrismVmApi,
     intent: PrismVmIntent,
     ctx: ReconcileContext,
-    how: { reuseUuid?: string; reason?: string; message?: string },
+    how: { reuseToken?: string; reason?: string; message?: string },
   ): Promise<Located> {
     const reason = how.reason ?? Reason.Creating;
     const userData = await cloudInitUserData(this.#kube, scope.avm);
@@ -379,39 +398,41 @@ export class AhvVmReconciler {
       body = withUserData.intent;
     }
 
-    let uuid = how.reuseUuid;
-    if (uuid === undefined) {
-      const [reserved] = await prism.client.createIdempotenceIdentifiers(1, { clientIdentifier: IDEMPOTENCE_CLIENT });
-      if (reserved === undefined) throw new Error('Prism reserved no idempotence UUID');
-      uuid = reserved;
-      await scope.report(pending(reason, how.message ?? `creating VM ${uuid}`), { ...FORGET_VM, uuid });
+    let token = how.reuseToken;
+    // v3: the token is the VM's UUID to be. v4: the NTNX-Request-Id; the VM's UUID comes from the task.
+    const tokenFields = (value: string): StatusFields => (api.createTokenIsVmUuid ? { uuid: value } : { uuid: undefined, createRequestId: value });
+    const what = (value: string): string => (api.createTokenIsVmUuid ? `VM ${value}` : `the VM (Prism v4 request ${value})`);
+    if (token === undefined) {
+      token = await api.newCreateToken();
+      await scope.report(pending(reason, how.message ?? `creating ${what(token)}`), { ...FORGET_VM, ...tokenFields(token) });
     }
-    let created: CreatedVm;
+    let created: CreateAccepted;
     try {
-      created = await prism.client.createVm(body, { idempotenceUuid: uuid });
+      created = await api.createVm(body, token);
     } catch (error) {
-      if (how.reuseUuid === undefined || !isSpentIdempotenceUuid(error)) throw error;
-      ctx.log.info({ vm: uuid }, 'the recorded UUID was used by a VM that is gone; reserving a new one');
-      return this.#create(scope, prism, intent, ctx, { reason, message: how.message ?? `VM ${uuid} is gone; creating the VM with a new UUID` });
+      if (how.reuseToken === undefined || !api.isSpentCreateToken(error)) throw error;
+      ctx.log.info({ vm: token }, 'the recorded UUID was used by a VM that is gone; reserving a new one');
+      return this.#create(scope, api, intent, ctx, { reason, message: how.message ?? `VM ${token} is gone; creating the VM with a new UUID` });
     }
     const task = created.taskUuid;
-    ctx.log.info({ vm: uuid, task, alreadyExisted: created.alreadyExisted }, 'create request accepted by Prism');
-    if (!created.alreadyExisted) this.#event(scope, 'Normal', 'Created', 'Create', `Prism Central is creating VM ${uuid} (task ${task ?? 'unknown'})`);
-    await scope.report(pending(reason, how.message ?? `creating VM ${uuid}`), {
-      ...(how.reuseUuid === undefined ? {} : FORGET_VM),
-      uuid,
+    ctx.log.info({ vm: created.uuid, requestId: api.createTokenIsVmUuid ? undefined : token, task, alreadyExisted: created.alreadyExisted, api: api.version }, 'create request accepted by Prism');
+    if (!created.alreadyExisted) this.#event(scope, 'Normal', 'Created', 'Create', `Prism Central is creating ${what(token)} (task ${task ?? 'unknown'})`);
+    await scope.report(pending(reason, how.message ?? `creating ${what(token)}`), {
+      ...(how.reuseToken === undefined ? {} : FORGET_VM),
+      ...tokenFields(token),
       lastTask: task === undefined ? undefined : submittedTask(task, 'create'),
     });
     return { kind: 'done', result: this.#poll() };
   }
 
   /** Plans the update from the VM as Prism shows it now and takes its first step, or reports why there is none. */
-  async #sync(scope: AhvVmScope, prism: Connected, vm: PrismVm, intent: PrismVmIntent, ctx: ReconcileContext): Promise<Result> {
+  async #sync(scope: AhvVmScope, api: PrismVmApi, vm: PrismVm, intent: PrismVmIntent, ctx: ReconcileContext): Promise<Result> {
     const observed = observedVmStatus(vm);
     const { uuid } = observed;
     const plan = planUpdate(vm, intent, {
       consentToPowerCycle: scope.avm.spec.allow_power_cycle ?? false,
       powerCycleInProgress: scope.status.powerCycleInProgress ?? false,
+      changesDevices: api.changesDevices,
     });
     switch (plan.kind) {
       case 'wait':
@@ -427,7 +448,7 @@ export class AhvVmReconciler {
         if (vm.status.state === 'ERROR') {
           // A failed change leaves the VM in ERROR until an update succeeds (TF #131); its own spec clears it.
           const detail = vm.status.message_list?.map((m) => m.message ?? m.reason).join('; ') ?? 'no detail';
-          return this.#applyStep(scope, prism, vm, intent, { action: 'apply-spec' }, `Prism shows VM ${uuid} in ERROR (${detail}); sending its spec again to clear it`, ctx);
+          return this.#applyStep(scope, api, vm, intent, { action: 'apply-spec' }, `Prism shows VM ${uuid} in ERROR (${detail}); sending its spec again to clear it`, ctx);
         }
         await scope.report(available(`VM ${uuid} matches the spec`), { ...observed, powerCycleInProgress: undefined });
         this.#backoff.reset(ctx.request.key);
@@ -443,7 +464,7 @@ export class AhvVmReconciler {
         }
         // Recorded before the VM goes off, so that a reconcile after a restart still powers it on again.
         if (plan.powerCycle && scope.status.powerCycleInProgress !== true) await scope.record({ powerCycleInProgress: true });
-        return this.#applyStep(scope, prism, vm, intent, step, messageFor(step, uuid, plan.diff), ctx);
+        return this.#applyStep(scope, api, vm, intent, step, messageFor(step, uuid, plan.diff), ctx);
       }
     }
   }
@@ -451,7 +472,7 @@ export class AhvVmReconciler {
   /** One PUT, built from the VM as just read; its task is followed by requeueing. */
   async #applyStep(
     scope: AhvVmScope,
-    prism: Connected,
+    api: PrismVmApi,
     vm: PrismVm,
     intent: PrismVmIntent,
     step: UpdateStep,
@@ -462,9 +483,9 @@ export class AhvVmReconciler {
     const operation: TaskOperation = step.action === 'apply-spec' ? 'update' : step.action;
     let task: string;
     try {
-      task = await prism.client.updateVm(uuid, putBodyFor(step, vm, intent));
+      task = await api.applyStep(vm, step, intent);
     } catch (error) {
-      if (!(error instanceof PrismApiError && isEditConflict(error))) throw error;
+      if (!api.isEditConflict(error)) throw error;
       // The VM changed between our GET and PUT: read it again and plan afresh.
       ctx.log.info({ vm: uuid }, 'edit conflict: the VM changed meanwhile; planning again');
       return this.#poll();

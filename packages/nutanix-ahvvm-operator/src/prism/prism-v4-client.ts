@@ -182,6 +182,24 @@ export class PrismV4Client {
     return answer.status === 404 ? undefined : taskExtIdOf(answer.body, 'DELETE', path);
   }
 
+  /**
+   * The extId of the category value `key`=`value` (`GET /api/prism/v4.2/config/categories`, `$filter=key eq … and value
+   * eq …`), or undefined when there is none. A v4 VM refers to categories by extId only.
+   */
+  async findCategoryExtId(key: string, value: string): Promise<string | undefined> {
+    const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+    const filter = encodeURIComponent(`key eq ${quote(key)} and value eq ${quote(value)}`);
+    const answer = await this.#http.send({
+      method: 'GET',
+      basePath: PRISM_CONFIG_PATH,
+      path: `/categories?$filter=${filter}&$limit=${V4_LIST_LIMIT}`,
+      endpoint: `${PRISM_CONFIG_PATH}/categories`,
+      repeatability: 'repeatable',
+    });
+    const categories = (answer.body as { data?: { extId?: string; key?: string; value?: string }[] } | undefined)?.data ?? [];
+    return categories.find((category) => category.key === key && category.value === value)?.extId;
+  }
+
   /** The task, or undefined when Prism does not know it. */
   async getTask(extId: string): Promise<PrismV4Task | undefined> {
     const answer = await this.#http.send({

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { PrismApiError } from '../prism/prism-errors.ts';
+import type { PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import { isStaleEtag, type PrismV4Client, type PrismV4Vm } from '../prism/prism-v4-client.ts';
+import { prismTaskFromV4, prismVmFromV4, v4CreateBody, v4UpdateBody } from '../prism/v4-vm-translation.ts';
+import type { UpdateStep } from './update-plan.ts';
+import { isTask, type CreateAccepted, type PreparationProblem, type PrismVmApi } from './vm-api.ts';
+import { isEditConflict } from '../prism/edit-conflict.ts';
+
+/** The task error group of a v4 change that was queued behind another and found the ETag moved (TF PR #1047). */
+export const ETAG_MISMATCH_GROUP = 'VM_ETAG_MISMATCH';
+
+/** How long a category lookup is trusted; a value not found is asked again next time. */
+const CATEGORY_TTL_MS = 5 * 60_000;
+
+/**
+ * The VMM v4.2 API behind the reconciler's `PrismVmApi`: VMs read and changed with their ETag, power changes as
+ * actions, creates with the `NTNX-Request-Id` the reconciler recorded (so a repeat answers the first task), and
+ * categories by extId (looked up through the v4 categories API and kept for five minutes).
+ *
+ * The ETag of each VM read travels with the `PrismVm` it was translated into (a WeakMap), so a PUT, action or DELETE
+ * always carries the ETag of the read its plan was made from: a VM changed in between is a 412, an edit conflict.
+ */
+export class PrismV4VmApi implements PrismVmApi {
+  readonly version = 'v4';
+  readonly createTokenIsVmUuid = false;
+  readonly changesDevices = false;
+  readonly #client: PrismV4Client;
+  readonly #read = new WeakMap<PrismVm, { vm: PrismV4Vm; etag?: string }>();
+  /** `key=value` → extId, and back. */
+  readonly #categoryExtIds = new Map<string, { extId: string; at: number }>();
+  readonly #categoryNames = new Map<string, readonly [string, string]>();
+  readonly #now: () => number;
+
+  constructor(client: PrismV4Client, now: () => number = Date.now) {
+    this.#client = client;
+    this.#now = now;
+  }
+
+  async prepare(intent: PrismVmIntent): Promise<PreparationProblem | undefined> {
+    for (const [key, value] of Object.entries(intent.metadata.categories ?? {})) {
+      const cached = this.#categoryExtIds.get(`${key}=${value}`);
+      if (cached !== undefined && this.#now() - cached.at < CATEGORY_TTL_MS) continue;
+      let extId: string | undefined;
+      try {
+        extId = await this.#client.findCategoryExtId(key, value);
+      } catch (error) {
+        if (error instanceof PrismApiError && error.status === 404) {
+          return { reason: 'CategoriesUnavailable', message: `Prism Central does not serve the v4 categories API, which a v4 VM's categories need (category ${key}=${value}); leave spec.categories out, or run the operator with --prism-api-version=v3` };
+        }
+        throw error;
+      }
+      if (extId === undefined) return { reason: 'CategoryNotFound', message: `category ${key}=${value} does not exist in Prism Central` };
+      this.#categoryExtIds.set(`${key}=${value}`, { extId, at: this.#now() });
+      this.#categoryNames.set(extId.toLowerCase(), [key, value]);
+    }
+    return undefined;
+  }
+
+  async getVm(uuid: string): Promise<PrismVm | undefined> {
+    const read = await this.#client.getVm(uuid);
+    return read === undefined ? undefined : this.#translate(read.vm, read.etag);
+  }
+
+  async listVmsByName(name: string): Promise<PrismVm[]> {
+    return (await this.#client.listVmsByName(name)).map((vm) => this.#translate(vm, undefined));
+  }
+
+  /** A fresh `NTNX-Request-Id`; nothing to reserve in v4. */
+  newCreateToken(): Promise<string> {
+    return Promise.resolve(randomUUID());
+  }
+
+  async createVm(intent: PrismVmIntent, token: string): Promise<CreateAccepted> {
+    const taskUuid = await this.#client.createVm(v4CreateBody(intent, this.#extIdOf), { requestId: token });
+    return { uuid: undefined, taskUuid, alreadyExisted: false };
+  }
+
+  async applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent): Promise<string> {
+    const { vm, etag } = await this.#withEtag(current);
+    switch (step.action) {
+      case 'power-off':
+        return this.#client.powerAction(vm.extId, 'power-off', etag);
+      case 'power-on':
+        return this.#client.powerAction(vm.extId, 'power-on', etag);
+      case 'apply-spec':
+        return this.#client.updateVm(vm.extId, v4UpdateBody(vm, desired, this.#extIdOf), etag);
+    }
+  }
+
+  async deleteVm(current: PrismVm): Promise<string | undefined> {
+    const { vm, etag } = await this.#withEtag(current);
+    return this.#client.deleteVm(vm.extId, etag);
+  }
+
+  async getTask(uuid: string): Promise<PrismTask | undefined> {
+    const task = await this.#client.getTask(uuid);
+    return task === undefined ? undefined : prismTaskFromV4(task);
+  }
+
+  isEditConflict(failure: unknown): boolean {
+    if (isStaleEtag(failure)) return true;
+    if (!isTask(failure) || failure.status !== 'FAILED') return false;
+    return failure.error_code === ETAG_MISMATCH_GROUP || isEditConflict(failure);
+  }
+
+  /** v4 answers a repeated id with the first task, whatever became of it: no id is ever spent. */
+  isSpentCreateToken(): boolean {
+    return false;
+  }
+
+  readonly #extIdOf = (key: string, value: string): string => {
+    const found = this.#categoryExtIds.get(`${key}=${value}`);
+    if (found === undefined) throw new Error(`category ${key}=${value} was not prepared`);
+    return found.extId;
+  };
+
+  #translate(vm: PrismV4Vm, etag: string | undefined): PrismVm {
+    const translated = prismVmFromV4(vm, this.#categoryNames);
+    this.#read.set(translated, { vm, ...(etag === undefined ? {} : { etag }) });
+    return translated;
+  }
+
+  /** The v4 VM behind `current` and its ETag (a listed VM has none: it is read once more). */
+  async #withEtag(current: PrismVm): Promise<{ vm: PrismV4Vm; etag: string }> {
+    const read = this.#read.get(current);
+    if (read?.etag !== undefined) return { vm: read.vm, etag: read.etag };
+    const fresh = await this.#client.getVm(current.metadata.uuid);
+    if (fresh === undefined) {
+      throw new PrismApiError({ method: 'GET', path: `/vms/${current.metadata.uuid}` }, 404, [{ reason: 'VM_NOT_FOUND', message: `VM ${current.metadata.uuid} is gone` }]);
+    }
+    return fresh;
+  }
+}
