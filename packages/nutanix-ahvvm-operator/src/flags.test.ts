@@ -14,10 +14,12 @@ test('defaults, and the environment standing in for --namespace', () => {
     prismMaxConcurrentRequests: 8,
     driftCheckIntervalMs: 60_000,
     taskPollIntervalMs: 1_000,
+    prismApiVersion: undefined,
     logLevel: 'info',
   });
   expect(parseOperatorFlags(['--leader-elect=false', '--drift-check-interval=2m', '--task-poll-interval=250ms', '--max-concurrent-reconciles=4'], {}))
     .toMatchObject({ leaderElect: false, driftCheckIntervalMs: 120_000, taskPollIntervalMs: 250, maxConcurrentReconciles: 4 });
+  expect(parseOperatorFlags(['--prism-api-version=v4'], {})).toMatchObject({ prismApiVersion: 'v4' });
   expect(parseOperatorFlags(['--help'], {})).toBe('help');
 });
 
@@ -27,5 +29,6 @@ test('bad flags say what to change', () => {
   expect(() => parseOperatorFlags(['--task-poll-interval=0s'], {})).toThrow('--task-poll-interval must be a positive duration');
   expect(() => parseOperatorFlags(['--prism-max-concurrent-requests=0'], {})).toThrow('--prism-max-concurrent-requests must be a whole number of at least 1, not "0"');
   expect(() => parseOperatorFlags(['--log-level=loud'], {})).toThrow('--log-level must be one of debug, info, warn, error, not "loud"');
+  expect(() => parseOperatorFlags(['--prism-api-version=v5'], {})).toThrow('--prism-api-version must be v3, v4 or auto, not "v5"');
   expect(() => parseOperatorFlags(['--bogus'], {})).toThrow(FlagError);
 });

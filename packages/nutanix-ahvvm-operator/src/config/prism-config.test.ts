@@ -37,9 +37,15 @@ describe('loadPrismConfig', () => {
       origin: 'https://pc.example.com:9440',
       defaultCluster: { uuid: '00061f7f-1d2c-4b6e-9a31-7c2e5d4f6a01', name: 'ncn-dev-sandbox' },
       tls: { insecureSkipVerify: false },
+      apiVersion: 'auto',
       warnings: [],
     });
     expect(config.credentials.username).toBe('admin');
+  });
+
+  it('takes PRISM_API_VERSION v3, v4 or auto, and nothing else', () => {
+    for (const version of ['v3', 'v4', 'auto'] as const) expect(load({ PRISM_API_VERSION: version })().apiVersion).toBe(version);
+    expect(load({ PRISM_API_VERSION: 'v4.2' })).toThrow('PRISM_API_VERSION must be v3, v4 or auto (got "v4.2")');
   });
 
   it('takes a port, an IPv6 address and a cluster given by name only', () => {
