@@ -1,5 +1,5 @@
 // The `nutanix` benchmark: `npm run bench -- nutanix [--vms N] [--request-latency-ms L] [--task-ms T] [--workers W]
-// [--prism-concurrency C]`.
+// [--prism-concurrency C] [--prism-api v3|v4|auto]`.
 //
 // On a local control plane (no node: the controller runs in this process, as in production but without a Pod), N
 // AhvVms are created in bulk, then the AhvVm controller starts against a Prism simulator that takes L ms per request
@@ -25,6 +25,8 @@ interface Flags {
   taskMs: number;
   workers: number;
   prismConcurrency: number;
+  /** The operator's --prism-api-version; auto (its default) chooses v4 on the simulator. */
+  prismApi: 'v3' | 'v4' | 'auto';
 }
 
 function parseFlags(args: string[]): Flags {
@@ -36,6 +38,7 @@ function parseFlags(args: string[]): Flags {
       'task-ms': { type: 'string', default: '2000' },
       workers: { type: 'string', default: '10' },
       'prism-concurrency': { type: 'string', default: '8' },
+      'prism-api': { type: 'string', default: 'auto' },
     },
   });
   const integer = (flag: string, value: string, min: number): number => {
@@ -43,7 +46,10 @@ function parseFlags(args: string[]): Flags {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${String(min)}, got ${JSON.stringify(value)}`);
     return n;
   };
+  const prismApi = values['prism-api'];
+  if (prismApi !== 'v3' && prismApi !== 'v4' && prismApi !== 'auto') throw new Error(`--prism-api must be v3, v4 or auto, got ${JSON.stringify(prismApi)}`);
   return {
+    prismApi,
     vms: integer('vms', values.vms, 1),
     requestLatencyMs: integer('request-latency-ms', values['request-latency-ms'], 0),
     taskMs: integer('task-ms', values['task-ms'], 0),
@@ -124,11 +130,13 @@ async function main(): Promise<void> {
     console.log(`created ${String(flags.vms)} AhvVms; starting the controller (${String(flags.workers)} workers, ${String(flags.prismConcurrency)} Prism requests at once)`);
 
     operator = await env.runOperator({
-      env: prismEnvFor(simulator),
+      env: prismEnvFor(simulator, { PRISM_API_VERSION: flags.prismApi }),
       namespace: NAMESPACE,
       maxConcurrentReconciles: flags.workers,
       prismMaxConcurrentRequests: flags.prismConcurrency,
     });
+    const prismApi = operator.prism.configured ? (await operator.prism.vms()).version : 'unconfigured';
+    console.log(`the operator speaks Prism ${prismApi} for VMs (--prism-api ${flags.prismApi})`);
     const cache = operator.manager.informers.informerFor(AhvVmRef, { namespace: NAMESPACE }).cache;
     const ready = (): number => cache.list().filter((avm) => isStatusConditionTrue(avm.status?.conditions, 'Ready')).length;
 
@@ -178,6 +186,7 @@ async function main(): Promise<void> {
     console.log(`all gone in ${deletion.secondsToAllGone.toFixed(1)} s; ${String(deletion.vmsLeftInPrism)} VMs left in Prism`);
     console.log(JSON.stringify({
       benchmark: 'nutanix',
+      prismApi,
       vms: flags.vms,
       requestLatencyMs: flags.requestLatencyMs,
       taskMs: flags.taskMs,
