@@ -120,6 +120,7 @@ describe('creating and changing VMs through v4', () => {
     expect(avm.metadata.finalizers).toContain(FINALIZER);
     expect(avm.status).toMatchObject({ uuid: vm.uuid, state: 'COMPLETE', powerState: 'OFF', observedGeneration: 1, lastTask: { operation: 'create', status: 'SUCCEEDED' } });
     expect(avm.status?.createRequestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(avm.status?.specVersion).toBeUndefined();
     expect(avm.status?.lastTask?.uuid).toMatch(/^ZXJnb24=:/);
     expect((await prism.getVm(vm.uuid))?.spec.description).toBe(descriptionWithOwnerMarker(undefined, avm.metadata.uid ?? ''));
     await waitFor(async () => (await env.eventReasons(NS, 'ahvvm-from-operator')).includes('Created'), { what: 'the Created event' });
@@ -236,10 +237,10 @@ describe('never two VMs on v4', () => {
   });
 
   /** An AhvVm as an operator that stopped right after recording the request id would have left it. */
-  async function recordedBeforeCrash(name: string, createRequestId: string): Promise<AhvVm> {
-    const created = await env.apply(NS, name, {});
-    await env.kube.patch(AhvVmRef, { namespace: NS, name }, { type: 'merge', patch: { metadata: { finalizers: [FINALIZER] } } });
-    await env.kube.applyStatus(AhvVmRef, { metadata: { name, namespace: NS }, status: { createRequestId } }, { fieldManager: FIELD_MANAGER, force: true });
+  async function recordedBeforeCrash(name: string, createRequestId: string, namespace = NS): Promise<AhvVm> {
+    const created = await env.apply(namespace, name, {});
+    await env.kube.patch(AhvVmRef, { namespace, name }, { type: 'merge', patch: { metadata: { finalizers: [FINALIZER] } } });
+    await env.kube.applyStatus(AhvVmRef, { metadata: { name, namespace }, status: { createRequestId } }, { fieldManager: FIELD_MANAGER, force: true });
     return created;
   }
 
@@ -264,6 +265,25 @@ describe('never two VMs on v4', () => {
     expect(uuidOf(await env.waitForCondition(NS, 'v4-never-sent', 'Ready', 'True'))).toBe(onlyVm('v4-never-sent').uuid);
     expect(onlyVm('v4-still-running').uuid).toBe(uuidOf(resent));
     expect(simulator.inspect().vms.length - before).toBe(1);
+  });
+
+  it('deleted while the operator was down with a create unanswered: asks with the request id, and deletes that VM', async () => {
+    // A namespace of its own, whose operator starts only after the AhvVm was deleted.
+    const down = 'v4-deleted-while-down';
+    await env.createNamespace(down);
+    const requestId = randomUUID();
+    const avm = await recordedBeforeCrash('v4-doomed', requestId, down);
+    simulator.faults.add({ kind: 'slow-task', operation: 'create', extraMs: 1_500, times: 1 });
+    await v4.createVm(
+      { name: 'v4-doomed', description: descriptionWithOwnerMarker(undefined, avm.metadata.uid ?? ''), numSockets: 1, numCoresPerSocket: 1, memorySizeBytes: 1024 ** 3, cluster: { extId: simulator.clusters[0]?.uuid ?? '' } },
+      { requestId },
+    );
+    await env.kube.delete(AhvVmRef, { namespace: down, name: 'v4-doomed' });
+    const deletes = count(V4.delete);
+    await operatorFor(down);
+    await waitFor(async () => (await env.get(down, 'v4-doomed')) === undefined, { what: 'the AhvVm to be gone', timeoutMs: 30_000 });
+    expect(vmsNamed('v4-doomed')).toEqual([]);
+    expect(count(V4.delete) - deletes).toBe(1);
   });
 
   it('adopts a VM whose create finished while the operator was gone, by its ownership marker', async () => {

@@ -281,7 +281,7 @@ describe('changes and deletions made in Prism', () => {
     const vm = await prismVm(uuidOf(avm));
     const task = await prism.updateVm(vm.metadata.uuid, withPowerState(vm, 'OFF'));
     expect((await prism.waitForTask(task, { operation: 'update', pollIntervalMs: 10 })).status).toBe('FAILED');
-    await waitFor(() => onlyVm('errored').state === 'COMPLETE' && onlyVm('errored').specVersion > vm.metadata.spec_version, { what: 'ERROR to be cleared' });
+    await waitFor(() => onlyVm('errored').state === 'COMPLETE' && onlyVm('errored').specVersion > (vm.metadata.spec_version ?? 0), { what: 'ERROR to be cleared' });
     await env.waitForCondition(NS, 'errored', 'Ready', 'True');
   });
 });

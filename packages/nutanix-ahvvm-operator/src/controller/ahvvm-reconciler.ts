@@ -160,7 +160,7 @@ export class AhvVmReconciler {
     }
     try {
       const api = await prism.vms();
-      const result = deleting ? await this.#finalize(scope, api, ctx) : await this.#converge(scope, prism, api, ctx);
+      const result = deleting ? await this.#finalize(scope, prism, api, ctx) : await this.#converge(scope, prism, api, ctx);
       this.#gate.release(admission, 'granted');
       return result;
     } catch (error) {
@@ -206,7 +206,7 @@ export class AhvVmReconciler {
   }
 
   /** DELETE the VM, follow the task by requeueing, and remove the finalizer once Prism answers 404. */
-  async #finalize(scope: AhvVmScope, api: PrismVmApi, ctx: ReconcileContext): Promise<Result> {
+  async #finalize(scope: AhvVmScope, prism: Connected, api: PrismVmApi, ctx: ReconcileContext): Promise<Result> {
     const operation = scope.status.lastTask?.operation;
     // On v4 a VM's UUID is known only from its create task: a create still running is followed to its end first.
     const followCreate = operation === 'create' && !api.createTokenIsVmUuid && scope.status.uuid === undefined;
@@ -222,6 +222,7 @@ export class AhvVmReconciler {
       const { name, uid } = identityOf(scope.avm);
       const lookup = findOwnedVm(await api.listVmsByName(name), uid, name);
       if (lookup.kind !== 'found') {
+        if (await this.#askAfterUnansweredCreate(scope, prism, api, ctx)) return this.#poll();
         await this.#release(scope);
         return undefined;
       }
@@ -247,6 +248,24 @@ export class AhvVmReconciler {
     this.#event(scope, 'Normal', Reason.Deleting, 'Delete', `deleting VM ${uuid} in Prism Central (task ${task})`);
     await scope.report(pending(Reason.Deleting, `deleting VM ${uuid} in Prism Central`), { ...observedVmStatus(vm), lastTask: submittedTask(task, 'delete') });
     return this.#poll();
+  }
+
+  /**
+   * v4, deleting: a create request was recorded but its task never was (the operator stopped in between), and no VM
+   * shows yet — Prism lists none while its create runs. The create is sent again with its request id: Prism answers
+   * the first request's task (or, if that request never arrived, makes the VM now), which is followed to learn the
+   * VM's extId and delete it. Without this the finalizer would go and leave the VM behind.
+   */
+  async #askAfterUnansweredCreate(scope: AhvVmScope, prism: Connected, api: PrismVmApi, ctx: ReconcileContext): Promise<boolean> {
+    const { createRequestId, lastTask } = scope.status;
+    if (api.createTokenIsVmUuid || createRequestId === undefined || lastTask?.operation === 'create') return false;
+    const desired = await this.#desired(scope, prism);
+    if (!desired.ok || (await api.prepare(desired.intent)) !== undefined) return false;
+    const created = await api.createVm(desired.intent, createRequestId);
+    if (created.taskUuid === undefined) return false;
+    ctx.log.info({ requestId: createRequestId, task: created.taskUuid }, 'deleting: asked Prism what became of the unanswered create request');
+    await scope.report(pending(Reason.Deleting, `finding the VM of create request ${createRequestId} to delete it`), { lastTask: submittedTask(created.taskUuid, 'create') });
+    return true;
   }
 
   async #release(scope: AhvVmScope): Promise<void> {

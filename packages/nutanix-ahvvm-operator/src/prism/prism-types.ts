@@ -94,7 +94,8 @@ export interface PrismStatusMessage {
 
 /** A VM as GET /vms/{uuid} and POST /vms/list show it. */
 export interface PrismVm {
-  metadata: PrismVmMetadata & { uuid: string; spec_version: number };
+  /** `spec_version` is absent on a VM read through v4, which versions VMs by ETag. */
+  metadata: PrismVmMetadata & { uuid: string };
   spec: PrismVmSpec;
   status: {
     name?: string;

@@ -35,7 +35,7 @@ const V4_VM: PrismV4Vm = {
 describe('prismVmFromV4', () => {
   it('reads a v4 VM in the v3 shape the diff and the status use', () => {
     const vm = prismVmFromV4(V4_VM, new Map([[PROD, ['Environment', 'Prod'] as const]]));
-    expect(vm.metadata).toEqual({ kind: 'vm', uuid: V4_VM.extId, spec_version: 0, categories: { Environment: 'Prod', [`${UNNAMED_CATEGORY_PREFIX}aaaaaaaa-0000-5000-8000-000000000009`]: '' } });
+    expect(vm.metadata).toEqual({ kind: 'vm', uuid: V4_VM.extId, categories: { Environment: 'Prod', [`${UNNAMED_CATEGORY_PREFIX}aaaaaaaa-0000-5000-8000-000000000009`]: '' } });
     expect(vm.spec).toMatchObject({ name: 'web-01', description: V4_VM.description, cluster_reference: { uuid: V4_VM.cluster?.extId } });
     expect(vm.spec.resources).toMatchObject({ num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 4096, power_state: 'ON', boot_config: { boot_type: 'UEFI' } });
     expect(vm.spec.resources.disk_list).toEqual([

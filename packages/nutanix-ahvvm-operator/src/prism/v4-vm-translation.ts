@@ -88,7 +88,7 @@ export function prismVmFromV4(vm: PrismV4Vm, categoryNames: CategoryNames): Pris
   };
   return {
     // v4 has no spec_version: the ETag plays its part, and stays with the v4 VM (PrismV4VmApi).
-    metadata: { kind: 'vm', uuid: vm.extId, spec_version: 0, categories },
+    metadata: { kind: 'vm', uuid: vm.extId, categories },
     spec: {
       name: vm.name,
       ...(vm.description === undefined ? {} : { description: vm.description }),

@@ -28,7 +28,8 @@ export interface ObservedVmStatus {
   state: string;
   powerState: string;
   ipAddresses: string[];
-  specVersion: number;
+  /** v3 only; undefined on v4 (which removes it from status). */
+  specVersion: number | undefined;
 }
 
 export function observedVmStatus(vm: PrismVm): ObservedVmStatus {
