@@ -167,12 +167,8 @@ MSG
   export GOSUMDB=off
   export CGO_ENABLED=0
 
-  minor="${KUBERNETES_VERSION#v1.}"; minor="${minor%%.*}"
-  ldflags="-s -w"
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags+=" -X $pkg.gitVersion=${KUBERNETES_VERSION} -X $pkg.gitMajor=1 -X $pkg.gitMinor=${minor}"
-    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=${BUILD_DATE}"
-  done
+  source "$scripts/../../../tools/kubernetes-version-ldflags.sh"
+  ldflags="$(kubernetes_version_ldflags "$KUBERNETES_VERSION" "$BUILD_DATE")"
 
   modules="$scripts/control-plane-modules"
   # k8s.io/kubernetes replaces its staging modules with local paths, so `go install pkg@version` refuses it;
