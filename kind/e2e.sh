@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Runs one operator's e2e spec on kind, as CI does:
-#   kind/e2e.sh maintpage-operator|postgresql-operator|nutanix-ahvvm-operator
+#   kind/e2e.sh maintpage-operator|postgresql-operator|nutanix-ahvvm-operator   (also: npm run e2e:kind -- <operator|all>)
 # Creates the cluster if absent, builds and loads the operator's images with a non-latest tag, installs
 # deploy/<operator> with that tag (kubectl apply -k, done by the spec), runs the spec with the kind kubeconfig,
-# and collects logs and events when it fails. Needs docker, kind and kubectl.
+# and collects logs and events when it fails. Needs docker and kubectl; kind is built from source when not installed.
+#
+# Where the node image pinned in kind/cluster.yaml cannot be pulled (no registry answers), the cluster is made from
+# what this machine can build, and only then (kind/local-cluster.sh):
+#   - a node image built from source (kind/node-image.sh), with the kubelet's cgroup v1 refusal turned off on cgroup v1
+#     hosts;
+#   - the docker network "kind" on 172.30.0.0/24 (KIND_SUBNET), without masquerading, so nothing leaves the machine;
+#   - a local registry beside the cluster serving stand-ins for the third-party images the specs pull (kind/stand-ins).
 set -euo pipefail
 operator="${1:?usage: kind/e2e.sh <operator>}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,17 +25,55 @@ case "$operator" in
   nutanix-ahvvm-operator) images=(nutanix-ahvvm-operator) ;;
   *) echo "kind/e2e.sh: unknown operator '$operator'" >&2; exit 2 ;;
 esac
+mkdir -p "$(dirname "$artifacts")"
 
-if ! kind get clusters 2>/dev/null | grep -qx "$cluster"; then
-  kind create cluster --name "$cluster" --config "$repo/kind/cluster.yaml" --wait 120s
+source "$repo/tools/images/engine.sh"
+ensure_engine
+# shellcheck source=local-cluster.sh
+source "$repo/kind/local-cluster.sh"
+kind="$(kind_command)"
+
+config="$repo/kind/cluster.yaml"
+local_cluster=""
+if ! kind_node_image_available "$config"; then
+  local_cluster=1
+  config="$(local_cluster_config "$config")"
 fi
+if "$kind" get clusters 2>/dev/null | grep -qx "$cluster" \
+  && [[ "$(docker inspect -f '{{.State.Running}}' "$cluster-control-plane" 2>/dev/null)" != true ]]; then
+  # A cluster whose node stopped with the engine (a reboot, a restarted dockerd) does not come back whole: start over.
+  echo "kind: the node of $cluster is not running; deleting the cluster to create it again" >&2
+  "$kind" delete cluster --name "$cluster"
+fi
+if ! "$kind" get clusters 2>/dev/null | grep -qx "$cluster"; then
+  "$kind" create cluster --name "$cluster" --config "$config" --wait 120s
+fi
+if [[ -n "$local_cluster" ]]; then local_cluster_registry "$kind" "$cluster"; fi
 kubeconfig="$(mktemp)"
-kind get kubeconfig --name "$cluster" > "$kubeconfig"
+"$kind" get kubeconfig --name "$cluster" > "$kubeconfig"
+if [[ -n "$local_cluster" ]]; then
+  # The project's kubectl, not whatever kubectl this machine has (kubectl supports one minor of skew).
+  PATH="$(local_kubectl_dir):$PATH"
+fi
+
+# The metrics specs start a Prometheus on this machine, which scrapes Pods at their addresses, as in a cluster: route
+# the node's Pod subnet to the node. Without the route (no root, no sudo), those specs say so and skip.
+pod_network_routed=0
+node_ip="$(docker inspect -f '{{(index .NetworkSettings.Networks "kind").IPAddress}}' "$cluster-control-plane")"
+pod_cidr="$(KUBECONFIG="$kubeconfig" kubectl get nodes -o jsonpath='{.items[0].spec.podCIDR}')"
+as_root=()
+[[ "$(id -u)" == 0 ]] || as_root=(sudo -n)
+if "${as_root[@]}" ip route replace "$pod_cidr" via "$node_ip" 2>/dev/null; then
+  echo "kind: routing the Pod subnet $pod_cidr to the node at $node_ip" >&2
+  pod_network_routed=1
+else
+  echo "kind: could not route $pod_cidr to the node (needs root or sudo); the metrics specs will skip" >&2
+fi
 
 # npm run images' builder: BuildKit, and local stand-in bases where no registry answers.
 bash "$repo/tools/images/build.sh" --registry "$registry" --tag "$tag" "${images[@]}"
 for name in "${images[@]}"; do
-  kind load docker-image "$registry/$name:$tag" --name "$cluster"
+  "$kind" load docker-image "$registry/$name:$tag" --name "$cluster"
 done
 
 # An overlay that points the install at the images just loaded (the page server image is a flag).
@@ -60,19 +105,20 @@ collect() {
     KUBECONFIG="$kubeconfig" kubectl get events -A --sort-by=.lastTimestamp > "$artifacts/events.txt" 2>&1 || true
     KUBECONFIG="$kubeconfig" kubectl -n "$operator-system" logs "deployment/$operator-controller-manager" --all-containers --prefix > "$artifacts/operator.log" 2>&1 || true
     KUBECONFIG="$kubeconfig" kubectl describe pods -A > "$artifacts/pods.txt" 2>&1 || true
-    kind export logs "$artifacts/kind" --name "$cluster" >/dev/null 2>&1 || true
+    "$kind" export logs "$artifacts/kind" --name "$cluster" >/dev/null 2>&1 || true
   fi
   exit $status
 }
 trap collect EXIT
 
-env_vars=(E2E_KUBECONFIG="$kubeconfig" E2E_KUSTOMIZE_DIR="$overlay")
+env_vars=(E2E_KUBECONFIG="$kubeconfig" E2E_KUSTOMIZE_DIR="$overlay" E2E_POD_NETWORK_ROUTED="$pod_network_routed")
 if [[ "$operator" == nutanix-ahvvm-operator ]]; then
-  # The Prism Central simulator runs on the runner; pods reach it through the kind network's gateway.
-  gateway="$(docker network inspect kind -f '{{range .IPAM.Config}}{{if .Gateway}}{{.Gateway}} {{end}}{{end}}' | awk '{print $1}')"
+  # The Prism Central simulator runs on this machine; pods reach it through the kind network's gateway, the only
+  # address it listens on.
+  gateway="$(docker network inspect kind -f '{{range .IPAM.Config}}{{if .Gateway}}{{.Gateway}} {{end}}{{end}}' | tr ' ' '\n' | grep -m1 '\.')"
   ca="$(mktemp)"
   bash "$repo/tools/node24.sh" node --conditions=source "$repo/packages/prism-simulator/src/cli.ts" \
-    --host 0.0.0.0 --port 9440 --tls --tls-san "$gateway" --ca-out "$ca" > "$artifacts.simulator.log" 2>&1 &
+    --host "$gateway" --port 9440 --tls --tls-san "$gateway" --ca-out "$ca" > "$artifacts.simulator.log" 2>&1 &
   simulator_pid=$!
   for _ in $(seq 1 100); do [[ -s "$ca" ]] && break; sleep 0.2; done
   env_vars+=(E2E_PRISM_URL="https://$gateway:9440" E2E_PRISM_CA_FILE="$ca")

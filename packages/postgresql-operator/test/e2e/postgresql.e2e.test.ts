@@ -23,10 +23,10 @@ const SEED_LOGIN: DatabaseLogin = { database: 'foo', user: 'foo', password: 'myp
 
 beforeAll(async () => {
   cluster = await openE2eCluster();
-  await cluster.kubectlOk(['apply', '-k', join(REPOSITORY_ROOT, 'deploy/postgresql-operator')]);
+  await cluster.kubectlOk(['apply', '-k', cluster.installDir('postgresql-operator')]);
   await cluster.kubectlOk(['wait', '--for=condition=Established', 'crd/postgresqls.exp.wheel.jp', 'crd/postgresqlbackups.exp.wheel.jp', '--timeout=60s']);
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', OPERATOR, '--timeout=180s']);
-  await cluster.kubectlOk(['create', 'namespace', NS]);
+  await cluster.freshNamespace(NS);
   // Scheduled backups every minute: created first, so the first slot passes while the other tests run.
   await apply(database('sched', { backup: { schedule: '* * * * *' } }));
 }, 300_000);
@@ -124,7 +124,6 @@ const storedFiles = async (postgresql: string): Promise<string[]> =>
   (await inBackupVolume(['ls', '-1a', `/backup/${NS}/${postgresql}`])).split('\n').filter((f) => f !== '' && f !== '.' && f !== '..').sort();
 
 let scraperToken: string | undefined;
-let scrapes = 0;
 /** A ServiceAccount token bound to the operator's metrics-reader ClusterRole, as Prometheus' would be. */
 async function metricsScraperToken(): Promise<string> {
   if (scraperToken !== undefined) return scraperToken;
@@ -141,14 +140,14 @@ async function metricsScraperToken(): Promise<string> {
 
 /**
  * The operator's metrics, as Prometheus would scrape them: HTTPS on 8443 with a bearer token, the self-signed
- * certificate not verified (the ServiceMonitor's insecureSkipVerify). On kind, from a curl Pod inside the cluster.
+ * certificate not verified (the ServiceMonitor's insecureSkipVerify). From a curl Pod inside the cluster where this
+ * machine has no route to Pods.
  */
 async function operatorMetrics(): Promise<string> {
   const ip = await cluster.kubectlOk(['-n', OPERATOR_NS, 'get', 'pods', '-l', 'control-plane=controller-manager', '-o', 'jsonpath={.items[0].status.podIP}']);
   const token = await metricsScraperToken();
-  if (cluster.kind === 'external') {
-    return cluster.kubectlOk(['run', `e2e-metrics-${process.pid}-${scrapes++}`, '--rm', '-i', '--quiet', '--restart=Never', '--image=curlimages/curl:8.11.1', '--',
-      'curl', '-sSfk', '--max-time', '5', '-H', `Authorization: Bearer ${token}`, `https://${ip}:8443/metrics`]);
+  if (!cluster.podNetworkFromHost) {
+    return cluster.curlInCluster(['-sSfk', '--max-time', '5', '-H', `Authorization: Bearer ${token}`, `https://${ip}:8443/metrics`]);
   }
   return new Promise((resolve, reject) => {
     const req = httpsRequest({ host: ip, port: 8443, path: '/metrics', rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` }, timeout: 5_000 }, (res) => {
@@ -403,8 +402,8 @@ describe('backups', () => {
 
 describe('metrics', () => {
   test('a real Prometheus scrapes the operator as its ServiceMonitor does; a scrape with no token or no binding is refused', async (context) => {
-    if (cluster.kind !== 'local') {
-      context.skip('the Prometheus runs on this machine; on kind it cannot reach Pod addresses');
+    if (!cluster.podNetworkFromHost) {
+      context.skip('the Prometheus runs on this machine, which has no route to Pod addresses (kind/e2e.sh adds one where it may)');
       return;
     }
     const scrape = await scrapeOperatorWithPrometheus(cluster, 'postgresql-operator');
