@@ -331,6 +331,11 @@ describe('bad input and faults', () => {
       await holder.client.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
       await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'crash-1' }, spec: { postgresql: 'crash' } }));
       await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Running', 'postgresqlbackup/crash-1', '--timeout=30s']);
+      // Running is set before the operator's own session and pg_dump start: kill only once pg_dump waits for the lock.
+      await waitFor(async () => {
+        const waiting = await holder.client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'");
+        return Number(waiting.rows[0]?.n) > 0;
+      }, { what: 'pg_dump to wait for the lock on items' });
       const next = deletePodAndWaitForSuccessor('crash', pod, 1);
       await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', 'postgresqlbackup/crash-1', '--timeout=60s']);
       await next;
