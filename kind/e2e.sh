@@ -115,7 +115,13 @@ env_vars=(E2E_KUBECONFIG="$kubeconfig" E2E_KUSTOMIZE_DIR="$overlay" E2E_POD_NETW
 if [[ "$operator" == nutanix-ahvvm-operator ]]; then
   # The Prism Central simulator runs on this machine; pods reach it through the kind network's gateway, the only
   # address it listens on.
-  gateway="$(docker network inspect kind -f '{{range .IPAM.Config}}{{if .Gateway}}{{.Gateway}} {{end}}{{end}}' | tr ' ' '\n' | grep -m1 '\.')"
+  # The network's IPv4 gateway: from its IPAM settings where kind set it, else (a network made with only a subnet, as
+  # kind/local-cluster.sh makes it) the address of its bridge on this machine.
+  gateway="$(docker network inspect kind -f '{{range .IPAM.Config}}{{.Gateway}} {{end}}' | tr ' ' '\n' | awk '/\./ && !found {print; found = 1}')"
+  if [[ -z "$gateway" ]]; then
+    bridge="br-$(docker network inspect kind -f '{{.Id}}' | cut -c1-12)"
+    gateway="$(ip -4 -o addr show "$bridge" | awk '{split($4, a, "/"); print a[1]; exit}')"
+  fi
   ca="$(mktemp)"
   bash "$repo/tools/node24.sh" node --conditions=source "$repo/packages/prism-simulator/src/cli.ts" \
     --host "$gateway" --port 9440 --tls --tls-san "$gateway" --ca-out "$ca" > "$artifacts.simulator.log" 2>&1 &
@@ -125,4 +131,13 @@ if [[ "$operator" == nutanix-ahvvm-operator ]]; then
 fi
 
 cd "$repo/packages/$operator"
-env "${env_vars[@]}" bash "$repo/tools/node24.sh" npx vitest run test/e2e
+if [[ "$operator" == nutanix-ahvvm-operator ]]; then
+  # The same spec on both Prism APIs, one after the other on the one cluster (nutanix-v4.e2e.test.ts does this on
+  # the local cluster).
+  for api in v3 v4; do
+    echo "kind: the nutanix spec on Prism $api" >&2
+    env "${env_vars[@]}" E2E_PRISM_API="$api" bash "$repo/tools/node24.sh" npx vitest run test/e2e/nutanix.e2e.test.ts
+  done
+else
+  env "${env_vars[@]}" bash "$repo/tools/node24.sh" npx vitest run test/e2e
+fi
