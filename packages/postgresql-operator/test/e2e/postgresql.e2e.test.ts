@@ -325,6 +325,9 @@ describe('bad input and faults', () => {
     const pod = await servingPod('crash');
     // pg_dump waits for this lock, so the backup is certainly still running when the database dies.
     const holder = await connectToPod(cluster, pod, loginOf('crash'));
+    // Watched from a session of its own: inside the holder's transaction pg_stat_activity is a snapshot taken at the
+    // first look, so a pg_dump that starts waiting after that look would never be seen.
+    const observer = await connectToPod(cluster, pod, loginOf('crash'));
     try {
       await holder.client.query('CREATE TABLE items (body text)');
       await holder.client.query('BEGIN');
@@ -333,13 +336,14 @@ describe('bad input and faults', () => {
       await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Running', 'postgresqlbackup/crash-1', '--timeout=30s']);
       // Running is set before the operator's own session and pg_dump start: kill only once pg_dump waits for the lock.
       await waitFor(async () => {
-        const waiting = await holder.client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'");
+        const waiting = await observer.client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'");
         return Number(waiting.rows[0]?.n) > 0;
       }, { what: 'pg_dump to wait for the lock on items' });
       const next = deletePodAndWaitForSuccessor('crash', pod, 1);
       await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', 'postgresqlbackup/crash-1', '--timeout=60s']);
       await next;
     } finally {
+      await observer.close();
       await holder.close();
     }
     const failed = await backupOf('crash-1');
