@@ -88,7 +88,7 @@ export type { ReadonlyCache } from './informer/cache.ts';
 export { CONTROLLER_OWNER_INDEX, NAMESPACE_INDEX, type IndexFunc } from './informer/indexer.ts';
 export type { InformerScope, WatchEndReason } from './informer/reflector.ts';
 
-export { Controller, type ControllerOptions } from './controller/controller.ts';
+export { Controller, ReconcilesStillRunning, type ControllerOptions } from './controller/controller.ts';
 export { ControllerBuilder, type ControllerSettings, type MapToKeys, type WatchOptions as ControllerWatchOptions } from './controller/builder.ts';
 export { TerminalError, type ReconcileContext, type ReconcileRequest, type ReconcileResult, type Reconciler } from './controller/reconciler.ts';
 export { and, annotationsChanged, generationChanged, hasLabels, labelsChanged, not, or, resourceVersionChanged, type Predicate } from './controller/predicates.ts';

@@ -3,7 +3,7 @@ import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { createMetrics } from '../metrics/create-metrics.ts';
-import { Controller } from './controller.ts';
+import { Controller, ReconcilesStillRunning } from './controller.ts';
 import type { Reconciler } from './reconciler.ts';
 
 describe('Controller', () => {
@@ -120,6 +120,39 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
     expect(controller.queue.snapshot().processing).toEqual([]);
   });
 
+  it('stop() is bounded: it rejects, naming the key, once a reconcile ignores its signal 5 s past the grace period; the key stays held', async () => {
+    vi.useFakeTimers();
+    const r = firstCallIgnoresItsSignal();
+    try {
+      const { controller } = controllerWith(r.reconciler);
+      controller.start();
+      controller.enqueue('ns/a', { event: 'Added' });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(r.signals).toHaveLength(1);
+
+      let outcome: unknown;
+      const stopping = controller.stop(1_000).then(() => 'resolved', (error: unknown) => error);
+      void stopping.then((value) => { outcome = value; });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(r.signals[0]?.aborted).toBe(true);
+      await vi.advanceTimersByTimeAsync(4_999);
+      expect(outcome).toBeUndefined();
+
+      await vi.advanceTimersByTimeAsync(1);
+      expect(outcome).toBeInstanceOf(ReconcilesStillRunning);
+      expect((outcome as ReconcilesStillRunning).keys).toEqual(['ns/a']);
+      expect((outcome as Error).message).toMatch(/controller test: stopped waiting for the reconciles of ns\/a, still running 5 s after their signal was aborted.*ignores its signal/);
+      // Never handed to another worker in this process, however long the reconcile still runs.
+      controller.enqueue('ns/a', { event: 'Updated' });
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(controller.queue.snapshot().processing.map((p) => p.key)).toEqual(['ns/a']);
+      expect(r.events).toEqual(['start ns/a #1']);
+    } finally {
+      r.first.open();
+      vi.useRealTimers();
+    }
+  });
+
   it('abort() aborts the signal at once, yet holds the key until the reconcile returned, and stop() waits for it', async () => {
     const r = firstCallIgnoresItsSignal();
     const { controller } = controllerWith(r.reconciler);
@@ -157,7 +190,7 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
       await vi.advanceTimersByTimeAsync(1);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatchObject({ level: 50, name: 'a', abortReason: 'reconcile timed out after 1000 ms' });
-      expect(lines[0]?.msg).toMatch(/still running after its signal was aborted.*not reconciled again.*cannot stop/);
+      expect(lines[0]?.msg).toMatch(/still running after its signal was aborted.*not reconciled again.*stop gives up waiting/);
 
       r.first.open();
       await vi.advanceTimersByTimeAsync(0);

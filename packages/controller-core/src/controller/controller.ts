@@ -23,8 +23,26 @@ export interface ControllerOptions {
 
 class ReconcileTimeout extends Error {}
 
-/** How long a reconcile may take to return once its signal is aborted before the log says it ignores the signal. */
+/**
+ * How long a reconcile may take to return once its signal is aborted before it is judged to ignore
+ * the signal: the log says so, and a stop gives up waiting for it.
+ */
 const IGNORED_ABORT_AFTER_MS = 5_000;
+
+/** Why a stop gave up waiting: reconciles that ignore their aborted signal, by key. */
+export class ReconcilesStillRunning extends Error {
+  override readonly name = 'ReconcilesStillRunning';
+  readonly keys: readonly string[];
+
+  constructor(controller: string, keys: readonly string[], graceMs: number) {
+    super(
+      `controller ${controller}: stopped waiting for the reconciles of ${keys.join(', ')}, still running ` +
+        `${String(IGNORED_ABORT_AFTER_MS / 1000)} s after their signal was aborted (the grace period of ${String(graceMs)} ms had passed): ` +
+        'the reconciler ignores its signal. The process must exit; make the reconciler pass its signal to what it waits for',
+    );
+    this.keys = keys;
+  }
+}
 
 /**
  * The reconcile loop of one controller: workers take keys from a deduplicating work queue and run the reconciler;
@@ -63,17 +81,20 @@ export class Controller {
 
   /**
    * Stops taking work and waits up to `timeoutMs` for reconciles in flight; after that they are aborted through their
-   * signal. Resolves when every reconcile has returned, as controller-runtime: one that ignores its signal holds up the
-   * stop (and the log says so), since until it returns it may still write to the cluster.
+   * signal, and the stop waits {@link IGNORED_ABORT_AFTER_MS} more for them to return, as controller-runtime waits for
+   * Reconcile to return: until then a reconcile may still write to the cluster. A reconcile still running after that
+   * ignores its signal and may never return: the stop then rejects with a {@link ReconcilesStillRunning} naming its keys,
+   * so that a stop is bounded and the process can exit. Those keys stay held: no worker of this controller takes them
+   * again, and a manager that sees the rejection does not release its lease, so no other replica reconciles them before
+   * this process is gone and the lease has expired.
    */
   async stop(timeoutMs: number): Promise<void> {
     this.queue.shutDown();
-    const timer = setTimeout(() => { this.#stop.abort(new Error('controller stopped')); }, timeoutMs);
-    try {
-      await Promise.all(this.#workers);
-    } finally {
-      clearTimeout(timer);
-    }
+    const workers = Promise.all(this.#workers);
+    if (await settlesWithin(workers, timeoutMs)) return;
+    this.#stop.abort(new Error('controller stopped'));
+    if (await settlesWithin(workers, IGNORED_ABORT_AFTER_MS)) return;
+    throw new ReconcilesStillRunning(this.name, this.queue.snapshot().processing.map((p) => p.key), timeoutMs);
   }
 
   /**
@@ -158,9 +179,20 @@ export class Controller {
   }
 }
 
+/** Whether `promise` settled within `ms`; its rejection is the caller's to handle. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<false>((resolve) => { timer = setTimeout(() => { resolve(false); }, ms); });
+  try {
+    return await Promise.race([promise.then(() => true), elapsed]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Logs when a reconcile is still running {@link IGNORED_ABORT_AFTER_MS} after its signal was aborted, and when it
- * finally returns: meanwhile its key cannot run again and the controller cannot stop, which would otherwise go unsaid.
+ * finally returns: meanwhile its key cannot run again and its worker takes no other key, which would otherwise go unsaid.
  * Returns what to call once the reconcile has returned.
  */
 function reportIgnoredAbort(signal: AbortSignal, log: Logger): () => void {
@@ -174,7 +206,7 @@ function reportIgnoredAbort(signal: AbortSignal, log: Logger): () => void {
       reported = true;
       log.error(
         { abortReason: abortReason(), secondsSinceAbort: IGNORED_ABORT_AFTER_MS / 1000 },
-        'reconcile still running after its signal was aborted: the reconciler ignores its signal. Until it returns, this object is not reconciled again, its worker takes no other object, and the controller cannot stop; if it never returns, restart the pod, and make the reconciler pass its signal to what it waits for',
+        'reconcile still running after its signal was aborted: the reconciler ignores its signal. Until it returns, this object is not reconciled again and its worker takes no other object, and a stop gives up waiting for it (the process then exits); if it never returns, restart the pod, and make the reconciler pass its signal to what it waits for',
       );
     }, IGNORED_ABORT_AFTER_MS);
   };
