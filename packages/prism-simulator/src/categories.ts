@@ -51,6 +51,13 @@ interface CategoryKeyRecord {
   values: Map<string, CategoryValueRecord>;
 }
 
+/** A key:value pair, as v4 lists categories; the description is the value's. */
+export interface CategoryPair {
+  key: string;
+  value: string;
+  description?: string;
+}
+
 /** Who carries a category value: the names of the VMs (and how many there are). */
 export type CategoryUsage = (key: string, value: string) => string[];
 
@@ -131,6 +138,13 @@ export class CategoryStore {
   /** Every key with its values, in creation order. */
   snapshot(): CategorySeed[] {
     return [...this.keys.values()].map((key) => ({ name: key.name, ...(key.description === undefined ? {} : { description: key.description }), values: [...key.values.keys()] }));
+  }
+
+  /** Every key:value pair, keys in creation order and each key's values in theirs. */
+  pairs(): CategoryPair[] {
+    return [...this.keys.values()].flatMap((key) =>
+      [...key.values.values()].map((value) => ({ key: key.name, value: value.value, ...(value.description === undefined ? {} : { description: value.description }) })),
+    );
   }
 
   /** The `key:value` pairs of `mapping` that do not exist, in the order given. */

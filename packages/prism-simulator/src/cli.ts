@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { ADMIN_BASE_PATH } from './admin-api.ts';
 import { DEFAULT_CLUSTERS, type ClusterSeed } from './inventory.ts';
 import { PRISM_BASE_PATH } from './prism-endpoints.ts';
-import { PRISM_TASKS_PATH, VMM_VMS_PATH } from './v4-endpoints.ts';
+import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH } from './v4-endpoints.ts';
 import { validate, type ObjectSchema } from './schema-validation.ts';
 import { startPrismSimulator, type PrismSimulatorOptions } from './server.ts';
 
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const lines = [
     `Prism Central simulator (v3 and v4) listening on ${simulator.url}`,
     `  api:       ${simulator.url}${PRISM_BASE_PATH}`,
-    `  v4 api:    ${simulator.url}${VMM_VMS_PATH}, ${simulator.url}${PRISM_TASKS_PATH}`,
+    `  v4 api:    ${simulator.url}${VMM_VMS_PATH}, ${simulator.url}${PRISM_TASKS_PATH}, ${simulator.url}${PRISM_CATEGORIES_PATH}`,
     `  username:  ${simulator.username}`,
     `  password:  ${simulator.password}`,
     ...simulator.clusters.map((c) => `  cluster:   ${c.name} ${c.uuid}`),

@@ -8,9 +8,10 @@ export { DEFAULT_CATEGORIES } from './categories.ts';
 export type { CategorySeed } from './categories.ts';
 export { PRISM_BASE_PATH, PRISM_ENDPOINTS, SIMULATED_ENDPOINTS } from './prism-endpoints.ts';
 export type { PrismEndpoint, SimulatedEndpoint } from './prism-endpoints.ts';
-export { PRISM_TASKS_PATH, V4_ENDPOINTS, V4_POWER_ACTIONS, VMM_VMS_PATH } from './v4-endpoints.ts';
+export { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, V4_ENDPOINTS, V4_POWER_ACTIONS, VMM_VMS_PATH } from './v4-endpoints.ts';
 export type { V4Endpoint, V4PowerAction } from './v4-endpoints.ts';
-export { TASK_EXT_ID_PREFIX, V4_DEFAULT_LIMIT, V4_MAX_LIMIT } from './v4-api.ts';
+export { TASK_EXT_ID_PREFIX } from './v4-api.ts';
+export { V4_DEFAULT_LIMIT, V4_MAX_LIMIT } from './v4-list.ts';
 export { categoryExtId } from './v4-vm-model.ts';
 export { ADMIN_BASE_PATH } from './admin-api.ts';
 export type {

@@ -1,9 +1,10 @@
-// The v4 API: VMM v4.2 VMs and Prism v4.2 tasks over the same VMs and tasks as the v3 API.
+// The v4 API: VMM v4.2 VMs (with their disk and NIC sub-resources), Prism v4.2 tasks and categories over the same VMs,
+// tasks and categories as the v3 API.
 //
 // - Writes return a TaskReference (`prism.v4.config.TaskReference`, 202); the task is the v3 task, its extId the v3
 //   uuid behind Ergon's `ZXJnb24=:` prefix, so it can be polled through either API.
-// - GET of a VM sends its ETag header; PUT, DELETE and the power actions need it back in `If-Match` (428 without,
-//   412 when the VM changed since). The ETag changes whenever a task changes the VM, through either API.
+// - GET of a VM sends its ETag header; PUT, DELETE, the power actions and every disk or NIC write need it back in
+//   `If-Match` (428 without, 412 when the VM changed since). The ETag changes whenever a task changes the VM, through either API.
 // - Every write needs an `NTNX-Request-Id`; a write repeated with the same id answers what the first one answered
 //   (the same task), and does nothing else.
 
@@ -13,16 +14,14 @@ import { PrismApiError } from './errors.ts';
 import type { HttpReply } from './http-io.ts';
 import type { Inventory } from './inventory.ts';
 import type { TaskFailure, TaskRunner, TaskView } from './tasks.ts';
-import { PRISM_TASKS_PATH, VMM_VMS_PATH, type V4EndpointMatch, type V4PowerAction } from './v4-endpoints.ts';
+import { V4Categories } from './v4-categories.ts';
+import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH, type V4EndpointMatch, type V4PowerAction } from './v4-endpoints.ts';
 import { V4ApiError, V4_RESERVED, fromV3Error, invalidArgument, responseMetadata, v4ErrorReply, vmNotFoundV4 } from './v4-errors.ts';
+import { v4ListReply } from './v4-list.ts';
 import { ODataError, parseODataFilter } from './v4-odata.ts';
-import { createIntentFromV4, powerIntent, renderV4Vm, updateIntentFromV4 } from './v4-vm-model.ts';
+import { createIntentFromV4, deviceIntent, powerIntent, renderV4Vm, updateIntentFromV4, type V4DeviceChange } from './v4-vm-model.ts';
 import type { VmService } from './vm-service.ts';
 import type { Reference, VmRecord, VmStore } from './vm-store.ts';
-
-/** `$limit` when none is given, and the most one page holds (SDK README: "between 0 and 100 … default value of 50"). */
-export const V4_DEFAULT_LIMIT = 50;
-export const V4_MAX_LIMIT = 100;
 
 /** The prefix of v4 task extIds: base64 of `ergon`, the task service. */
 export const TASK_EXT_ID_PREFIX = 'ZXJnb24=:';
@@ -90,9 +89,11 @@ export class RequestIdRegistry {
 export class V4Api {
   private readonly deps: V4Dependencies;
   private readonly requestIds = new RequestIdRegistry();
+  private readonly categories: V4Categories;
 
   constructor(deps: V4Dependencies) {
     this.deps = deps;
+    this.categories = new V4Categories(deps.categories, deps.user.uuid);
   }
 
   /** Serves a v4 request; `match` is undefined for a path the simulator does not serve. */
@@ -142,6 +143,10 @@ export class V4Api {
       }
       case `GET ${PRISM_TASKS_PATH}/{extId}`:
         return this.task(match.param, request.url);
+      case `GET ${PRISM_CATEGORIES_PATH}`:
+        return this.categories.list(request.url);
+      case `GET ${PRISM_CATEGORIES_PATH}/{extId}`:
+        return this.categories.get(match.param, request.url);
       default:
         throw new Error(`${match.endpoint} is not a read`);
     }
@@ -168,9 +173,28 @@ export class V4Api {
         return this.power('power-cycle', match.param, request);
       case `POST ${VMM_VMS_PATH}/{extId}/$actions/reset`:
         return this.power('reset', match.param, request);
+      case `POST ${VMM_VMS_PATH}/{vmExtId}/disks`:
+        return this.device(match, request, { kind: 'add-disk', body });
+      case `PUT ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`:
+        return this.device(match, request, { kind: 'update-disk', extId: match.childParam, body });
+      case `DELETE ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`:
+        return this.device(match, request, { kind: 'remove-disk', extId: match.childParam });
+      case `POST ${VMM_VMS_PATH}/{vmExtId}/nics`:
+        return this.device(match, request, { kind: 'add-nic', body });
+      case `PUT ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`:
+        return this.device(match, request, { kind: 'update-nic', extId: match.childParam, body });
+      case `DELETE ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`:
+        return this.device(match, request, { kind: 'remove-nic', extId: match.childParam });
       default:
         throw new Error(`${match.endpoint} is not a write`);
     }
+  }
+
+  /** A disk or NIC write: an update of the VM it belongs to, checked against the VM's ETag like any other change. */
+  private device(match: V4EndpointMatch, request: V4Request, change: V4DeviceChange): HttpReply {
+    const { vm, applied } = this.matchingVm(match.param, request);
+    const taskUuid = this.deps.vms.submitUpdate(vm.uuid, deviceIntent(vm, applied, change), { conflict: V4_CONFLICT });
+    return this.taskReference(DEVICE_RESPONSE_TYPES[change.kind], taskUuid, request.url);
   }
 
   /** power-cycle and reset restart a running VM and start a stopped one. */
@@ -203,48 +227,18 @@ export class V4Api {
   }
 
   private list(url: URL): HttpReply {
-    const query = url.searchParams;
-    const limit = integerParam(query.get('$limit'), '$limit', 1, V4_MAX_LIMIT) ?? V4_DEFAULT_LIMIT;
-    const page = integerParam(query.get('$page'), '$page', 0, Number.MAX_SAFE_INTEGER) ?? 0;
-    const predicate = parseODataFilter(query.get('$filter') ?? undefined, VM_FILTER_FIELDS);
-    const orderBy = (query.get('$orderby') ?? '').trim();
-    const order = /^name(\s+(asc|desc))?$/i.exec(orderBy);
-    if (orderBy !== '' && !order) throw invalidArgument(`$orderby '${orderBy}' is not supported by the simulator (it sorts by name, asc or desc).`);
+    const predicate = parseODataFilter(url.searchParams.get('$filter') ?? undefined, VM_FILTER_FIELDS);
     const matches = this.deps.store.listable().filter((vm) => {
       const shown = vm.applied ?? vm.spec;
       return predicate({ name: shown.name, extId: vm.uuid, powerState: vm.applied?.resources.power_state ?? 'OFF', 'cluster/extId': shown.cluster_reference.uuid });
     });
-    if (order) {
-      const direction = order[2]?.toLowerCase() === 'desc' ? -1 : 1;
-      const nameOf = (vm: VmRecord): string => (vm.applied ?? vm.spec).name;
-      matches.sort((a, b) => direction * (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
-    }
-    const items = matches.slice(page * limit, page * limit + limit);
-    const lastPage = Math.max(0, Math.ceil(matches.length / limit) - 1);
-    const link = (rel: string, target: number): { href: string; rel: string } => {
-      const href = new URL(url);
-      href.searchParams.set('$page', String(target));
-      href.searchParams.set('$limit', String(limit));
-      return { href: href.toString(), rel };
-    };
-    const links = [
-      { href: url.toString(), rel: 'self' },
-      link('first', 0),
-      ...(page > 0 ? [link('prev', Math.min(page - 1, lastPage))] : []),
-      ...(page < lastPage ? [link('next', page + 1)] : []),
-      link('last', lastPage),
-    ];
     const render = { inventory: this.deps.inventory, learnedIpDelayMs: this.deps.learnedIpMs };
-    return {
-      status: 200,
-      json: {
-        $objectType: `${CONFIG}.ListVmsApiResponse`,
-        $reserved: { ...V4_RESERVED },
-        // An empty page has no `data` (unverified; clients check `data` for nil, and an empty array decodes the same).
-        ...(items.length > 0 ? { $dataItemDiscriminator: `List<${CONFIG}.Vm>`, data: items.map((vm) => renderV4Vm(vm, render)) } : {}),
-        metadata: responseMetadata({ hasError: false, paginated: true, links, totalAvailableResults: matches.length }),
-      },
-    };
+    return v4ListReply(url, matches, {
+      responseType: `${CONFIG}.ListVmsApiResponse`,
+      itemType: `${CONFIG}.Vm`,
+      orderBy: { name: (vm) => (vm.applied ?? vm.spec).name },
+      render: (vm) => renderV4Vm(vm, render),
+    });
   }
 
   private task(extId: string, url: URL): HttpReply {
@@ -269,6 +263,15 @@ export class V4Api {
     };
   }
 }
+
+const DEVICE_RESPONSE_TYPES: Record<V4DeviceChange['kind'], string> = {
+  'add-disk': 'CreateDiskApiResponse',
+  'update-disk': 'UpdateDiskApiResponse',
+  'remove-disk': 'DeleteDiskApiResponse',
+  'add-nic': 'CreateNicApiResponse',
+  'update-nic': 'UpdateNicApiResponse',
+  'remove-nic': 'DeleteNicApiResponse',
+};
 
 const POWER_RESPONSE_TYPES: Record<V4PowerAction, string> = {
   'power-on': 'PowerOnVmApiResponse',
@@ -298,18 +301,27 @@ function responseTypeOf(endpoint: V4EndpointMatch['endpoint']): string | undefin
       return `${CONFIG}.${POWER_RESPONSE_TYPES['power-cycle']}`;
     case `POST ${VMM_VMS_PATH}/{extId}/$actions/reset`:
       return `${CONFIG}.${POWER_RESPONSE_TYPES.reset}`;
+    case `POST ${VMM_VMS_PATH}/{vmExtId}/disks`:
+      return `${CONFIG}.${DEVICE_RESPONSE_TYPES['add-disk']}`;
+    case `PUT ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`:
+      return `${CONFIG}.${DEVICE_RESPONSE_TYPES['update-disk']}`;
+    case `DELETE ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`:
+      return `${CONFIG}.${DEVICE_RESPONSE_TYPES['remove-disk']}`;
+    case `POST ${VMM_VMS_PATH}/{vmExtId}/nics`:
+      return `${CONFIG}.${DEVICE_RESPONSE_TYPES['add-nic']}`;
+    case `PUT ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`:
+      return `${CONFIG}.${DEVICE_RESPONSE_TYPES['update-nic']}`;
+    case `DELETE ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`:
+      return `${CONFIG}.${DEVICE_RESPONSE_TYPES['remove-nic']}`;
     case `GET ${PRISM_TASKS_PATH}/{extId}`:
       return 'prism.v4.config.GetTaskApiResponse';
+    case `GET ${PRISM_CATEGORIES_PATH}`:
+      return 'prism.v4.config.ListCategoriesApiResponse';
+    case `GET ${PRISM_CATEGORIES_PATH}/{extId}`:
+      return 'prism.v4.config.GetCategoryApiResponse';
     case 'OPTIONS /api/{namespace}/unversioned/info':
       return undefined;
   }
-}
-
-function integerParam(raw: string | null, name: string, minimum: number, maximum: number): number | undefined {
-  if (raw === null) return undefined;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < minimum || value > maximum) throw invalidArgument(`${name} must be an integer between ${minimum} and ${maximum}, not '${raw}'.`);
-  return value;
 }
 
 /** A v3 task as `prism.v4.config.Task`. */

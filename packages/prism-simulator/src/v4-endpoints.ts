@@ -1,9 +1,11 @@
 // The Prism Central v4 endpoints the simulator serves, named `METHOD /full/path-template` (v4 namespaces live under
 // different roots, so the names carry the whole path). Paths and methods are those of Nutanix's v4.2 SDKs
-// (vmm-go-client/v4 api/vm_api.go, prism-go-client/v4 api/tasks_api.go, client/api_client.go).
+// (vmm-go-client/v4 api/vm_api.go, prism-go-client/v4 api/tasks_api.go and api/categories_api.go,
+// client/api_client.go).
 
 export const VMM_VMS_PATH = '/api/vmm/v4.2/ahv/config/vms';
 export const PRISM_TASKS_PATH = '/api/prism/v4.2/config/tasks';
+export const PRISM_CATEGORIES_PATH = '/api/prism/v4.2/config/categories';
 
 /** Power actions the simulator carries out; each is `POST …/vms/{extId}/$actions/<action>` with no body. */
 export const V4_POWER_ACTIONS = ['power-on', 'power-off', 'power-cycle', 'reset'] as const;
@@ -20,15 +22,25 @@ export const V4_ENDPOINTS = [
   `POST ${VMM_VMS_PATH}/{extId}/$actions/power-off`,
   `POST ${VMM_VMS_PATH}/{extId}/$actions/power-cycle`,
   `POST ${VMM_VMS_PATH}/{extId}/$actions/reset`,
+  `POST ${VMM_VMS_PATH}/{vmExtId}/disks`,
+  `PUT ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`,
+  `DELETE ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`,
+  `POST ${VMM_VMS_PATH}/{vmExtId}/nics`,
+  `PUT ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`,
+  `DELETE ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`,
   `GET ${PRISM_TASKS_PATH}/{extId}`,
+  `GET ${PRISM_CATEGORIES_PATH}`,
+  `GET ${PRISM_CATEGORIES_PATH}/{extId}`,
 ] as const;
 
 export type V4Endpoint = (typeof V4_ENDPOINTS)[number];
 
 export interface V4EndpointMatch {
   endpoint: V4Endpoint;
-  /** The `{...}` segment of the path, decoded (the namespace for the version probe). */
+  /** The first `{...}` segment of the path, decoded (the namespace for the version probe, a VM's extId). */
   param: string;
+  /** The second one, for a VM's disk or NIC: its extId. */
+  childParam: string;
 }
 
 const TEMPLATES = V4_ENDPOINTS.map((endpoint) => {
@@ -53,14 +65,15 @@ export function matchV4Endpoint(method: string, path: string): V4EndpointMatch |
     if (expected !== method) continue;
     const match = pattern.exec(path);
     if (!match) continue;
-    const raw = match[1] ?? '';
-    let param = raw;
-    try {
-      param = decodeURIComponent(raw);
-    } catch {
-      // keep the raw segment
-    }
-    return { endpoint, param };
+    return { endpoint, param: decoded(match[1] ?? ''), childParam: decoded(match[2] ?? '') };
   }
   return undefined;
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -9,8 +9,8 @@ import type { CategoryStore } from './categories.ts';
 import type { Inventory } from './inventory.ts';
 import { isPlainObject } from './schema-validation.ts';
 import { isoSeconds } from './tasks.ts';
-import { COMMON_RESERVED, V4_RESERVED, invalidArgument } from './v4-errors.ts';
-import type { DiskInput, NicInput, ReferenceInput, VmIntentInput } from './vm-schema.ts';
+import { COMMON_RESERVED, V4_RESERVED, V4ApiError, invalidArgument } from './v4-errors.ts';
+import type { DiskInput, NicInput, ReferenceInput, ResourcesInput, VmIntentInput } from './vm-schema.ts';
 import type { DiskSpec, NicSpec, VmRecord, VmSpec } from './vm-store.ts';
 
 const MIB = 1024 * 1024;
@@ -350,9 +350,90 @@ export function updateIntentFromV4(body: unknown, vm: VmRecord, applied: VmSpec,
 
 /** The v3 intent of a power action: the applied spec with another power state. */
 export function powerIntent(vm: VmRecord, applied: VmSpec, powerState: 'ON' | 'OFF'): VmIntentInput {
+  return appliedIntent(vm, applied, { power_state: powerState });
+}
+
+/** The applied spec with some resources replaced, as a v3 update that keeps the VM's categories. */
+function appliedIntent(vm: VmRecord, applied: VmSpec, resources: Partial<ResourcesInput>): VmIntentInput {
   const spec = structuredClone(applied);
   return {
     metadata: { kind: 'vm', spec_version: vm.specVersion, use_categories_mapping: true, categories_mapping: structuredClone(vm.metadata.categoriesMapping) },
-    spec: { ...spec, resources: { ...spec.resources, power_state: powerState } },
+    spec: { ...spec, resources: { ...spec.resources, ...resources } },
   };
+}
+
+/** A write to one of a VM's disk or NIC sub-resources (`…/vms/{extId}/disks[/{extId}]`, `…/nics[/{extId}]`). */
+export type V4DeviceChange =
+  | { kind: 'add-disk'; body: unknown }
+  | { kind: 'update-disk'; extId: string; body: unknown }
+  | { kind: 'remove-disk'; extId: string }
+  | { kind: 'add-nic'; body: unknown }
+  | { kind: 'update-nic'; extId: string; body: unknown }
+  | { kind: 'remove-nic'; extId: string };
+
+/**
+ * The v3 intent of a disk or NIC change: the applied spec with that one device added, changed or removed, so the
+ * update runs the v3 rules (a disk never shrinks, new devices get addresses, MACs and indexes, ...). An update keeps
+ * what its body leaves out — a disk its data source, address and container, a NIC its MAC — and a NIC moved to
+ * another subnet gets an address there unless the body asks for one.
+ */
+export function deviceIntent(vm: VmRecord, applied: VmSpec, change: V4DeviceChange): VmIntentInput {
+  const disks = applied.resources.disk_list;
+  const nics = applied.resources.nic_list;
+  switch (change.kind) {
+    case 'add-disk':
+      return appliedIntent(vm, applied, { disk_list: [...disks, diskInput(withoutExtId(change.body), 0, 'DISK')] });
+    case 'update-disk': {
+      const previous = dataDisk(vm, disks, change.extId);
+      const input = diskInput(change.body, 0, 'DISK');
+      const updated: DiskSpec = {
+        ...structuredClone(previous),
+        ...(input.disk_size_bytes === undefined ? {} : { disk_size_mib: Math.ceil(input.disk_size_bytes / MIB), disk_size_bytes: input.disk_size_bytes }),
+        ...(input.data_source_reference ? { data_source_reference: input.data_source_reference } : {}),
+        ...(input.storage_config ? { storage_config: input.storage_config } : {}),
+      };
+      return appliedIntent(vm, applied, { disk_list: disks.map((disk) => (disk === previous ? updated : disk)) });
+    }
+    case 'remove-disk': {
+      const previous = dataDisk(vm, disks, change.extId);
+      return appliedIntent(vm, applied, { disk_list: disks.filter((disk) => disk !== previous) });
+    }
+    case 'add-nic':
+      return appliedIntent(vm, applied, { nic_list: [...nics, nicInput(withoutExtId(change.body), 0)] });
+    case 'update-nic': {
+      const previous = nicOf(vm, nics, change.extId);
+      const input = nicInput(change.body, 0);
+      const updated = { ...structuredClone(previous), ...withoutUndefined({ ...input, uuid: previous.uuid }) } as NicSpec;
+      const moved = input.subnet_reference !== undefined && input.subnet_reference.uuid !== previous.subnet_reference.uuid;
+      if (moved && input.ip_endpoint_list === undefined) updated.ip_endpoint_list = [];
+      return appliedIntent(vm, applied, { nic_list: nics.map((nic) => (nic === previous ? updated : nic)) });
+    }
+    case 'remove-nic': {
+      const previous = nicOf(vm, nics, change.extId);
+      return appliedIntent(vm, applied, { nic_list: nics.filter((nic) => nic !== previous) });
+    }
+  }
+}
+
+/** A device a client adds gets its extId from the server. */
+function withoutExtId(body: unknown): unknown {
+  if (!isObject(body)) return body;
+  const { extId: _ignored, ...rest } = body;
+  return rest;
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function dataDisk(vm: VmRecord, disks: readonly DiskSpec[], extId: string): DiskSpec {
+  const disk = disks.find((d) => d.uuid === extId.toLowerCase() && d.device_properties.device_type === 'DISK');
+  if (!disk) throw new V4ApiError(404, 'VM_DISK_NOT_FOUND', 'VMM-30101', `Failed to perform the operation on the disk with UUID '${extId}' of the VM with UUID '${vm.uuid}', because it is not found.`);
+  return disk;
+}
+
+function nicOf(vm: VmRecord, nics: readonly NicSpec[], extId: string): NicSpec {
+  const nic = nics.find((n) => n.uuid === extId.toLowerCase());
+  if (!nic) throw new V4ApiError(404, 'VM_NIC_NOT_FOUND', 'VMM-30102', `Failed to perform the operation on the NIC with UUID '${extId}' of the VM with UUID '${vm.uuid}', because it is not found.`);
+  return nic;
 }

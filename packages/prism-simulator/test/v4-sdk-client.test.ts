@@ -1,7 +1,8 @@
 // Nutanix's official v4.2 Go SDKs (vmm-go-client/v4, prism-go-client/v4), built from the Go module proxy, against
 // the simulator over verified TLS: the program in v4-sdk-client/ creates a VM (and repeats the create with the same
-// NTNX-Request-Id), polls the task, lists with $filter, gets, updates with If-Match, power-cycles and deletes, and
-// fails on anything the SDK cannot decode. Its build is cached per version of its sources (see build.sh).
+// NTNX-Request-Id), polls the task, lists with $filter, gets, updates with If-Match, changes its disks and NICs,
+// power-cycles and deletes, lists categories and reads a VM's categories through them, and fails on anything the SDK
+// cannot decode. Its build is cached per version of its sources (see build.sh).
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -53,9 +54,9 @@ describe('the official v4 Go SDK against the simulator', () => {
     await rm(scratch, { recursive: true, force: true });
   });
 
-  it('creates, lists with $filter, gets, updates with If-Match, power-cycles and deletes a VM, decoding every answer', async () => {
+  it('creates, lists with $filter, gets, updates with If-Match, changes disks and NICs, power-cycles and deletes a VM, and reads categories, decoding every answer', async () => {
     const [image, iso] = DEFAULT_IMAGES;
-    const subnet = DEFAULT_SUBNETS.find((s) => s.ipam);
+    const [subnet, otherSubnet] = DEFAULT_SUBNETS.filter((s) => s.ipam);
     const dhcp = DEFAULT_SUBNETS.find((s) => !s.ipam);
     // What the SDK's own create does not exercise, made over v3 for it to read: UEFI, a CD-ROM, a category, a DHCP
     // address the running guest learned.
@@ -94,6 +95,7 @@ describe('the official v4 Go SDK against the simulator', () => {
         SIM_CLUSTER: simulator.clusters[0]?.uuid ?? '',
         SIM_IMAGE: image?.uuid ?? '',
         SIM_SUBNET: subnet?.uuid ?? '',
+        SIM_OTHER_SUBNET: otherSubnet?.uuid ?? '',
         SIM_V3_VM: v3Vm,
         SDK_LOG_FILE: join(scratch, 'sdk.log'),
       },
@@ -104,7 +106,11 @@ describe('the official v4 Go SDK against the simulator', () => {
     expect(stdout.trim().split('\n').at(-1)).toBe('OK');
     expect(stdout).toContain('CreateVm repeated with the same NTNX-Request-Id: the same task');
 
+    expect(stdout).toContain('CreateDisk and UpdateDiskById with the VM\'s ETag: two disks, the new one grown to 2 GiB');
+    expect(stdout).toContain('CreateNic, UpdateNicById to another subnet and DeleteNicById with the VM\'s ETag');
     expect(stdout).toContain('GetVmById of a VM made over v3: UEFI, a CD-ROM, a category, a learned address, ON');
+    expect(stdout).toContain('ListCategories $filter="key eq \'Environment\'": 5 values');
+    expect(stdout).toContain("the VM's categories, read through the categories API: Environment=Dev");
 
     // What the simulator saw: the v3 create and two v4 creates, one VM made over v4 (now deleted).
     const inspection = simulator.inspect();

@@ -1,7 +1,8 @@
 // Drives the prism-simulator's v4 API with Nutanix's official v4.2 Go SDKs (vmm-go-client/v4 and
 // prism-go-client/v4), the way a Go operator would: create a VM with an NTNX-Request-Id (and repeat it),
 // poll the task, list with $filter, get with its ETag, update with If-Match (and see a stale ETag refused),
-// power-cycle, delete, and see the VM gone.
+// add and grow a disk, add, move and remove a NIC, power-cycle, delete, and see the VM gone; list categories
+// with $filter and read a VM's categories through them.
 //
 // Nothing it cannot decode passes: the SDK ignores json.Unmarshal errors and keeps unknown fields and enum
 // values aside, so every answer is checked for the Go type the SDK should have chosen, for fields the SDK
@@ -37,7 +38,7 @@ import (
 
 type env struct {
 	host, username, password, cluster, image, subnet string
-	port                                            int
+	port                                             int
 }
 
 func mustEnv(name string) string {
@@ -383,6 +384,8 @@ func main() {
 	}
 	step("UpdateVmById with a stale ETag: %s, %s %s", status, *message.Code, *message.ErrorGroup)
 
+	changeDevices(vms, tasks, e, extId)
+
 	// Power-cycle (needs the current ETag, like every action).
 	_, etag = getVm(vms, extId)
 	cycled, err := vms.PowerCycleVm(&extId, map[string]interface{}{"If-Match": ptr(etag)})
@@ -444,6 +447,133 @@ func main() {
 		}
 		strict(e, "/api/vmm/v4.2/ahv/config/vms?%24limit=100", vmmconfig.NewListVmsApiResponse())
 		step("GetVmById of a VM made over v3: UEFI, a CD-ROM, a category, a learned address, %s", vm.PowerState.GetName())
+		readCategories(prismapi.NewCategoriesApi(prismClient), e, vm)
 	}
 	fmt.Println("OK")
+}
+
+// finished fails on err, checks that the answer decoded in full, and waits for the task it names.
+func finished(tasks *prismapi.TasksApi, what string, response interface{ GetData() interface{} }, err error) {
+	if err != nil {
+		fail("%s: %v", what, err)
+	}
+	checkDecoded(what, response)
+	waitForTask(tasks, taskOf(what, response.GetData()))
+}
+
+// changeDevices adds a disk and grows it, adds a NIC, moves it to another subnet and removes it, each with the
+// VM's current ETag in If-Match (the disk or NIC read carries none of its own), as Terraform's v4 VM resource does.
+func changeDevices(vms *vmmapi.VmApi, tasks *prismapi.TasksApi, e env, extId string) {
+	withEtag := func() map[string]interface{} {
+		_, etag := getVm(vms, extId)
+		return map[string]interface{}{"If-Match": ptr(etag)}
+	}
+
+	vmDisk := vmmconfig.NewVmDisk()
+	vmDisk.DiskSizeBytes = ptr(int64(1024 * 1024 * 1024))
+	disk := vmmconfig.NewDisk()
+	if err := disk.SetBackingInfo(*vmDisk); err != nil {
+		fail("SetBackingInfo: %v", err)
+	}
+	created, err := vms.CreateDisk(&extId, disk, withEtag())
+	finished(tasks, "CreateDisk", created, err)
+	current, _ := getVm(vms, extId)
+	if len(current.Disks) != 2 || current.Disks[1].ExtId == nil {
+		fail("after CreateDisk: expected two disks, the new one with an extId: %+v", current.Disks)
+	}
+	added := current.Disks[1]
+	backing, ok := added.GetBackingInfo().(vmmconfig.VmDisk)
+	if !ok {
+		fail("the added disk's backingInfo is %T, not VmDisk", added.GetBackingInfo())
+	}
+	backing.DiskSizeBytes = ptr(int64(2 * 1024 * 1024 * 1024))
+	if err := added.SetBackingInfo(backing); err != nil {
+		fail("SetBackingInfo: %v", err)
+	}
+	updated, err := vms.UpdateDiskById(&extId, added.ExtId, &added, withEtag())
+	finished(tasks, "UpdateDiskById", updated, err)
+	current, _ = getVm(vms, extId)
+	if grown, ok := current.Disks[1].GetBackingInfo().(vmmconfig.VmDisk); !ok || grown.DiskSizeBytes == nil || *grown.DiskSizeBytes != 2*1024*1024*1024 {
+		fail("after UpdateDiskById: the disk is %+v", current.Disks[1])
+	}
+	strict(e, "/api/vmm/v4.2/ahv/config/vms/"+extId, vmmconfig.NewGetVmApiResponse())
+	step("CreateDisk and UpdateDiskById with the VM's ETag: two disks, the new one grown to 2 GiB")
+
+	network := vmmconfig.NewVirtualEthernetNicNetworkInfo()
+	network.Subnet = vmmconfig.NewSubnetReference()
+	network.Subnet.ExtId = ptr(e.subnet)
+	nic := vmmconfig.NewNic()
+	if err := nic.SetNicNetworkInfo(*network); err != nil {
+		fail("SetNicNetworkInfo: %v", err)
+	}
+	createdNic, err := vms.CreateNic(&extId, nic, withEtag())
+	finished(tasks, "CreateNic", createdNic, err)
+	current, _ = getVm(vms, extId)
+	if len(current.Nics) != 2 || current.Nics[1].ExtId == nil {
+		fail("after CreateNic: expected two NICs: %+v", current.Nics)
+	}
+	second := current.Nics[1]
+	moved := vmmconfig.NewVirtualEthernetNicNetworkInfo()
+	moved.Subnet = vmmconfig.NewSubnetReference()
+	moved.Subnet.ExtId = ptr(mustEnv("SIM_OTHER_SUBNET"))
+	change := vmmconfig.NewNic()
+	if err := change.SetNicNetworkInfo(*moved); err != nil {
+		fail("SetNicNetworkInfo: %v", err)
+	}
+	updatedNic, err := vms.UpdateNicById(&extId, second.ExtId, change, withEtag())
+	finished(tasks, "UpdateNicById", updatedNic, err)
+	current, _ = getVm(vms, extId)
+	if network, ok := current.Nics[1].GetNicNetworkInfo().(vmmconfig.VirtualEthernetNicNetworkInfo); !ok || network.Subnet == nil || *network.Subnet.ExtId != *moved.Subnet.ExtId {
+		fail("after UpdateNicById: the NIC is %+v", current.Nics[1])
+	}
+	deletedNic, err := vms.DeleteNicById(&extId, second.ExtId, withEtag())
+	finished(tasks, "DeleteNicById", deletedNic, err)
+	if current, _ = getVm(vms, extId); len(current.Nics) != 1 {
+		fail("after DeleteNicById: %d NICs", len(current.Nics))
+	}
+	step("CreateNic, UpdateNicById to another subnet and DeleteNicById with the VM's ETag")
+}
+
+// readCategories lists categories with $filter and resolves every category reference of vm through the
+// categories API: the extIds a VM carries are those the categories API lists.
+func readCategories(categories *prismapi.CategoriesApi, e env, vm vmmconfig.Vm) {
+	filter := "key eq 'Environment'"
+	listed, err := categories.ListCategories(ptr(0), ptr(50), &filter, ptr("value"), nil, nil)
+	if err != nil {
+		fail("ListCategories: %v", err)
+	}
+	checkDecoded("ListCategories", listed)
+	items, ok := listed.GetData().([]prismconfig.Category)
+	if !ok || len(items) == 0 {
+		fail("ListCategories $filter=%s: data is %T %+v", filter, listed.GetData(), listed.GetData())
+	}
+	byExtId := map[string]prismconfig.Category{}
+	for _, category := range items {
+		if category.Key == nil || *category.Key != "Environment" || category.ExtId == nil || category.Value == nil {
+			fail("ListCategories $filter=%s: %+v", filter, category)
+		}
+		byExtId[*category.ExtId] = category
+	}
+	strict(e, "/api/prism/v4.2/config/categories?%24filter="+url.QueryEscape(filter), prismconfig.NewListCategoriesApiResponse())
+	step("ListCategories $filter=%q: %d values", filter, len(items))
+
+	var names []string
+	for _, reference := range vm.Categories {
+		category, ok := byExtId[*reference.ExtId]
+		if !ok {
+			fail("the VM's category %s is not among the listed ones", *reference.ExtId)
+		}
+		got, err := categories.GetCategoryById(reference.ExtId, nil)
+		if err != nil {
+			fail("GetCategoryById %s: %v", *reference.ExtId, err)
+		}
+		checkDecoded("GetCategoryById", got)
+		one, ok := got.GetData().(prismconfig.Category)
+		if !ok || *one.Value != *category.Value {
+			fail("GetCategoryById %s: %T %+v", *reference.ExtId, got.GetData(), got.GetData())
+		}
+		strict(e, "/api/prism/v4.2/config/categories/"+*reference.ExtId, prismconfig.NewGetCategoryApiResponse())
+		names = append(names, *one.Key+"="+*one.Value)
+	}
+	step("the VM's categories, read through the categories API: %s", strings.Join(names, ", "))
 }

@@ -1,0 +1,70 @@
+// The Prism v4.2 categories API (`/api/prism/v4.2/config/categories`, prism-go-client/v4 api/categories_api.go and
+// the `prism.v4.config.Category` model) over the categories the v3 API keeps. v4 names each key:value pair by an
+// extId (v3 names them by key and value); `categoryExtId` derives it from the pair, so both APIs and the VMs' category
+// references agree without a second store. Lists take `$filter` (OData, on extId, key, value and type), `$orderby`
+// (key, value), `$page` and `$limit`; `$expand` (associations) is not simulated and refused rather than ignored.
+
+import type { CategoryPair, CategoryStore } from './categories.ts';
+import type { HttpReply } from './http-io.ts';
+import { V4_RESERVED, V4ApiError, invalidArgument, responseMetadata } from './v4-errors.ts';
+import { v4ListReply } from './v4-list.ts';
+import { parseODataFilter } from './v4-odata.ts';
+import { categoryExtId } from './v4-vm-model.ts';
+
+const CONFIG = 'prism.v4.config';
+const FILTER_FIELDS = ['extId', 'key', 'value', 'type'] as const;
+/** Every category made through the simulator is a user's: system categories of a real PC are not modelled. */
+const TYPE = 'USER';
+
+/** The categories a v4 client reads: every key:value pair with its extId, the owner being the logged-in user. */
+export class V4Categories {
+  private readonly store: CategoryStore;
+  private readonly ownerUuid: string;
+
+  constructor(store: CategoryStore, ownerUuid: string) {
+    this.store = store;
+    this.ownerUuid = ownerUuid;
+  }
+
+  /** GET …/categories. */
+  list(url: URL): HttpReply {
+    if (url.searchParams.has('$expand')) throw invalidArgument('$expand is not supported by the simulator (it does not count the entities associated with categories).');
+    const predicate = parseODataFilter(url.searchParams.get('$filter') ?? undefined, FILTER_FIELDS);
+    const matches = this.store.pairs().filter((pair) => predicate({ extId: categoryExtId(pair.key, pair.value), key: pair.key, value: pair.value, type: TYPE }));
+    return v4ListReply(url, matches, {
+      responseType: `${CONFIG}.ListCategoriesApiResponse`,
+      itemType: `${CONFIG}.Category`,
+      orderBy: { key: (pair) => pair.key, value: (pair) => pair.value },
+      render: (pair) => this.render(pair),
+    });
+  }
+
+  /** GET …/categories/{extId}: 404 `CATEGORY_NOT_FOUND` for an extId no key:value pair has. */
+  get(extId: string, url: URL): HttpReply {
+    const pair = this.store.pairs().find((candidate) => categoryExtId(candidate.key, candidate.value) === extId.toLowerCase());
+    if (!pair) throw new V4ApiError(404, 'CATEGORY_NOT_FOUND', 'PRISM-40401', `Category with extId '${extId}' does not exist.`);
+    return {
+      status: 200,
+      json: {
+        $objectType: `${CONFIG}.GetCategoryApiResponse`,
+        $reserved: { ...V4_RESERVED },
+        $dataItemDiscriminator: `${CONFIG}.Category`,
+        data: this.render(pair),
+        metadata: responseMetadata({ hasError: false, paginated: false, links: [{ href: url.toString(), rel: 'self' }] }),
+      },
+    };
+  }
+
+  private render(pair: CategoryPair): Record<string, unknown> {
+    return {
+      $objectType: `${CONFIG}.Category`,
+      $reserved: { ...V4_RESERVED },
+      extId: categoryExtId(pair.key, pair.value),
+      key: pair.key,
+      value: pair.value,
+      ...(pair.description === undefined ? {} : { description: pair.description }),
+      type: TYPE,
+      ownerUuid: this.ownerUuid,
+    };
+  }
+}

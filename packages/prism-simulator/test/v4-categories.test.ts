@@ -1,0 +1,119 @@
+// The Prism v4.2 categories API over the v3 categories: every key:value pair listed with its extId (the one VMs'
+// category references carry), $filter / $orderby / $page / $limit as the v4 list contract says, GET by extId, and the
+// v4 error body for what it refuses.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRISM_CATEGORIES_PATH, categoryExtId, type PrismSimulator } from '../src/index.ts';
+import { PrismTestClient, startFastSimulator } from './prism-client.ts';
+import { V4TestClient, firstAppMessage, v4VmBody } from './v4-client.ts';
+
+interface CategoryJson {
+  $objectType: string;
+  extId: string;
+  key: string;
+  value: string;
+  description?: string;
+  type: string;
+  ownerUuid: string;
+}
+
+interface CategoryListJson {
+  $objectType: string;
+  $dataItemDiscriminator?: string;
+  data?: CategoryJson[];
+  metadata: { totalAvailableResults: number; links: { href: string; rel: string }[] };
+}
+
+describe('the v4 categories API', () => {
+  let simulator: PrismSimulator;
+  let client: V4TestClient;
+
+  beforeAll(async () => {
+    simulator = await startFastSimulator({
+      categories: [
+        { name: 'Environment', values: ['Dev', 'Prod'] },
+        { name: 'Team', values: ['web', 'db', 'ops'] },
+      ],
+    });
+    client = new V4TestClient(simulator);
+  });
+  afterAll(() => simulator.stop());
+
+  async function list(query: string): Promise<CategoryListJson> {
+    const reply = await client.request('GET', `${PRISM_CATEGORIES_PATH}${query}`);
+    expect(reply.status, reply.text).toBe(200);
+    return reply.json as CategoryListJson;
+  }
+
+  it('lists every key:value pair as a prism.v4.config.Category with the extId v4 VMs refer to', async () => {
+    const answer = await list('');
+    expect(answer).toMatchObject({ $objectType: 'prism.v4.config.ListCategoriesApiResponse', $dataItemDiscriminator: 'List<prism.v4.config.Category>', metadata: { totalAvailableResults: 5 } });
+    expect(answer.data?.map((c) => `${c.key}=${c.value}`)).toEqual(['Environment=Dev', 'Environment=Prod', 'Team=web', 'Team=db', 'Team=ops']);
+    expect(answer.data?.[0]).toEqual({
+      $objectType: 'prism.v4.config.Category',
+      $reserved: { $fv: 'v4.r2' },
+      extId: categoryExtId('Environment', 'Dev'),
+      key: 'Environment',
+      value: 'Dev',
+      type: 'USER',
+      ownerUuid: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown,
+    });
+  });
+
+  it('filters on key, value, extId and type', async () => {
+    const one = await list(`?$filter=${encodeURIComponent("key eq 'Team' and value eq 'ops'")}`);
+    expect(one.data?.map((c) => c.extId)).toEqual([categoryExtId('Team', 'ops')]);
+    const byExtId = await list(`?$filter=${encodeURIComponent(`extId eq '${categoryExtId('Environment', 'Prod')}'`)}`);
+    expect(byExtId.data?.map((c) => c.value)).toEqual(['Prod']);
+    expect((await list(`?$filter=${encodeURIComponent("type eq 'USER' and startswith(key,'Env')")}`)).metadata.totalAvailableResults).toBe(2);
+    const none = await list(`?$filter=${encodeURIComponent("key eq 'Nope'")}`);
+    expect(none.data).toBeUndefined();
+    expect(none.metadata.totalAvailableResults).toBe(0);
+  });
+
+  it('pages with $page and $limit, links included, and sorts with $orderby', async () => {
+    const second = await list('?$orderby=value%20desc&$page=1&$limit=2');
+    expect(second.data?.map((c) => c.value)).toEqual(['db', 'Prod']);
+    expect(second.metadata.totalAvailableResults).toBe(5);
+    expect(second.metadata.links.map((l) => l.rel)).toEqual(['self', 'first', 'prev', 'next', 'last']);
+  });
+
+  it('refuses what it does not simulate or cannot parse with a 400 that says why', async () => {
+    for (const [query, text] of [
+      ['?$filter=ownerUuid%20eq%20%27x%27', "'ownerUuid' is not a filterable field"],
+      ['?$limit=101', '$limit must be an integer between 1 and 100'],
+      ['?$orderby=description', "$orderby 'description' is not supported"],
+      ['?$expand=associations', '$expand is not supported'],
+    ] as const) {
+      const reply = await client.request('GET', `${PRISM_CATEGORIES_PATH}${query}`);
+      expect(reply.status, query).toBe(400);
+      expect(firstAppMessage(reply)).toMatchObject({ $objectType: 'prism.v4.error.AppMessage', errorGroup: 'INVALID_ARGUMENT' });
+      expect(firstAppMessage(reply).message).toContain(text);
+    }
+  });
+
+  it('gets one category by extId, and answers 404 CATEGORY_NOT_FOUND for an extId nothing has', async () => {
+    const extId = categoryExtId('Team', 'web');
+    const reply = await client.request('GET', `${PRISM_CATEGORIES_PATH}/${extId}`);
+    expect(reply.json).toMatchObject({ $objectType: 'prism.v4.config.GetCategoryApiResponse', $dataItemDiscriminator: 'prism.v4.config.Category', data: { extId, key: 'Team', value: 'web' } });
+    const missing = await client.request('GET', `${PRISM_CATEGORIES_PATH}/${categoryExtId('Team', 'qa')}`);
+    expect(missing.status).toBe(404);
+    expect(firstAppMessage(missing)).toMatchObject({ $objectType: 'prism.v4.error.AppMessage', errorGroup: 'CATEGORY_NOT_FOUND' });
+  });
+
+  it('shows categories made over v3 at once, and they are what a v4 VM carries and may be given', async () => {
+    expect(await v3Put('/categories/Tier', { name: 'Tier' })).toBe(201);
+    expect(await v3Put('/categories/Tier/gold', { value: 'gold', description: 'the best' })).toBe(201);
+    const [gold] = (await list(`?$filter=${encodeURIComponent("key eq 'Tier'")}`)).data ?? [];
+    expect(gold).toMatchObject({ key: 'Tier', value: 'gold', description: 'the best', extId: categoryExtId('Tier', 'gold') });
+
+    const vmExtId = await client.createReadyVm(v4VmBody(simulator, 'categorised', { categories: [{ extId: gold?.extId }] }));
+    const { vm } = await client.getVm(vmExtId);
+    expect(vm.categories.map((c) => c.extId)).toEqual([gold?.extId]);
+    expect(simulator.inspect().vms.find((v) => v.uuid === vmExtId)?.categoriesMapping).toEqual({ Tier: ['gold'] });
+  });
+
+  async function v3Put(path: string, body: unknown): Promise<number> {
+    return (await new PrismTestClient(simulator).request('PUT', path, body)).status;
+  }
+});
