@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { connectionPool } from './connection-pool.ts';
 import { ApiError } from './errors.ts';
 import type { ClusterAuth } from './kubeconfig/cluster-auth.ts';
 import type { ClusterTls } from './kubeconfig-auth.ts';
@@ -31,7 +32,7 @@ export interface ApiTransportOptions {
 }
 
 /**
- * HTTP to one API server: one keep-alive undici Agent with TLS verification always on, credentials from a
+ * HTTP to one API server: one keep-alive connection pool (directly or through a proxy) with TLS verification always on, credentials from a
  * {@link ClusterAuth} (read again once after a 401, for rotated tokens), Retry-After honoured on 429 and 5xx (see
  * `retry.ts`), every request counted and reported for the `rest_client_*` metrics.
  */
@@ -39,10 +40,10 @@ export class ApiTransport {
   readonly server: string;
   readonly #auth: ClusterAuth;
   /** The connection pool, and the TLS material it was built with. */
-  #agent: Agent;
-  #agentTls: ClusterTls;
+  #pool: Dispatcher;
+  #poolTls: ClusterTls;
   /** Pools replaced after a certificate renewal, closing as their last requests end. */
-  readonly #retiredAgents = new Set<Agent>();
+  readonly #retiredPools = new Set<Dispatcher>();
   readonly #host: string;
   readonly #metrics: RestClientMetricsSink | undefined;
   readonly #userAgent: string;
@@ -54,8 +55,8 @@ export class ApiTransport {
     this.#host = new URL(auth.server).host;
     this.#metrics = options.metrics;
     this.#userAgent = options.userAgent;
-    this.#agentTls = auth.tls;
-    this.#agent = agentFor(auth.tls);
+    this.#poolTls = auth.tls;
+    this.#pool = connectionPool(auth.tls, auth.proxy);
   }
 
   /** Requests sent so far, per verb (a snapshot). */
@@ -65,7 +66,7 @@ export class ApiTransport {
 
   /** Closes every connection, open watches included. */
   async close(): Promise<void> {
-    await Promise.all([this.#agent, ...this.#retiredAgents].map((agent) => agent.destroy()));
+    await Promise.all([this.#pool, ...this.#retiredPools].map((pool) => pool.destroy()));
   }
 
   async json<R>(call: ApiCall): Promise<R> {
@@ -138,15 +139,15 @@ export class ApiTransport {
    * The connection pool for the current TLS material. An exec plugin that hands out a new client certificate changes
    * it: new requests then go through a new pool, and the old one closes once its requests (watches too) have ended.
    */
-  #dispatcher(): Agent {
-    if (this.#auth.tls !== this.#agentTls) {
-      const previous = this.#agent;
-      this.#agentTls = this.#auth.tls;
-      this.#agent = agentFor(this.#agentTls);
-      this.#retiredAgents.add(previous);
-      void previous.close().finally(() => this.#retiredAgents.delete(previous));
+  #dispatcher(): Dispatcher {
+    if (this.#auth.tls !== this.#poolTls) {
+      const previous = this.#pool;
+      this.#poolTls = this.#auth.tls;
+      this.#pool = connectionPool(this.#poolTls, this.#auth.proxy);
+      this.#retiredPools.add(previous);
+      void previous.close().finally(() => this.#retiredPools.delete(previous));
     }
-    return this.#agent;
+    return this.#pool;
   }
 
   async #headers(call: ApiCall): Promise<Record<string, string | string[]>> {
@@ -174,23 +175,4 @@ export function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** One keep-alive pool to the API server, verifying its certificate against the configured CA (or Node's). */
-function agentFor(tls: ClusterTls): Agent {
-  return new Agent({
-    connect: {
-      // Only what the configuration gives: an explicit `ca: undefined` would replace Node's default CAs with none.
-      ...(tls.ca === undefined ? {} : { ca: tls.ca }),
-      ...(tls.cert === undefined ? {} : { cert: tls.cert }),
-      ...(tls.key === undefined ? {} : { key: tls.key }),
-      ...(tls.servername === undefined ? {} : { servername: tls.servername }),
-      rejectUnauthorized: true,
-    },
-    // HTTP/1.1: every watch has its own connection, so one dead connection stalls one watch (which its watchdog
-    // restarts), not every request multiplexed on a shared HTTP/2 session. It also sends a list-valued header
-    // (Impersonate-Group) as one line per value, which the API server needs; undici's HTTP/2 joins them with commas.
-    allowH2: false,
-    keepAliveTimeout: 30_000,
-  });
 }

@@ -14,7 +14,7 @@ const CLIENT_NODE_AUTH_PROVIDERS = ['oidc', 'gcp', 'azure'];
  * by the few operators whose kubeconfig uses such a provider, not by the ones in a cluster or with certificates,
  * tokens or exec plugins.
  */
-export async function authProviderClusterAuth(contextName: string, cluster: ClusterSettings, user: UserSettings): Promise<ClusterAuth> {
+export async function authProviderClusterAuth(contextName: string, cluster: ClusterSettings, user: UserSettings, proxy: URL | undefined): Promise<ClusterAuth> {
   const provider = user.authProvider;
   if (provider === undefined) throw new Error(`${user.description} has no auth-provider`);
   if (!CLIENT_NODE_AUTH_PROVIDERS.includes(provider.name)) {
@@ -49,11 +49,11 @@ export async function authProviderClusterAuth(contextName: string, cluster: Clus
     currentContext: contextName,
   });
   const auth = await KubeConfigAuth.load(kubeConfig);
-  if (user.impersonation === undefined) return auth;
   // client-node sends only `as`; every impersonation field is added here instead.
-  const impersonation = impersonationHeaders(user.impersonation);
+  const impersonation = user.impersonation === undefined ? {} : impersonationHeaders(user.impersonation);
   return {
     server: auth.server,
+    proxy,
     get tls() {
       return auth.tls;
     },

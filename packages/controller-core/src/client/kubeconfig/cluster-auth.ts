@@ -14,6 +14,12 @@ export interface ClusterAuth {
   readonly server: string;
   /** Current TLS material; may be a new object after refresh() (exec plugins that return client certificates). */
   readonly tls: ClusterTls;
+  /**
+   * The proxy requests to the server go through (an http or https URL, maybe with credentials), or undefined to connect
+   * directly: the kubeconfig's `proxy-url`, else HTTPS_PROXY unless NO_PROXY exempts the server, as client-go decides
+   * (see `proxy/environment-proxy.ts`).
+   */
+  readonly proxy?: URL | undefined;
   /** Authentication and impersonation headers (lower-case names) for the next request; refreshes expired credentials. */
   headers(): Promise<AuthHeaders>;
   /** Re-reads credentials now (called after a 401). */

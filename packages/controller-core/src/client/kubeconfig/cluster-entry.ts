@@ -1,3 +1,4 @@
+import { checkProxyProtocol } from '../proxy/proxy-protocols.ts';
 import { EntryFields } from './entry-fields.ts';
 import { isMapping, type KubeconfigEntry } from './kubeconfig-file.ts';
 
@@ -13,6 +14,8 @@ export interface ClusterSettings {
   readonly server: string;
   readonly certificateAuthority: PemSource | undefined;
   readonly tlsServerName: string | undefined;
+  /** `proxy-url`: every request goes through this proxy, whatever HTTPS_PROXY and NO_PROXY say (client-go). */
+  readonly proxyUrl: URL | undefined;
   /** The `client.authentication.k8s.io/exec` extension, passed to exec plugins that ask for cluster info. */
   readonly execExtension: unknown;
 }
@@ -28,9 +31,6 @@ export function clusterSettings(entry: KubeconfigEntry): ClusterSettings {
         `server's certificate: give the cluster's certificate-authority(-data) instead (${entry.file})`,
     );
   }
-  if (fields.has('proxy-url')) {
-    throw fields.error('sets proxy-url, which controller-core does not support: the operator must reach the API server directly');
-  }
   const caFile = fields.path('certificate-authority');
   const caData = fields.string('certificate-authority-data');
   if (caFile !== undefined && caData !== undefined) {
@@ -42,6 +42,7 @@ export function clusterSettings(entry: KubeconfigEntry): ClusterSettings {
     server: serverUrl(fields),
     certificateAuthority: caFile !== undefined ? { file: caFile } : caData !== undefined ? { base64: caData } : undefined,
     tlsServerName: fields.string('tls-server-name'),
+    proxyUrl: proxyUrl(fields),
     execExtension: execExtension(fields),
   };
 }
@@ -61,6 +62,16 @@ function serverUrl(fields: EntryFields): string {
     throw fields.error(`has server "${server}": controller-core talks to the API server over https only`);
   }
   return withScheme.replace(/\/+$/, '');
+}
+
+/** client-go's parseProxyURL: a URL as written (no scheme is assumed), whose scheme the client can use. */
+function proxyUrl(fields: EntryFields): URL | undefined {
+  const value = fields.string('proxy-url');
+  if (value === undefined) return undefined;
+  const url = URL.parse(value);
+  // The value itself is left out of the message: it may hold the proxy's password.
+  if (url === null) throw fields.error('has proxy-url that is not a URL: write it as http://host:port (or https://)');
+  return checkProxyProtocol(url, `${fields.description}: proxy-url`);
 }
 
 function execExtension(fields: EntryFields): unknown {

@@ -9,6 +9,7 @@ export interface Credentials {
   readonly server: string;
   /** The cluster's CA and the user's static client certificate. */
   readonly tls: ClusterTls;
+  readonly proxy: URL | undefined;
   /** Headers that never change: basic auth, a static bearer token, impersonation. */
   readonly fixedHeaders: AuthHeaders;
   /** Where the bearer token is read from, if it rotates. */
@@ -20,6 +21,7 @@ export interface Credentials {
 /** A {@link ClusterAuth} over credentials controller-core reads itself: no client-node involved. */
 export class CredentialsAuth implements ClusterAuth {
   readonly server: string;
+  readonly proxy: URL | undefined;
   readonly #tls: ClusterTls;
   readonly #fixedHeaders: AuthHeaders;
   readonly #tokenFile: TokenFile | undefined;
@@ -29,6 +31,7 @@ export class CredentialsAuth implements ClusterAuth {
 
   constructor(credentials: Credentials) {
     this.server = credentials.server;
+    this.proxy = credentials.proxy;
     this.#tls = credentials.tls;
     this.#fixedHeaders = credentials.fixedHeaders;
     this.#tokenFile = credentials.tokenFile;

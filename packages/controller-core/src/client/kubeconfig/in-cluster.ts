@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
+import { environmentProxy } from '../proxy/environment-proxy.ts';
 import type { ClusterAuth } from './cluster-auth.ts';
 import { CredentialsAuth } from './credentials-auth.ts';
 import { TokenFile } from './token-file.ts';
@@ -29,6 +30,13 @@ export async function inClusterAuth(env: Readonly<Record<string, string | undefi
   const ca = await readFile(join(serviceAccountDir, 'ca.crt')).catch(() => undefined);
   const server = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
   return {
-    auth: new CredentialsAuth({ server, tls: { ca, cert: undefined, key: undefined, servername: undefined }, fixedHeaders: {}, tokenFile }),
+    auth: new CredentialsAuth({
+      server,
+      tls: { ca, cert: undefined, key: undefined, servername: undefined },
+      // client-go's InClusterConfig sets no proxy, so HTTPS_PROXY applies unless NO_PROXY names the Service's address.
+      proxy: environmentProxy(env, new URL(server)),
+      fixedHeaders: {},
+      tokenFile,
+    }),
   };
 }

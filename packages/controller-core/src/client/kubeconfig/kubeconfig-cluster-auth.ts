@@ -1,4 +1,5 @@
 import type { ClusterTls } from '../kubeconfig-auth.ts';
+import { environmentProxy } from '../proxy/environment-proxy.ts';
 import { authProviderClusterAuth } from './auth-provider-fallback.ts';
 import type { AuthHeaders, ClusterAuth } from './cluster-auth.ts';
 import { clusterSettings, type ClusterSettings } from './cluster-entry.ts';
@@ -12,7 +13,7 @@ import { TokenFile } from './token-file.ts';
 import { userSettings, type UserSettings } from './user-entry.ts';
 
 export interface KubeconfigAuthOptions {
-  /** The environment exec plugins' `env` is merged over. */
+  /** The environment exec plugins' `env` is merged over, and HTTPS_PROXY and NO_PROXY are read from. */
   readonly environment: Readonly<Record<string, string | undefined>>;
   readonly execTimeoutMs: number;
 }
@@ -21,7 +22,8 @@ export interface KubeconfigAuthOptions {
 export async function kubeconfigClusterAuth(selected: SelectedContext, options: KubeconfigAuthOptions): Promise<ClusterAuth> {
   const cluster = clusterSettings(selected.cluster);
   const user = userSettings(selected.user);
-  if (user.authProvider !== undefined) return authProviderClusterAuth(selected.context.name, cluster, user);
+  const proxy = cluster.proxyUrl ?? environmentProxy(options.environment, new URL(cluster.server));
+  if (user.authProvider !== undefined) return authProviderClusterAuth(selected.context.name, cluster, user, proxy);
   const tls = await clusterTls(cluster, user);
   const fixedHeaders: AuthHeaders = {
     ...(user.basic === undefined ? {} : { authorization: `Basic ${Buffer.from(`${user.basic.username}:${user.basic.password}`).toString('base64')}` }),
@@ -43,7 +45,7 @@ export async function kubeconfigClusterAuth(selected: SelectedContext, options: 
           environment: options.environment,
           timeoutMs: options.execTimeoutMs,
         });
-  return new CredentialsAuth({ server: cluster.server, tls, fixedHeaders, tokenFile, exec });
+  return new CredentialsAuth({ server: cluster.server, tls, proxy, fixedHeaders, tokenFile, exec });
 }
 
 async function clusterTls(cluster: ClusterSettings, user: UserSettings): Promise<ClusterTls> {

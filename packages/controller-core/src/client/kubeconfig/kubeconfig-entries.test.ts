@@ -67,10 +67,20 @@ describe('cluster', () => {
     );
   });
 
+  it('proxy-url: used as written, whatever HTTPS_PROXY and NO_PROXY say; refused, without its credentials, when unusable', async () => {
+    const env = { HTTPS_PROXY: 'http://env-proxy:3128', NO_PROXY: 'api.example' };
+    const kubeconfig = await write({ server, 'proxy-url': 'https://user:s3cret@proxy.example:3129' });
+    expect((await loadClusterAuth({ kubeconfig, env })).proxy?.href).toBe('https://user:s3cret@proxy.example:3129/');
+    expect((await loadClusterAuth({ kubeconfig: await write({ server }), env: { HTTPS_PROXY: 'http://env-proxy:3128' } })).proxy?.href).toBe('http://env-proxy:3128/');
+    expect((await loadClusterAuth({ kubeconfig: await write({ server }), env })).proxy).toBeUndefined();
+
+    const socks = await rejection(load({ server, 'proxy-url': 'socks5://user:s3cret@proxy.example:1080' }));
+    expect(socks.message).toBe(`cluster "main" in ${currentPath()}: proxy-url names a proxy with scheme "socks5"; controller-core reaches the API server through http:// or https:// proxies only`);
+    const notUrl = await rejection(load({ server, 'proxy-url': 'http://user:s3cret@proxy.example:port' }));
+    expect(notUrl.message).toBe(`cluster "main" in ${currentPath()} has proxy-url that is not a URL: write it as http://host:port (or https://)`);
+  });
+
   it('refuses what it cannot honour, naming the entry and the file', async () => {
-    await expect(load({ server, 'proxy-url': 'http://proxy:3128' })).rejects.toThrow(
-      `cluster "main" in ${currentPath()} sets proxy-url, which controller-core does not support: the operator must reach the API server directly`,
-    );
     await expect(load({ 'certificate-authority-data': base64(ca.cert) })).rejects.toThrow(`cluster "main" in ${currentPath()} has no server`);
     await expect(load({ server: 'http://api.example:8080' })).rejects.toThrow(
       `cluster "main" in ${currentPath()} has server "http://api.example:8080": controller-core talks to the API server over https only`,
