@@ -15,6 +15,10 @@ const BENCHMARKS: Readonly<Record<string, { file: string; summary: string }>> = 
     file: 'packages/postgresql-operator/bench/postgresql.bench.ts',
     summary: 'backup and restore of a ~1 GB database through the operator vs plain pg_dump -Fc / pg_restore (--scale N, --rounds N; medians)',
   },
+  'postgresql-secrets': {
+    file: 'packages/postgresql-operator/bench/secrets-memory.bench.ts',
+    summary: "the operator's resident memory with N unrelated Secrets in the cluster against none (--secrets N, --secret-bytes B)",
+  },
   maintpage: {
     file: 'packages/maintpage-operator/bench/maintpage.bench.ts',
     summary: 'toggle -> EndpointSlice switched to Ready pods of the other set, p50/p99 over 20 toggles',

@@ -32,6 +32,8 @@ export interface AuditedRequest {
   resource: string;
   subresource: string | undefined;
   namespace: string | undefined;
+  /** The object's name, for requests on one object (get, patch, delete ...). */
+  name: string | undefined;
   code: number;
 }
 
@@ -196,12 +198,12 @@ export class ControlPlane {
   /** Requests ServiceAccounts made so far (the audit log), optionally of one user only. */
   async auditedRequests(user?: string): Promise<AuditedRequest[]> {
     const text = await readFile(join(this.logDir, 'audit.log'), 'utf8').catch(() => '');
-    interface Line { user?: { username?: string }; verb?: string; objectRef?: { apiGroup?: string; resource?: string; subresource?: string; namespace?: string }; responseStatus?: { code?: number } }
+    interface Line { user?: { username?: string }; verb?: string; objectRef?: { apiGroup?: string; resource?: string; subresource?: string; namespace?: string; name?: string }; responseStatus?: { code?: number } }
     return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
       .filter((e) => e.objectRef?.resource !== undefined && (user === undefined || e.user?.username === user))
       .map((e) => ({
         user: e.user?.username ?? '', verb: e.verb ?? '', group: e.objectRef?.apiGroup ?? '', resource: e.objectRef?.resource ?? '',
-        subresource: e.objectRef?.subresource, namespace: e.objectRef?.namespace, code: e.responseStatus?.code ?? 0,
+        subresource: e.objectRef?.subresource, namespace: e.objectRef?.namespace, name: e.objectRef?.name, code: e.responseStatus?.code ?? 0,
       }));
   }
 

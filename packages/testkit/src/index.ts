@@ -10,6 +10,7 @@ export { waitFor, type WaitForOptions } from './wait-for.ts';
 export { isProcessRunning } from './process-running.ts';
 export { packagesLoadedBy } from './loaded-packages.ts';
 export { openE2eCluster, REPOSITORY_ROOT, type E2eCluster, type HttpAnswer } from './e2e.ts';
+export { operatorPermissions, type OperatorPermissions } from './e2e-permissions.ts';
 export { grantedPermissions, unusedPermissions, usedPermissions, type Permission, type PolicyRule } from './rbac-usage.ts';
 export { IMAGE_REGISTRY, IMAGE_TAG, PROJECT_IMAGES, imageRef, startImage, type ProjectImage, type StartedImage } from './project-images.ts';
 export { engineAvailable, projectImageMode } from './node/runners/index.ts';

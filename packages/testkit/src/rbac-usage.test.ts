@@ -3,7 +3,7 @@ import type { AuditedRequest } from './control-plane.ts';
 import { grantedPermissions, unusedPermissions } from './rbac-usage.ts';
 
 const request = (verb: string, group: string, resource: string, code = 200, subresource?: string): AuditedRequest =>
-  ({ user: 'u', verb, group, resource, subresource, namespace: 'ns', code });
+  ({ user: 'u', verb, group, resource, subresource, namespace: 'ns', name: undefined, code });
 
 test('rules expand to verb × resource × group', () => {
   expect(grantedPermissions([{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'watch'] }, { apiGroups: [''], resources: ['services', 'configmaps'], verbs: ['patch'] }]))

@@ -3,8 +3,7 @@
 // (npm test) and against kind (kind/e2e.sh sets E2E_KUBECONFIG).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import { openE2eCluster, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, unusedPermissions, waitFor, type E2eCluster, type PolicyRule } from '@k8s-operators/testkit';
+import { openE2eCluster, operatorPermissions, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, unusedPermissions, waitFor, type E2eCluster } from '@k8s-operators/testkit';
 
 const NS = 'maintpage-e2e';
 const OPERATOR_NS = 'maintpage-operator-system';
@@ -260,17 +259,13 @@ describe('metrics', () => {
 
 describe('least privilege', () => {
   test('the operator used every permission its roles grant (and could do its work with no more)', async (context) => {
-    if (!cluster.auditedRequests) {
+    const permissions = await operatorPermissions(cluster, 'maintpage-operator');
+    if (permissions === undefined) {
       context.skip('only the local cluster keeps an audit log');
       return;
     }
-    const built = await cluster.kubectlOk(['kustomize', cluster.installDir('maintpage-operator')]);
-    const roles = parseAllDocuments(built).map((d) => d.toJSON() as { kind: string; metadata: { name: string }; rules?: PolicyRule[] })
-      .filter((o) => ['maintpage-operator-manager-role', 'maintpage-operator-leader-election-role'].includes(o.metadata.name));
-    expect(roles).toHaveLength(2);
-    const requests = await cluster.auditedRequests('system:serviceaccount:maintpage-operator-system:maintpage-operator-controller-manager');
-    expect(requests.filter((r) => r.code === 403)).toEqual([]);
-    expect(unusedPermissions(roles.flatMap((r) => r.rules ?? []), requests, {
+    expect(permissions.requests.filter((r) => r.code === 403)).toEqual([]);
+    expect(unusedPermissions(permissions.rules, permissions.requests, {
       'update maintpages/finalizers.maintpage.example.com': 'needed only where OwnerReferencesPermissionEnforcement admission is on (OpenShift); nothing is written to it',
       'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run does not wait for one',
     })).toEqual([]);

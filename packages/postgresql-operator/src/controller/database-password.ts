@@ -1,3 +1,4 @@
+import { isForbidden, Resources, type KubeClient } from '@k8s-operators/controller-core';
 import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 import { passwordFromSecret } from '../postgres/connection.ts';
 
@@ -7,35 +8,47 @@ import { passwordFromSecret } from '../postgres/connection.ts';
  */
 
 export type PasswordLookup =
-  | { ok: true; password: string }
+  | { ok: true; password: string; /** The Secret's resourceVersion: a change lets a failed restore be retried. */ secretVersion: string }
   | { ok: false; reason: 'SecretNotFound' | 'SecretKeyMissing' | 'PasswordEmpty'; message: string };
 
 interface SecretLike {
-  metadata?: { name?: string };
+  metadata?: { name?: string; resourceVersion?: string };
   data?: Record<string, string>;
 }
 
 /**
- * The operator caches Secrets of type Opaque only (other types, such as Helm's release Secrets, can be large and
- * numerous); the seed's Secret has no type, which is Opaque.
+ * How soon a PostgreSQL whose password Secret is missing or unusable looks again. The operator reads only the Secrets
+ * it is pointed at, with `get` (it may not list or watch Secrets), so no event tells it that one was created or fixed.
  */
-export const WATCHED_SECRET_TYPE = 'Opaque';
+export const PASSWORD_RECHECK_MS = 10_000;
 
 export function databasePassword(secretName: string, namespace: string, secret: SecretLike | undefined): PasswordLookup {
   if (secret === undefined) {
     return {
       ok: false,
       reason: 'SecretNotFound',
-      message:
-        `Secret ${secretName} (spec.password) was not found in namespace ${namespace}: create it (type ${WATCHED_SECRET_TYPE}) ` +
-        `with the password under data.${PASSWORD_SECRET_KEY}`,
+      message: `Secret ${secretName} (spec.password) was not found in namespace ${namespace}: create it with the password under data.${PASSWORD_SECRET_KEY}`,
     };
   }
   const found = passwordFromSecret(secret);
-  if (found.ok) return found;
+  if (found.ok) return { ...found, secretVersion: secret.metadata?.resourceVersion ?? '' };
   return {
     ok: false,
     reason: found.reason === 'KeyMissing' ? 'SecretKeyMissing' : 'PasswordEmpty',
     message: `${found.message}: put the database password under data.${PASSWORD_SECRET_KEY}`,
   };
+}
+
+/** Reads the named Secret from the API server (never from a cache of all Secrets) and the password in it. */
+export async function readDatabasePassword(client: KubeClient, namespace: string, secretName: string): Promise<PasswordLookup> {
+  try {
+    return databasePassword(secretName, namespace, await client.get(Resources.Secret, { namespace, name: secretName }));
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+    throw new Error(
+      `the operator may not read Secret ${secretName} in namespace ${namespace}: its ClusterRole needs get on secrets ` +
+        '(deploy/postgresql-operator/rbac/role.yaml)',
+      { cause: error },
+    );
+  }
 }

@@ -3,7 +3,6 @@ import { Resources, type InformerScope, type Manager, type ObjectOf, type Resour
 import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
-import { WATCHED_SECRET_TYPE } from './database-password.ts';
 import { INSTANCE_LABEL } from './labels.ts';
 
 /**
@@ -11,19 +10,16 @@ import { INSTANCE_LABEL } from './labels.ts';
  * is listed and watched once), and the indexes that find one PostgreSQL's pods and backups without scanning.
  */
 
-/** Pods and backups of a PostgreSQL, and PostgreSQLs of a Secret, by `namespace/name`. */
+/** Pods and backups of a PostgreSQL, by `namespace/name`. */
 export const BY_POSTGRESQL_INDEX = 'exp.wheel.jp/postgresql';
-export const BY_SECRET_INDEX = 'exp.wheel.jp/password-secret';
 
 /** Only the database pods the operator made: they carry the instance label. */
 export const POD_SCOPE: Omit<InformerScope, 'namespace'> = { labelSelector: INSTANCE_LABEL };
-export const SECRET_SCOPE: Omit<InformerScope, 'namespace'> = { fieldSelector: `type=${WATCHED_SECRET_TYPE}` };
 
 export interface OperatorInformers {
   postgresqls: SharedInformer<PostgreSQL>;
   backups: SharedInformer<PostgreSQLBackup>;
   pods: SharedInformer<ObjectOf<typeof Resources.Pod>>;
-  secrets: SharedInformer<ObjectOf<typeof Resources.Secret>>;
   deployments: SharedInformer<ObjectOf<typeof Resources.Deployment>>;
   services: SharedInformer<ObjectOf<typeof Resources.Service>>;
   claims: SharedInformer<ObjectOf<typeof Resources.PersistentVolumeClaim>>;
@@ -39,12 +35,10 @@ export function operatorInformers(manager: Manager): OperatorInformers {
     postgresqls: informer(PostgreSQLRef),
     backups: informer(PostgreSQLBackupRef),
     pods: informer(Resources.Pod, POD_SCOPE),
-    secrets: informer(Resources.Secret, SECRET_SCOPE),
     deployments: informer(Resources.Deployment),
     services: informer(Resources.Service),
     claims: informer(Resources.PersistentVolumeClaim),
   };
-  informers.postgresqls.addIndexer(BY_SECRET_INDEX, (pg) => inNamespace(pg, pg.spec.password));
   informers.backups.addIndexer(BY_POSTGRESQL_INDEX, (backup) => inNamespace(backup, backup.spec.postgresql));
   informers.pods.addIndexer(BY_POSTGRESQL_INDEX, (pod) => inNamespace(pod, pod.metadata?.labels?.[INSTANCE_LABEL]));
   return informers;

@@ -17,7 +17,7 @@ import { runBackup } from '../backup/run-backup.ts';
 import type { BackupKey } from '../backup/store.ts';
 import { connectionParameters } from '../postgres/connection.ts';
 import { completedStatus, failedStatus, isFinished, runningStatus } from './backup-status.ts';
-import { databasePassword } from './database-password.ts';
+import { readDatabasePassword } from './database-password.ts';
 import { podAddress, servingPod } from './database-pods.ts';
 import { INSTANCE_LABEL } from './labels.ts';
 import { timeOf } from './metav1-time.ts';
@@ -129,7 +129,7 @@ export function setupBackupController(context: OperatorContext): Controller {
       return undefined;
     }
     const spec = resolvePostgreSQLSpec(postgresql.spec);
-    const password = databasePassword(spec.password, namespace, informers.secrets.cache.get({ namespace, name: spec.password }));
+    const password = await readDatabasePassword(manager.client, namespace, spec.password);
     if (!password.ok) return waitOr(password.message);
     const pod = servingPod(informers.pods.cache.byIndex(BY_POSTGRESQL_INDEX, databaseKey));
     const address = pod === undefined ? undefined : podAddress(pod);

@@ -4,7 +4,6 @@ import {
   applyOwned,
   generationChanged,
   isAlreadyExists,
-  objectKey,
   or,
   ownershipConflict,
   type Controller,
@@ -20,7 +19,7 @@ import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { backupsToDelete } from './backup-retention.ts';
 import { databaseBackupFigures } from './backup-figures.ts';
 import { backupSchedulePlan, type SchedulePlan } from './backup-schedule-plan.ts';
-import { databasePassword } from './database-password.ts';
+import { PASSWORD_RECHECK_MS, readDatabasePassword } from './database-password.ts';
 import { podsAwaitingRestore, servingPod } from './database-pods.ts';
 import { desiredBackup } from './desired-backup.ts';
 import { desiredDataClaim } from './desired-data-claim.ts';
@@ -30,7 +29,7 @@ import { desiredStatus, type ConditionOutcome } from './desired-status.ts';
 import { INSTANCE_LABEL } from './labels.ts';
 import { instanceKey, instanceName, instanceNamespace, nameProblem } from './object-names.ts';
 import { FIELD_MANAGER, type OperatorContext } from './operator-context.ts';
-import { BY_POSTGRESQL_INDEX, BY_SECRET_INDEX, POD_SCOPE, SECRET_SCOPE } from './operator-informers.ts';
+import { BY_POSTGRESQL_INDEX, POD_SCOPE } from './operator-informers.ts';
 import { ensurePostgreSQLFinalizer, finalizePostgreSQL } from './postgresql-finalizer.ts';
 import { removeDatabaseGauges, setDatabaseGauges } from './postgresql-metrics.ts';
 import { RestoreBackoff } from './restore-backoff.ts';
@@ -129,13 +128,13 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     await apply(Resources.Service, desiredService(postgresql), current.service);
     if (claim !== undefined) await apply(Resources.PersistentVolumeClaim, claim, current.claim);
 
-    const secret = informers.secrets.cache.get({ namespace, name: spec.password });
-    const password = databasePassword(spec.password, namespace, secret);
-    // Without its password a new pod could not start (the kubelet reports a missing Secret only on the pod): wait for
-    // the Secret (its events wake this reconcile) and leave a running database alone.
-    if (!password.ok && current.deployment === undefined) return blocked(password.reason, password.message);
+    const password = await readDatabasePassword(manager.client, namespace, spec.password);
+    // Without its password a new pod could not start (the kubelet reports a missing Secret only on the pod): look for
+    // the Secret again soon and leave a running database alone.
+    const recheck = { requeueAfterMs: PASSWORD_RECHECK_MS };
+    if (!password.ok && current.deployment === undefined) return blocked(password.reason, password.message, recheck);
     await apply(Resources.Deployment, desiredDeployment(postgresql), current.deployment);
-    if (!password.ok) return blocked(password.reason, password.message);
+    if (!password.ok) return blocked(password.reason, password.message, recheck);
 
     const pods = informers.pods.cache.byIndex(BY_POSTGRESQL_INDEX, key);
     memory.restoreBackoff.retain(new Set(pods.map((pod) => pod.metadata?.uid ?? '')));
@@ -143,7 +142,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     let retryRestoreMs: number | undefined;
     if (serving === undefined) {
       const restore = await restoreAwaitingPod(postgresql, podsAwaitingRestore(pods)[0], {
-        password: password.password, inputs: restoreInputs(secret?.metadata?.resourceVersion ?? '', backups), memory, writeStatus, ctx,
+        password: password.password, inputs: restoreInputs(password.secretVersion, backups), memory, writeStatus, ctx,
       });
       serving = restore.serving;
       retryRestoreMs = restore.retryMs;
@@ -220,8 +219,6 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     }
   };
 
-  const postgresqlsOfSecret = (secret: KubernetesObject): string[] =>
-    informers.postgresqls.cache.byIndex(BY_SECRET_INDEX, objectKey(secret)).map((pg) => objectKey(pg));
   const postgresqlOfLabelled = (obj: KubernetesObject): string[] => {
     const pg = obj.metadata?.labels?.[INSTANCE_LABEL];
     return pg === undefined ? [] : [`${obj.metadata?.namespace ?? ''}/${pg}`];
@@ -236,7 +233,6 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     .owns(Resources.Service)
     .owns(Resources.PersistentVolumeClaim)
     .watches(Resources.Pod, postgresqlOfLabelled, { scope: POD_SCOPE })
-    .watches(Resources.Secret, postgresqlsOfSecret, { scope: SECRET_SCOPE })
     .watches(PostgreSQLBackupRef, postgresqlOfBackup)
     .withOptions({ maxConcurrentReconciles: 4 })
     .complete(reconcile);

@@ -3,7 +3,7 @@ import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { isFinished } from './backup-status.ts';
-import { databasePassword } from './database-password.ts';
+import { readDatabasePassword } from './database-password.ts';
 import { servingPod } from './database-pods.ts';
 import { desiredBackup, finalBackupName } from './desired-backup.ts';
 import { newestUsable } from './desired-status.ts';
@@ -43,7 +43,7 @@ export async function finalizePostgreSQL(context: OperatorContext, postgresql: P
     const final = informers.backups.cache.get({ namespace, name });
     if (final === undefined) {
       const pod = servingPod(informers.pods.cache.byIndex(BY_POSTGRESQL_INDEX, instanceKey(postgresql)));
-      const password = databasePassword(spec.password, namespace, informers.secrets.cache.get({ namespace, name: spec.password }));
+      const password = await readDatabasePassword(manager.client, namespace, spec.password);
       if (pod !== undefined && password.ok) {
         try {
           await manager.client.create(PostgreSQLBackupRef, desiredBackup(postgresql, name, 'Final'));
