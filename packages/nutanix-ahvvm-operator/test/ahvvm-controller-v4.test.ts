@@ -4,23 +4,17 @@
 // user sees: the VM in Prism, the AhvVm's status and Events, and which requests Prism received.
 
 import { randomUUID } from 'node:crypto';
-import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { waitFor } from '@k8s-operators/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import type { AhvVm } from '../src/api/ahvvm-resource.ts';
-import { PrismCredentials } from '../src/config/prism-credentials.ts';
 import { FIELD_MANAGER, FINALIZER } from '../src/controller/ahvvm-reconciler.ts';
 import { PrismAccessGate } from '../src/controller/prism-access-gate.ts';
-import type { PrismClient } from '../src/prism/prism-client.ts';
-import { PrismV4Client, vmExtIdOf } from '../src/prism/prism-v4-client.ts';
-import type { PrismVm } from '../src/prism/prism-types.ts';
-import { withPowerState } from '../src/vm/apply-desired.ts';
+import { vmExtIdOf, type PrismV4Client } from '../src/prism/prism-v4-client.ts';
 import { descriptionWithOwnerMarker } from '../src/vm/ownership-marker.ts';
-import { OperatorTestEnvironment, prismEnvFor, type OperatorOptions, type RunningOperator } from './operator-harness.ts';
-import { clientFor, requestsTo, startSimulator } from './simulator.ts';
+import { changeInPrism, env, onlyVm, operatorFor, prism, prismEnv, simulator, useControllerFixture, uuidOf, vmsNamed } from './controller-fixture.ts';
+import { requestsTo, v4ClientFor } from './simulator.ts';
 
-const FAST = { taskPollMs: 50, driftCheckMs: 60_000 };
 const V4_VMS = '/api/vmm/v4.2/ahv/config/vms';
 const V4 = {
   create: ['POST', `POST ${V4_VMS}`],
@@ -31,73 +25,24 @@ const V4 = {
   powerOn: ['POST', `POST ${V4_VMS}/{extId}/$actions/power-on`],
   powerOff: ['POST', `POST ${V4_VMS}/{extId}/$actions/power-off`],
   task: ['GET', 'GET /api/prism/v4.2/config/tasks/{extId}'],
+  addDisk: ['POST', `POST ${V4_VMS}/{vmExtId}/disks`],
+  growDisk: ['PUT', `PUT ${V4_VMS}/{vmExtId}/disks/{extId}`],
+  moveNic: ['PUT', `PUT ${V4_VMS}/{vmExtId}/nics/{extId}`],
+  removeNic: ['DELETE', `DELETE ${V4_VMS}/{vmExtId}/nics/{extId}`],
 } as const;
 
-let env: OperatorTestEnvironment;
-let simulator: PrismSimulator;
-let prism: PrismClient;
+// `auto` (the default) must choose v4 on the simulator; the tests say so explicitly where it matters.
+useControllerFixture('auto');
+
+/** A v4 client of the tests' own, for what only v4 shows (the create task's request id, extIds). */
 let v4: PrismV4Client;
-const operators: RunningOperator[] = [];
-
-beforeAll(async () => {
-  [env, simulator] = await Promise.all([OperatorTestEnvironment.start(), startSimulator()]);
-  prism = clientFor(simulator);
-  v4 = new PrismV4Client({
-    origin: simulator.url,
-    credentials: new PrismCredentials(simulator.username, simulator.password),
-    tls: { ...(simulator.caCertPem === undefined ? {} : { caCertPem: simulator.caCertPem }), insecureSkipVerify: false },
-  });
+beforeAll(() => {
+  v4 = v4ClientFor(simulator);
 });
-afterAll(async () => {
-  await Promise.all(operators.map((o) => o.stop()));
-  await Promise.all([prism.close(), v4.close()]);
-  await Promise.all([env.stop(), simulator.stop()]);
-});
-afterEach(() => {
-  simulator.faults.clear();
-});
-
-/** `auto` (the default) must choose v4 on the simulator; the tests say so explicitly where it matters. */
-function v4Env(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  return prismEnvFor(simulator, { PRISM_API_VERSION: 'auto', ...overrides });
-}
-
-async function operatorFor(namespace: string, options: Partial<OperatorOptions> = {}): Promise<RunningOperator> {
-  const operator = await env.runOperator({ env: v4Env(), namespace, intervals: FAST, ...options });
-  operators.push(operator);
-  return operator;
-}
+afterAll(() => v4.close());
 
 function count(call: readonly [string, string], outcome?: number): number {
   return requestsTo(simulator, call[0], call[1] as never, outcome);
-}
-
-function vmsNamed(name: string) {
-  return simulator.inspect().vms.filter((vm) => vm.name === name);
-}
-
-function onlyVm(name: string) {
-  const vms = vmsNamed(name);
-  expect(vms, `VMs named ${name}`).toHaveLength(1);
-  const [vm] = vms;
-  if (vm === undefined) throw new Error('unreachable');
-  return vm;
-}
-
-function uuidOf(avm: AhvVm): string {
-  const uuid = avm.status?.uuid;
-  if (uuid === undefined) throw new Error(`${avm.metadata.name ?? ''} has no status.uuid`);
-  return uuid;
-}
-
-/** Changes a VM behind the operator's back (through v3: the simulator's VMs are one store). */
-async function changeInPrism(uuid: string, change: (vm: PrismVm) => PrismVm['spec']): Promise<void> {
-  const vm = await prism.getVm(uuid);
-  if (vm === undefined) throw new Error(`VM ${uuid} does not exist`);
-  const body = withPowerState(vm, vm.spec.resources.power_state === 'ON' ? 'ON' : 'OFF');
-  body.spec = change({ ...vm, spec: body.spec });
-  const task = await prism.updateVm(uuid, body);
-  expect((await prism.waitForTask(task, { operation: 'update', pollIntervalMs: 10 })).status).toBe('SUCCEEDED');
 }
 
 describe('creating and changing VMs through v4', () => {
@@ -161,22 +106,44 @@ describe('creating and changing VMs through v4', () => {
     expect(await env.eventReasons(NS, 'cpu-bound')).toEqual(expect.arrayContaining(['PowerCycleRequired', 'PoweringOff', 'Updating', 'PoweringOn']));
   });
 
-  it('refuses disk and NIC changes of an existing VM on v4 (not sent and ignored), and says how to make them', async () => {
+  it('changes disks and NICs of a running VM live through their v4 endpoints, one request per step, no power cycle', async () => {
     const image = simulator.images[0]?.uuid ?? '';
-    await env.apply(NS, 'disks', { disks: [{ image: { uuid: image } }] });
-    await env.waitForCondition(NS, 'disks', 'Ready', 'True');
-    const puts = count(V4.put);
-    await env.apply(NS, 'disks', { disks: [{ image: { uuid: image } }, { size_mib: 1024 }] });
-    const avm = await env.waitForCondition(NS, 'disks', 'Ready', 'False', 'UnsupportedChange');
-    expect(avm.status?.conditions?.[0]?.message).toContain('--prism-api-version=v3');
-    expect(count(V4.put)).toBe(puts);
+    const [ipam, otherIpam] = simulator.subnets.filter((subnet) => subnet.ipam);
+    const spec = { power_state: 'PoweredOn' as const, disks: [{ image: { uuid: image }, size_mib: 8192 }], nics: [{ subnet: { uuid: ipam?.uuid ?? '' } }, { subnet: { uuid: ipam?.uuid ?? '' } }] };
+    await env.apply(NS, 'devices', spec);
+    const created = await env.waitForCondition(NS, 'devices', 'Ready', 'True');
+    const before = await prism.getVm(uuidOf(created));
+    const calls = (): number[] => [V4.put, V4.growDisk, V4.addDisk, V4.moveNic, V4.removeNic, V4.powerOff].map((call) => count(call));
+    const start = calls();
+
+    await env.apply(NS, 'devices', { ...spec, disks: [{ image: { uuid: image }, size_mib: 16384 }, { size_mib: 1024 }], nics: [{ subnet: { uuid: otherIpam?.uuid ?? '' } }] });
+    const done = await env.waitForCondition(NS, 'devices', 'Ready', 'True');
+    const after = await prism.getVm(uuidOf(done));
+    expect(after?.spec.resources.disk_list?.filter((d) => d.device_properties?.device_type === 'DISK').map((d) => d.disk_size_mib)).toEqual([16384, 1024]);
+    expect(after?.spec.resources.nic_list?.map((n) => n.subnet_reference?.uuid)).toEqual([otherIpam?.uuid]);
+    expect(after?.spec.resources.nic_list?.[0]?.mac_address).toBe(before?.spec.resources.nic_list?.[0]?.mac_address);
+    expect(after?.spec.resources.power_state).toBe('ON');
+    // No PUT of the VM (nothing of its own changed), one request per device change, never powered off.
+    expect(calls().map((n, i) => n - (start[i] ?? 0))).toEqual([0, 1, 1, 1, 1, 0]);
+    expect(count(V4.growDisk, 412) + count(V4.addDisk, 412) + count(V4.moveNic, 412) + count(V4.removeNic, 412)).toBe(0);
   });
 
-  it('reports categories as unavailable where Prism Central does not serve the v4 categories API', async () => {
+  it('puts categories on a v4 VM as on v3, changes them with a PUT, and reports one Prism does not have', async () => {
     await env.apply(NS, 'labelled', { categories: { Environment: 'Dev' } });
-    const avm = await env.waitForCondition(NS, 'labelled', 'Ready', 'False', 'CategoriesUnavailable');
-    expect(avm.status?.conditions?.[0]?.message).toContain('Environment=Dev');
-    expect(vmsNamed('labelled')).toEqual([]);
+    const avm = await env.waitForCondition(NS, 'labelled', 'Ready', 'True');
+    expect(onlyVm('labelled').categoriesMapping).toEqual({ Environment: ['Dev'] });
+    expect((await prism.getVm(uuidOf(avm)))?.spec.description).toBe(descriptionWithOwnerMarker(undefined, avm.metadata.uid ?? ''));
+
+    const puts = count(V4.put);
+    await env.apply(NS, 'labelled', { categories: { Environment: 'Prod' } });
+    await env.waitForCondition(NS, 'labelled', 'Ready', 'True');
+    expect(onlyVm('labelled').categoriesMapping).toEqual({ Environment: ['Prod'] });
+    expect(count(V4.put) - puts).toBe(1);
+
+    await env.apply(NS, 'unknown-category', { categories: { Environment: 'Mars' } });
+    const refused = await env.waitForCondition(NS, 'unknown-category', 'Ready', 'False', 'CategoryNotFound');
+    expect(refused.status?.conditions?.[0]?.message).toContain('Environment=Mars');
+    expect(vmsNamed('unknown-category')).toEqual([]);
   });
 });
 
@@ -356,7 +323,7 @@ describe('when v4 cannot be used', () => {
     await env.createNamespace(NS);
     const refusedBefore = count(V4.list, 401);
     const gate = new PrismAccessGate({ initialDelayMs: 600_000 });
-    await operatorFor(NS, { env: v4Env({ PRISM_PASS: 'wrong' }), gate, maxConcurrentReconciles: 1 });
+    await operatorFor(NS, { env: prismEnv({ PRISM_PASS: 'wrong' }), gate, maxConcurrentReconciles: 1 });
     for (const name of ['a', 'b', 'c']) await env.apply(NS, name, {});
     for (const name of ['a', 'b', 'c']) await env.waitForCondition(NS, name, 'Ready', 'False', 'AuthenticationFailed');
     expect(count(V4.list, 401) - refusedBefore).toBe(1);
@@ -365,7 +332,7 @@ describe('when v4 cannot be used', () => {
   it('refuses a certificate it was not given the CA of, on v4 too', async () => {
     const NS = 'v4-untrusted';
     await env.createNamespace(NS);
-    await operatorFor(NS, { env: v4Env({ PRISM_API_VERSION: 'v4', PRISM_CA_CERT: undefined }) });
+    await operatorFor(NS, { env: prismEnv({ PRISM_API_VERSION: 'v4', PRISM_CA_CERT: undefined }) });
     await env.apply(NS, 'untrusted', {});
     await env.waitForCondition(NS, 'untrusted', 'Ready', 'False', 'TLSVerificationFailed');
     expect(vmsNamed('untrusted')).toEqual([]);

@@ -5,91 +5,22 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isConflict, Resources } from '@k8s-operators/controller-core';
-import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { waitFor } from '@k8s-operators/testkit';
 import { parseAllDocuments } from 'yaml';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import type { AhvVm, AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { CRD_DIRECTORY } from '../src/api/crd-files.ts';
 import { FIELD_MANAGER, FINALIZER } from '../src/controller/ahvvm-reconciler.ts';
 import { FencedStatusWriter } from '../src/controller/fenced-status-writer.ts';
 import { PrismAccessGate } from '../src/controller/prism-access-gate.ts';
-import type { PrismClient } from '../src/prism/prism-client.ts';
-import type { PrismVm } from '../src/prism/prism-types.ts';
 import { withPowerState } from '../src/vm/apply-desired.ts';
 import { descriptionWithOwnerMarker } from '../src/vm/ownership-marker.ts';
-import { OperatorTestEnvironment, prismEnvFor, type OperatorOptions, type RunningOperator } from './operator-harness.ts';
-import { clientFor, requestsTo, startSimulator } from './simulator.ts';
+import { changeInPrism, env, onlyVm, operatorFor, prism, prismEnv, prismVm, simulator, stopOperator, useControllerFixture, uuidOf, vmsNamed } from './controller-fixture.ts';
+import { requestsTo } from './simulator.ts';
 
-const FAST = { taskPollMs: 50, driftCheckMs: 60_000 };
-
-let env: OperatorTestEnvironment;
-let simulator: PrismSimulator;
-let prism: PrismClient;
-const operators: RunningOperator[] = [];
-
-beforeAll(async () => {
-  [env, simulator] = await Promise.all([OperatorTestEnvironment.start(), startSimulator()]);
-  prism = clientFor(simulator);
-});
-afterAll(async () => {
-  await Promise.all(operators.map((o) => o.stop()));
-  await prism.close();
-  await Promise.all([env.stop(), simulator.stop()]);
-});
-afterEach(() => {
-  simulator.faults.clear();
-});
-
-/** This file is the v3 path (the v4 path: ahvvm-controller-v4.test.ts); `auto` would pick v4 on the simulator. */
-function v3Env(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  return prismEnvFor(simulator, { PRISM_API_VERSION: 'v3', ...overrides });
-}
-
-async function operatorFor(namespace: string, options: Partial<OperatorOptions> = {}): Promise<RunningOperator> {
-  const operator = await env.runOperator({ env: v3Env(), namespace, intervals: FAST, ...options });
-  operators.push(operator);
-  return operator;
-}
-
-async function stopOperator(operator: RunningOperator): Promise<void> {
-  operators.splice(operators.indexOf(operator), 1);
-  await operator.stop();
-}
-
-function vmsNamed(name: string) {
-  return simulator.inspect().vms.filter((vm) => vm.name === name);
-}
-
-function onlyVm(name: string) {
-  const vms = vmsNamed(name);
-  expect(vms, `VMs named ${name}`).toHaveLength(1);
-  const [vm] = vms;
-  if (vm === undefined) throw new Error('unreachable');
-  return vm;
-}
-
-async function prismVm(uuid: string): Promise<PrismVm> {
-  const vm = await prism.getVm(uuid);
-  if (vm === undefined) throw new Error(`VM ${uuid} does not exist`);
-  return vm;
-}
-
-/** Changes a VM behind the operator's back, as someone in Prism's UI would, and waits for the change to be applied. */
-async function changeInPrism(uuid: string, change: (vm: PrismVm) => PrismVm['spec']): Promise<void> {
-  const vm = await prismVm(uuid);
-  const body = withPowerState(vm, vm.spec.resources.power_state === 'ON' ? 'ON' : 'OFF');
-  body.spec = change({ ...vm, spec: body.spec });
-  const task = await prism.updateVm(uuid, body);
-  expect((await prism.waitForTask(task, { operation: 'update', pollIntervalMs: 10 })).status).toBe('SUCCEEDED');
-}
-
-function uuidOf(avm: AhvVm): string {
-  const uuid = avm.status?.uuid;
-  if (uuid === undefined) throw new Error(`${avm.metadata.name ?? ''} has no status.uuid`);
-  return uuid;
-}
+// This file is the v3 path (the v4 path: ahvvm-controller-v4.test.ts); `auto` would pick v4 on the simulator.
+useControllerFixture('v3');
 
 describe('creating and changing VMs', () => {
   const NS = 'lifecycle';
@@ -324,7 +255,7 @@ describe('when Prism cannot be used', () => {
     const refusedBefore = requestsTo(simulator, 'POST', 'POST /vms/list', 401) + requestsTo(simulator, 'GET', 'GET /vms/{uuid}', 401);
     // A gate that stays closed for the whole test: no second attempt may happen while it runs.
     const gate = new PrismAccessGate({ initialDelayMs: 600_000 });
-    await operatorFor(NS, { env: v3Env({ PRISM_PASS: 'wrong' }), gate, maxConcurrentReconciles: 1 });
+    await operatorFor(NS, { env: prismEnv({ PRISM_PASS: 'wrong' }), gate, maxConcurrentReconciles: 1 });
     for (const name of ['a', 'b', 'c']) await env.apply(NS, name, {});
     for (const name of ['a', 'b', 'c']) {
       const avm = await env.waitForCondition(NS, name, 'Ready', 'False', 'AuthenticationFailed');
@@ -338,7 +269,7 @@ describe('when Prism cannot be used', () => {
   it('refuses a certificate it was not given the CA of', async () => {
     const NS = 'untrusted';
     await env.createNamespace(NS);
-    await operatorFor(NS, { env: v3Env({ PRISM_CA_CERT: undefined }) });
+    await operatorFor(NS, { env: prismEnv({ PRISM_CA_CERT: undefined }) });
     await env.apply(NS, 'untrusted', {});
     const avm = await env.waitForCondition(NS, 'untrusted', 'Ready', 'False', 'TLSVerificationFailed');
     expect(avm.status?.conditions?.[0]?.message).toContain('set PRISM_CA_CERT');
@@ -348,7 +279,7 @@ describe('when Prism cannot be used', () => {
   it('reports an incomplete configuration without crashing, and does not hold deletions', async () => {
     const NS = 'unconfigured';
     await env.createNamespace(NS);
-    const operator = await operatorFor(NS, { env: v3Env({ PRISM_HOST: undefined, PRISM_PASS: undefined }) });
+    const operator = await operatorFor(NS, { env: prismEnv({ PRISM_HOST: undefined, PRISM_PASS: undefined }) });
     expect(operator.prism.configured).toBe(false);
     await env.apply(NS, 'waiting', {});
     const avm = await env.waitForCondition(NS, 'waiting', 'Ready', 'False', 'ConfigurationError');

@@ -4,21 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PrismCredentials } from '../src/config/prism-credentials.ts';
 import { PrismApiError } from '../src/prism/prism-errors.ts';
-import { PrismV4Client, V4_LIST_LIMIT, isStaleEtag, vmExtIdOf, type PrismV4VmInput } from '../src/prism/prism-v4-client.ts';
-import { recordingSleep, startSimulator } from './simulator.ts';
+import { V4_LIST_LIMIT, isStaleEtag, vmExtIdOf, type PrismV4Client, type PrismV4VmInput } from '../src/prism/prism-v4-client.ts';
+import { recordingSleep, startSimulator, v4ClientFor } from './simulator.ts';
 
 const VMS = 'POST /api/vmm/v4.2/ahv/config/vms';
-
-function v4ClientFor(simulator: PrismSimulator, sleep?: (ms: number) => Promise<void>): PrismV4Client {
-  return new PrismV4Client({
-    origin: simulator.url,
-    credentials: new PrismCredentials(simulator.username, simulator.password),
-    tls: { ...(simulator.caCertPem === undefined ? {} : { caCertPem: simulator.caCertPem }), insecureSkipVerify: false },
-    ...(sleep === undefined ? {} : { sleep }),
-  });
-}
 
 function minimalVm(simulator: PrismSimulator, name: string): PrismV4VmInput {
   return { name, numSockets: 1, numCoresPerSocket: 1, memorySizeBytes: 1024 ** 3, cluster: { extId: simulator.clusters[0]?.uuid ?? '' } };
@@ -31,7 +21,7 @@ describe('PrismV4Client', () => {
 
   beforeAll(async () => {
     simulator = await startSimulator();
-    client = v4ClientFor(simulator, waits.sleep);
+    client = v4ClientFor(simulator, { sleep: waits.sleep });
   });
   afterAll(async () => {
     await client.close();

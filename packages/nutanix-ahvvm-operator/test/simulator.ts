@@ -1,9 +1,11 @@
-// The real Prism Central simulator over TLS, and PrismClients pointed at it, for the client and update-flow tests.
+// The real Prism Central simulator over TLS, and v3 and v4 clients pointed at it, for the client and update-flow tests.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startPrismSimulator, type PrismEndpoint, type PrismSimulator, type PrismSimulatorOptions, type RequestOutcome } from '@k8s-operators/prism-simulator';
 import { PrismCredentials } from '../src/config/prism-credentials.ts';
 import { PrismClient, type PrismClientOptions } from '../src/prism/prism-client.ts';
+import { PrismV4Client } from '../src/prism/prism-v4-client.ts';
+import type { DesiredVmContext } from '../src/vm/desired-vm.ts';
 
 /** Short tasks keep the tests fast. */
 export const FAST_TIMINGS = { createMs: 15, updateMs: 15, deleteMs: 15, learnedIpMs: 0 };
@@ -12,14 +14,34 @@ export function startSimulator(options: PrismSimulatorOptions = {}): Promise<Pri
   return startPrismSimulator({ tls: true, ...options, timings: { ...FAST_TIMINGS, ...options.timings } });
 }
 
-/** A client that trusts the simulator's CA; `overrides` replace any option. */
-export function clientFor(simulator: PrismSimulator, overrides: Partial<PrismClientOptions> = {}): PrismClient {
-  return new PrismClient({
+/** How to reach the simulator: its origin and credentials, trusting its CA. */
+function connectionTo(simulator: PrismSimulator): Pick<PrismClientOptions, 'origin' | 'credentials' | 'tls'> {
+  return {
     origin: simulator.url,
     credentials: new PrismCredentials(simulator.username, simulator.password),
     tls: { ...(simulator.caCertPem === undefined ? {} : { caCertPem: simulator.caCertPem }), insecureSkipVerify: false },
-    ...overrides,
-  });
+  };
+}
+
+/** A v3 client that trusts the simulator's CA; `overrides` replace any option. */
+export function clientFor(simulator: PrismSimulator, overrides: Partial<PrismClientOptions> = {}): PrismClient {
+  return new PrismClient({ ...connectionTo(simulator), ...overrides });
+}
+
+/** A v4 client that trusts the simulator's CA; `overrides` replace any option. */
+export function v4ClientFor(simulator: PrismSimulator, overrides: Partial<PrismClientOptions> = {}): PrismV4Client {
+  return new PrismV4Client({ ...connectionTo(simulator), ...overrides });
+}
+
+/** Builds desired VMs on the simulator's inventory: its first cluster by default, names resolved as Prism would. */
+export function desiredVmContextFor(simulator: PrismSimulator): DesiredVmContext {
+  return {
+    defaultCluster: { name: simulator.clusters[0]?.name ?? '' },
+    resolveName: (kind, name) => {
+      const entities = kind === 'cluster' ? simulator.clusters : kind === 'image' ? simulator.images : simulator.subnets;
+      return entities.filter((entity) => entity.name === name).map((entity) => entity.uuid);
+    },
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import { desiredVmSpec, withCloudInitUserData, type DesiredVmContext } from '../
 import { findOwnedVm } from '../src/vm/find-owned-vm.ts';
 import { observedVmStatus } from '../src/vm/observed-vm.ts';
 import { planUpdate, type UpdatePlan } from '../src/vm/update-plan.ts';
-import { clientFor, startSimulator } from './simulator.ts';
+import { clientFor, desiredVmContextFor, startSimulator } from './simulator.ts';
 
 const UID = '5d1e7a2c-3b4f-4c8d-9e0a-1b2c3d4e5f60';
 const NAME = 'web-01';
@@ -29,14 +29,7 @@ describe('planning and applying updates against Prism', () => {
   beforeAll(async () => {
     simulator = await startSimulator();
     client = clientFor(simulator);
-    const [cluster] = simulator.clusters;
-    context = {
-      defaultCluster: { name: cluster?.name ?? '' },
-      resolveName: (kind, name) => {
-        const entities = kind === 'cluster' ? simulator.clusters : kind === 'image' ? simulator.images : simulator.subnets;
-        return entities.filter((entity) => entity.name === name).map((entity) => entity.uuid);
-      },
-    };
+    context = desiredVmContextFor(simulator);
   });
   afterAll(async () => {
     await client.close();

@@ -451,7 +451,6 @@ export class AhvVmReconciler {
     const plan = planUpdate(vm, intent, {
       consentToPowerCycle: scope.avm.spec.allow_power_cycle ?? false,
       powerCycleInProgress: scope.status.powerCycleInProgress ?? false,
-      changesDevices: api.changesDevices,
     });
     switch (plan.kind) {
       case 'wait':

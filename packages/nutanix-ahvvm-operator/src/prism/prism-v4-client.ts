@@ -43,6 +43,16 @@ export interface PrismV4Vm {
   [key: string]: unknown;
 }
 
+/**
+ * A disk or NIC write: a new device (no `deviceExtId`), a changed one (`deviceExtId` and `body`), or one to remove
+ * (`deviceExtId` alone).
+ */
+export interface PrismV4DeviceWrite {
+  device: 'disk' | 'nic';
+  deviceExtId?: string;
+  body?: Record<string, unknown>;
+}
+
 /** A create body: a Vm without the fields the server assigns. */
 export type PrismV4VmInput = Omit<PrismV4Vm, 'extId'> & { $objectType?: string };
 
@@ -167,6 +177,19 @@ export class PrismV4Client {
     return this.#write('POST', `/vms/${encodeURIComponent(extId)}/$actions/${action}`, `/vms/{extId}/$actions/${action}`, etag, undefined, 'once');
   }
 
+  /**
+   * A write to one of the VM's disks or NICs (`POST …/vms/{extId}/disks`, `PUT …/disks/{diskExtId}`, `POST …/nics`,
+   * `PUT` or `DELETE …/nics/{nicExtId}`) with the VM's ETag — the one a GET of the VM answered; a disk or NIC has none
+   * of its own. Returns the task; a stale ETag is a 412 (`isStaleEtag`).
+   */
+  async changeDevice(extId: string, change: PrismV4DeviceWrite, etag: string): Promise<string> {
+    const device = change.device === 'disk' ? 'disks' : 'nics';
+    const vmPath = `/vms/${encodeURIComponent(extId)}/${device}`;
+    if (change.deviceExtId === undefined) return this.#write('POST', vmPath, `/vms/{vmExtId}/${device}`, etag, change.body, 'once');
+    const path = `${vmPath}/${encodeURIComponent(change.deviceExtId)}`;
+    return this.#write(change.body === undefined ? 'DELETE' : 'PUT', path, `/vms/{vmExtId}/${device}/{extId}`, etag, change.body, 'once');
+  }
+
   /** DELETE /vms/{extId} with the VM's ETag: the delete task, or undefined when the VM is already gone. */
   async deleteVm(extId: string, etag: string): Promise<string | undefined> {
     const path = `/vms/${encodeURIComponent(extId)}`;
@@ -243,7 +266,7 @@ export class PrismV4Client {
     return this.#http.close();
   }
 
-  async #write(method: 'PUT' | 'POST', path: string, template: string, etag: string, body: unknown, repeatability: 'once' | 'repeatable'): Promise<string> {
+  async #write(method: 'PUT' | 'POST' | 'DELETE', path: string, template: string, etag: string, body: unknown, repeatability: 'once' | 'repeatable'): Promise<string> {
     const answer = await this.#http.send({
       method,
       basePath: VMM_CONFIG_PATH,

@@ -134,28 +134,8 @@ export function v4CreateBody(intent: PrismVmIntent, extIdOf: (key: string, value
     ...(resources.power_state === 'ON' || resources.power_state === 'OFF' ? { powerState: resources.power_state } : {}),
     ...(bootType === undefined ? {} : bootConfigFor(bootType, undefined)),
     ...(categories === undefined ? {} : { categories }),
-    disks: (resources.disk_list ?? []).map((disk, index) => ({
-      $objectType: `${CONFIG}.Disk`,
-      diskAddress: { $objectType: `${CONFIG}.DiskAddress`, busType: 'SCSI', index },
-      $backingInfoItemDiscriminator: `${CONFIG}.VmDisk`,
-      backingInfo: {
-        $objectType: `${CONFIG}.VmDisk`,
-        ...(disk.disk_size_mib === undefined ? {} : { diskSizeBytes: disk.disk_size_mib * MIB }),
-        ...(disk.data_source_reference === undefined
-          ? {}
-          : { dataSource: { $objectType: `${CONFIG}.DataSource`, reference: { $objectType: `${CONFIG}.ImageReference`, imageExtId: disk.data_source_reference.uuid } } }),
-      },
-    })),
-    nics: (resources.nic_list ?? []).map((nic) => ({
-      $objectType: `${CONFIG}.Nic`,
-      $nicBackingInfoItemDiscriminator: `${CONFIG}.VirtualEthernetNic`,
-      nicBackingInfo: { $objectType: `${CONFIG}.VirtualEthernetNic`, isConnected: nic.is_connected ?? true },
-      $nicNetworkInfoItemDiscriminator: `${CONFIG}.VirtualEthernetNicNetworkInfo`,
-      nicNetworkInfo: {
-        $objectType: `${CONFIG}.VirtualEthernetNicNetworkInfo`,
-        ...(nic.subnet_reference === undefined ? {} : { subnet: { extId: nic.subnet_reference.uuid } }),
-      },
-    })),
+    disks: (resources.disk_list ?? []).map((disk, index) => v4DiskBody(disk, index)),
+    nics: (resources.nic_list ?? []).map(v4NicBody),
     ...(userData === undefined
       ? {}
       : {
@@ -165,6 +145,48 @@ export function v4CreateBody(intent: PrismVmIntent, extIdOf: (key: string, value
           },
         }),
   };
+}
+
+/** A `Disk` for a create body, or for `POST …/disks` without an index (the server takes the next free one). */
+export function v4DiskBody(disk: PrismDisk, index?: number): Json {
+  return {
+    $objectType: `${CONFIG}.Disk`,
+    ...(index === undefined ? {} : { diskAddress: { $objectType: `${CONFIG}.DiskAddress`, busType: 'SCSI', index } }),
+    $backingInfoItemDiscriminator: `${CONFIG}.VmDisk`,
+    backingInfo: {
+      $objectType: `${CONFIG}.VmDisk`,
+      ...(disk.disk_size_mib === undefined ? {} : { diskSizeBytes: disk.disk_size_mib * MIB }),
+      ...(disk.data_source_reference === undefined
+        ? {}
+        : { dataSource: { $objectType: `${CONFIG}.DataSource`, reference: { $objectType: `${CONFIG}.ImageReference`, imageExtId: disk.data_source_reference.uuid } } }),
+    },
+  };
+}
+
+/** A `Nic` on the intent's subnet, for a create body, `POST …/nics`, or `PUT …/nics/{extId}` to move it there. */
+export function v4NicBody(nic: PrismNic): Json {
+  return {
+    $objectType: `${CONFIG}.Nic`,
+    $nicBackingInfoItemDiscriminator: `${CONFIG}.VirtualEthernetNic`,
+    nicBackingInfo: { $objectType: `${CONFIG}.VirtualEthernetNic`, isConnected: nic.is_connected ?? true },
+    $nicNetworkInfoItemDiscriminator: `${CONFIG}.VirtualEthernetNicNetworkInfo`,
+    nicNetworkInfo: {
+      $objectType: `${CONFIG}.VirtualEthernetNicNetworkInfo`,
+      ...(nic.subnet_reference === undefined ? {} : { subnet: { extId: nic.subnet_reference.uuid } }),
+    },
+  };
+}
+
+/**
+ * The `PUT …/disks/{extId}` body that grows a disk: the disk as read with the new size, without its data source (an
+ * existing disk is never re-imaged; Terraform's v4 VM resource leaves it out of disk updates too).
+ */
+export function v4GrownDiskBody(current: PrismV4Vm, extId: string, sizeMib: number): Json {
+  const disks: unknown[] = Array.isArray(current.disks) ? current.disks : [];
+  const disk = disks.find((candidate) => stringAt(candidate, 'extId')?.toLowerCase() === extId.toLowerCase());
+  if (!isObject(disk)) throw new Error(`VM ${current.extId} has no disk ${extId}`);
+  const { dataSource: _dataSource, ...backing } = objectAt(disk, 'backingInfo') ?? {};
+  return { ...structuredClone(disk), backingInfo: { ...structuredClone(backing), $objectType: `${CONFIG}.VmDisk`, diskSizeBytes: sizeMib * MIB } };
 }
 
 /**

@@ -111,14 +111,4 @@ describe('planUpdate', () => {
     expect(plan.reason).toBe('UnsupportedChange');
     expect(plan.message).toContain('disks[0].size_mib 8192 → 4096 (Prism cannot shrink a disk)');
   });
-
-  it('refuses disk and NIC changes where the API cannot change devices (the v4 path), keeping the rest of the plan', () => {
-    const vm = prismVm({ power: 'OFF', disks: [disk(0, 8192)] });
-    const desired = desiredIntent({ ...SEED, disks: [{ size_mib: 16384 }] });
-    expect(steps(planUpdate(vm, desired, NO_CONSENT))).toEqual(['apply-spec']);
-    const plan = planUpdate(vm, desired, { ...NO_CONSENT, changesDevices: false });
-    expect(plan).toMatchObject({ kind: 'blocked', reason: 'UnsupportedChange' });
-    if (plan.kind === 'blocked') expect(plan.message).toContain('disks[0].size_mib 8192 → 16384 (the Prism v4 API path cannot change disks or NICs');
-    expect(steps(planUpdate(vm, desiredIntent({ ...SEED, num_sockets: 4, disks: [{ size_mib: 8192 }] }), { ...NO_CONSENT, changesDevices: false }))).toEqual(['apply-spec']);
-  });
 });

@@ -41,19 +41,6 @@ export interface PlanUpdateOptions {
   consentToPowerCycle: boolean;
   /** `status.powerCycleInProgress`: the operator powered the VM off for an update and has not powered it on yet. */
   powerCycleInProgress?: boolean;
-  /**
-   * Whether disks and NICs of an existing VM can be changed by the API in use (default true: v3's PUT can). The v4
-   * path does not use v4's disk and NIC sub-resource endpoints yet, so there such changes are `UnsupportedChange`.
-   */
-  changesDevices?: boolean;
-}
-
-/** Disk and NIC changes an API that cannot change devices must refuse rather than send and see ignored. */
-function withoutDeviceChanges(diff: VmDiff): VmDiff {
-  const isDevice = (change: FieldChange): boolean => /^(disks|nics)\[/.test(change.field);
-  const devices = diff.hotPlug.filter(isDevice).map((change) => ({ ...change, why: 'the Prism v4 API path cannot change disks or NICs of an existing VM yet; use --prism-api-version=v3 for that' }));
-  if (devices.length === 0) return diff;
-  return { ...diff, hotPlug: diff.hotPlug.filter((change) => !isDevice(change)), impossible: [...diff.impossible, ...devices], none: false };
 }
 
 export function planUpdate(current: PrismVm, desired: PrismVmIntent, options: PlanUpdateOptions): UpdatePlan {
@@ -64,7 +51,7 @@ export function planUpdate(current: PrismVm, desired: PrismVmIntent, options: Pl
       message: `the VM is ${current.status.state} in Prism; changes wait until its task ends`,
     };
   }
-  const diff = options.changesDevices === false ? withoutDeviceChanges(diffVm(current, desired)) : diffVm(current, desired);
+  const diff = diffVm(current, desired);
   if (diff.impossible.length > 0) {
     return {
       kind: 'blocked',

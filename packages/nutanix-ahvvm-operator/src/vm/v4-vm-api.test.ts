@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { desiredIntent } from '../../test/prism-vm-fixture.ts';
+import { CLUSTER_UUID, IMAGE_UUID, OTHER_SUBNET_UUID, OWNER_UID, SUBNET_UUID, desiredIntent } from '../../test/prism-vm-fixture.ts';
+import { descriptionWithOwnerMarker } from './ownership-marker.ts';
 import { PrismApiError } from '../prism/prism-errors.ts';
-import type { PrismV4Client, PrismV4Vm } from '../prism/prism-v4-client.ts';
+import type { PrismV4Client, PrismV4DeviceWrite, PrismV4Vm } from '../prism/prism-v4-client.ts';
 import { ETAG_MISMATCH_GROUP, PrismV4VmApi } from './v4-vm-api.ts';
 
 const VM: PrismV4Vm = { extId: 'vm-1', name: 'web', numSockets: 1, numCoresPerSocket: 1, memorySizeBytes: 1024 ** 3, powerState: 'ON', cluster: { extId: 'c-1' } };
 
 /** A PrismV4Client that records calls; only what PrismV4VmApi uses. */
-function fakeClient(categories: Record<string, string | undefined> = {}) {
+function fakeClient(categories: Record<string, string | undefined> = {}, vm: PrismV4Vm = VM) {
   const calls: string[] = [];
   let etag = 1;
   const client = {
     getVm: (extId: string) => {
       calls.push(`GET ${extId}`);
-      return Promise.resolve({ vm: VM, etag: `e${String(etag)}` });
+      return Promise.resolve({ vm, etag: `e${String(etag)}` });
     },
     listVmsByName: () => {
       calls.push('LIST');
@@ -36,12 +37,13 @@ function fakeClient(categories: Record<string, string | undefined> = {}) {
       calls.push(`DELETE ${extId} ${ifMatch}`);
       return Promise.resolve('task-delete');
     },
+    changeDevice: (extId: string, change: PrismV4DeviceWrite, ifMatch: string) => {
+      calls.push(`${change.device} ${extId} ${change.deviceExtId ?? 'new'} ${ifMatch} ${change.body === undefined ? 'delete' : JSON.stringify(change.body)}`);
+      return Promise.resolve('task-device');
+    },
     findCategoryExtId: (key: string, value: string) => {
       calls.push(`CATEGORY ${key}=${value}`);
-      const found = categories[`${key}=${value}`];
-      return found === 'missing-api'
-        ? Promise.reject(new PrismApiError({ method: 'GET', path: '/categories' }, 404, [{ reason: 'NOT_FOUND', message: 'no such path' }]))
-        : Promise.resolve(found);
+      return Promise.resolve(categories[`${key}=${value}`]);
     },
   };
   return { client: client as unknown as PrismV4Client, calls };
@@ -88,7 +90,7 @@ describe('PrismV4VmApi', () => {
   });
 
   it('looks categories up once, names them on VMs read, and says why when it cannot', async () => {
-    const { client, calls } = fakeClient({ 'Environment=Prod': 'cat-prod', 'Team=none': undefined, 'Env=Api': 'missing-api' });
+    const { client, calls } = fakeClient({ 'Environment=Prod': 'cat-prod', 'Team=none': undefined });
     let now = 0;
     const api = new PrismV4VmApi(client, () => now);
     const intent = desiredIntent({ categories: { Environment: 'Prod' } });
@@ -104,7 +106,36 @@ describe('PrismV4VmApi', () => {
     expect((await api.getVm('vm-1'))?.metadata.categories).toEqual({ Environment: 'Prod' });
     VM.categories = before;
 
-    expect(await api.prepare(desiredIntent({ categories: { Team: 'none' } }))).toMatchObject({ reason: 'CategoryNotFound' });
-    expect(await api.prepare(desiredIntent({ categories: { Env: 'Api' } }))).toMatchObject({ reason: 'CategoriesUnavailable' });
+    expect(await api.prepare(desiredIntent({ categories: { Team: 'none' } }))).toMatchObject({ reason: 'CategoryNotFound', message: 'category Team=none does not exist in Prism Central' });
+  });
+
+  it("makes disk and NIC changes through the VM's sub-resources, one per step, with the VM's ETag", async () => {
+    // The seed's VM as v4 shows it, so that only its devices differ from what the steps ask for.
+    const withDevices: PrismV4Vm = {
+      ...VM,
+      name: 'ahvvm-from-operator',
+      description: descriptionWithOwnerMarker(undefined, OWNER_UID),
+      cluster: { extId: CLUSTER_UUID },
+      numSockets: 2,
+      memorySizeBytes: 2048 * 1024 ** 2,
+      disks: [{ extId: 'disk-0', diskAddress: { busType: 'SCSI', index: 0 }, backingInfo: { diskSizeBytes: 8192 * 1024 ** 2, dataSource: { reference: { imageExtId: IMAGE_UUID } } } }],
+      nics: [{ extId: 'nic-0', nicNetworkInfo: { subnet: { extId: SUBNET_UUID } } }],
+    };
+    const { client, calls } = fakeClient({}, withDevices);
+    const api = new PrismV4VmApi(client);
+    const seed = { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 } as const;
+    const vm = await api.getVm('vm-1');
+    if (vm === undefined) throw new Error('unreachable');
+    await api.applyStep(vm, { action: 'apply-spec' }, desiredIntent({ ...seed, disks: [{ image: { uuid: IMAGE_UUID }, size_mib: 16384 }] }));
+    await api.applyStep(vm, { action: 'apply-spec' }, desiredIntent({ ...seed, nics: [{ subnet: { uuid: OTHER_SUBNET_UUID } }] }));
+    await api.applyStep(vm, { action: 'apply-spec' }, desiredIntent({ ...seed, nics: [] }));
+    expect(calls.slice(1).map((call) => call.replace(/ \{.*/, ''))).toEqual(['disk vm-1 disk-0 e1', 'nic vm-1 nic-0 e1', 'nic vm-1 nic-0 e1 delete']);
+    // The grown disk is the disk as read with the new size and no data source (an existing disk is never re-imaged).
+    expect(JSON.parse(calls[1]?.slice(calls[1].indexOf('{')) ?? '')).toEqual({
+      extId: 'disk-0',
+      diskAddress: { busType: 'SCSI', index: 0 },
+      backingInfo: { $objectType: 'vmm.v4.ahv.config.VmDisk', diskSizeBytes: 16384 * 1024 ** 2 },
+    });
+    expect(calls[2]).toContain(`"subnet":{"extId":"${OTHER_SUBNET_UUID}"}`);
   });
 });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { PrismApiError } from '../prism/prism-errors.ts';
 import type { PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
-import { isStaleEtag, type PrismV4Client, type PrismV4Vm } from '../prism/prism-v4-client.ts';
-import { prismTaskFromV4, prismVmFromV4, v4CreateBody, v4UpdateBody } from '../prism/v4-vm-translation.ts';
+import { isStaleEtag, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from '../prism/prism-v4-client.ts';
+import { prismTaskFromV4, prismVmFromV4, v4CreateBody, v4DiskBody, v4GrownDiskBody, v4NicBody, v4UpdateBody } from '../prism/v4-vm-translation.ts';
 import type { UpdateStep } from './update-plan.ts';
+import { nextV4Change, type V4Change } from './v4-next-change.ts';
 import { isTask, type CreateAccepted, type PreparationProblem, type PrismVmApi } from './vm-api.ts';
 import { isEditConflict } from '../prism/edit-conflict.ts';
 
@@ -15,8 +16,9 @@ const CATEGORY_TTL_MS = 5 * 60_000;
 
 /**
  * The VMM v4.2 API behind the reconciler's `PrismVmApi`: VMs read and changed with their ETag, power changes as
- * actions, creates with the `NTNX-Request-Id` the reconciler recorded (so a repeat answers the first task), and
- * categories by extId (looked up through the v4 categories API and kept for five minutes).
+ * actions, disks and NICs through the VM's sub-resources (one request per `apply-spec` step, see `nextV4Change`),
+ * creates with the `NTNX-Request-Id` the reconciler recorded (so a repeat answers the first task), and categories by
+ * extId (looked up through the v4 categories API and kept for five minutes).
  *
  * The ETag of each VM read travels with the `PrismVm` it was translated into (a WeakMap), so a PUT, action or DELETE
  * always carries the ETag of the read its plan was made from: a VM changed in between is a 412, an edit conflict.
@@ -24,7 +26,6 @@ const CATEGORY_TTL_MS = 5 * 60_000;
 export class PrismV4VmApi implements PrismVmApi {
   readonly version = 'v4';
   readonly createTokenIsVmUuid = false;
-  readonly changesDevices = false;
   readonly #client: PrismV4Client;
   readonly #read = new WeakMap<PrismVm, { vm: PrismV4Vm; etag?: string }>();
   /** `key=value` → extId, and back. */
@@ -41,15 +42,7 @@ export class PrismV4VmApi implements PrismVmApi {
     for (const [key, value] of Object.entries(intent.metadata.categories ?? {})) {
       const cached = this.#categoryExtIds.get(`${key}=${value}`);
       if (cached !== undefined && this.#now() - cached.at < CATEGORY_TTL_MS) continue;
-      let extId: string | undefined;
-      try {
-        extId = await this.#client.findCategoryExtId(key, value);
-      } catch (error) {
-        if (error instanceof PrismApiError && error.status === 404) {
-          return { reason: 'CategoriesUnavailable', message: `Prism Central does not serve the v4 categories API, which a v4 VM's categories need (category ${key}=${value}); leave spec.categories out, or run the operator with --prism-api-version=v3` };
-        }
-        throw error;
-      }
+      const extId = await this.#client.findCategoryExtId(key, value);
       if (extId === undefined) return { reason: 'CategoryNotFound', message: `category ${key}=${value} does not exist in Prism Central` };
       this.#categoryExtIds.set(`${key}=${value}`, { extId, at: this.#now() });
       this.#categoryNames.set(extId.toLowerCase(), [key, value]);
@@ -83,8 +76,11 @@ export class PrismV4VmApi implements PrismVmApi {
         return this.#client.powerAction(vm.extId, 'power-off', etag);
       case 'power-on':
         return this.#client.powerAction(vm.extId, 'power-on', etag);
-      case 'apply-spec':
-        return this.#client.updateVm(vm.extId, v4UpdateBody(vm, desired, this.#extIdOf), etag);
+      case 'apply-spec': {
+        const change = nextV4Change(current, desired);
+        if (change.kind === 'vm') return this.#client.updateVm(vm.extId, v4UpdateBody(vm, desired, this.#extIdOf), etag);
+        return this.#client.changeDevice(vm.extId, deviceWrite(vm, change), etag);
+      }
     }
   }
 
@@ -130,5 +126,21 @@ export class PrismV4VmApi implements PrismVmApi {
       throw new PrismApiError({ method: 'GET', path: `/vms/${current.metadata.uuid}` }, 404, [{ reason: 'VM_NOT_FOUND', message: `VM ${current.metadata.uuid} is gone` }]);
     }
     return fresh;
+  }
+}
+
+/** The disk or NIC request for a device change. */
+function deviceWrite(vm: PrismV4Vm, change: Exclude<V4Change, { kind: 'vm' }>): PrismV4DeviceWrite {
+  switch (change.kind) {
+    case 'add-disk':
+      return { device: 'disk', body: v4DiskBody(change.disk) };
+    case 'grow-disk':
+      return { device: 'disk', deviceExtId: change.extId, body: v4GrownDiskBody(vm, change.extId, change.sizeMib) };
+    case 'add-nic':
+      return { device: 'nic', body: v4NicBody(change.nic) };
+    case 'move-nic':
+      return { device: 'nic', deviceExtId: change.extId, body: { ...v4NicBody(change.nic), extId: change.extId } };
+    case 'remove-nic':
+      return { device: 'nic', deviceExtId: change.extId };
   }
 }

@@ -37,15 +37,17 @@ export interface PrismVmApi {
    * the `NTNX-Request-Id`, recorded as `status.createRequestId`; the VM's extId comes from the create task.
    */
   readonly createTokenIsVmUuid: boolean;
-  /** Whether disks and NICs of an existing VM can be changed (v3 PUT: yes; v4: sub-resource APIs not used yet). */
-  readonly changesDevices: boolean;
   /** Resolves what the intent refers to that only this API needs (v4: category extIds). */
   prepare(intent: PrismVmIntent): Promise<PreparationProblem | undefined>;
   getVm(uuid: string): Promise<PrismVm | undefined>;
   listVmsByName(name: string): Promise<PrismVm[]>;
   newCreateToken(): Promise<string>;
   createVm(intent: PrismVmIntent, token: string): Promise<CreateAccepted>;
-  /** Sends one update step for `current` (as just read by `getVm`); returns its task. */
+  /**
+   * Sends one update step for `current` (as just read by `getVm`); returns its task. v3 makes an `apply-spec` in one
+   * PUT; v4 makes it one request at a time (the VM's configuration, then each disk and NIC), so the same step is
+   * planned again until the VM matches.
+   */
   applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent): Promise<string>;
   /** Deletes `current` (as just read); its task, or undefined when it is already gone. */
   deleteVm(current: PrismVm): Promise<string | undefined>;
@@ -63,7 +65,6 @@ const IDEMPOTENCE_CLIENT = 'nutanix-ahvvm-operator';
 export class PrismV3VmApi implements PrismVmApi {
   readonly version = 'v3';
   readonly createTokenIsVmUuid = true;
-  readonly changesDevices = true;
   readonly #client: PrismClient;
 
   constructor(client: PrismClient) {

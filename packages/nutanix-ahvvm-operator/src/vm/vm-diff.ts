@@ -102,7 +102,7 @@ export function diskSizeMib(disk: PrismDisk): number | undefined {
   return disk.disk_size_bytes === undefined ? undefined : Math.ceil(disk.disk_size_bytes / MIB);
 }
 
-function dataDisks(disks: readonly PrismDisk[]): PrismDisk[] {
+export function dataDisks(disks: readonly PrismDisk[]): PrismDisk[] {
   return disks.filter(isDataDisk);
 }
 
