@@ -293,23 +293,31 @@ describe('never two VMs on v4', () => {
 });
 
 describe('v4 under faults', () => {
-  it('converges, changes and deletes six AhvVms through 429s, 5xx, dropped connections, slow and failed tasks: no VM twice, none left', async () => {
+  it('converges, changes and deletes six AhvVms through 429s, 5xx, dropped connections, slow and failed tasks: no VM or disk twice, none left', async () => {
     const NS = 'v4-faults';
     await env.createNamespace(NS);
     await operatorFor(NS);
-    for (const endpoint of [`POST ${V4_VMS}`, `GET ${V4_VMS}/{extId}`, `PUT ${V4_VMS}/{extId}`, 'GET /api/prism/v4.2/config/tasks/{extId}', `GET ${V4_VMS}`]) {
+    for (const endpoint of [`POST ${V4_VMS}`, `GET ${V4_VMS}/{extId}`, `PUT ${V4_VMS}/{extId}`, V4.addDisk[1], 'GET /api/prism/v4.2/config/tasks/{extId}', `GET ${V4_VMS}`]) {
       simulator.faults.add({ kind: 'rate-limit', endpoint: endpoint as never, retryAfterSeconds: 1, probability: 0.15 });
       simulator.faults.add({ kind: 'error', endpoint: endpoint as never, status: 503, probability: 0.1 });
     }
     simulator.faults.add({ kind: 'drop', endpoint: `POST ${V4_VMS}` as never, phase: 'after', times: 2 });
+    // A disk added whose answer is lost: the next plan must not add a second one.
+    simulator.faults.add({ kind: 'drop', endpoint: V4.addDisk[1] as never, phase: 'after', times: 2 });
     simulator.faults.add({ kind: 'slow-task', extraMs: 300, probability: 0.3 });
     simulator.faults.add({ kind: 'task-failure', operation: 'create', times: 1 });
     const names = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5'];
     for (const name of names) await env.apply(NS, name, { power_state: 'PoweredOn' });
     for (const name of names) await env.waitForCondition(NS, name, 'Ready', 'True', undefined, 90_000);
-    for (const name of names) await env.apply(NS, name, { power_state: 'PoweredOn', memory_size_mib: 2048 });
+    for (const name of names) await env.apply(NS, name, { power_state: 'PoweredOn', memory_size_mib: 2048, disks: [{ size_mib: 1024 }] });
     for (const name of names) await env.waitForCondition(NS, name, 'Ready', 'True', undefined, 90_000);
-    for (const name of names) expect(onlyVm(name)).toMatchObject({ memorySizeMib: 2048, powerState: 'ON' });
+    for (const name of names) {
+      const vm = onlyVm(name);
+      expect(vm).toMatchObject({ memorySizeMib: 2048, powerState: 'ON' });
+      const disks = (await prism.getVm(vm.uuid))?.spec.resources.disk_list?.filter((d) => d.device_properties?.device_type === 'DISK');
+      expect(disks?.map((d) => d.disk_size_mib), `the data disks of ${name}`).toEqual([1024]);
+    }
+    expect(requestsTo(simulator, 'POST', V4.addDisk[1] as never, 'dropped')).toBe(2);
     for (const name of names) await env.kube.delete(AhvVmRef, { namespace: NS, name });
     await waitFor(async () => (await env.kube.list(AhvVmRef, { namespace: NS })).items.length === 0, { what: 'every AhvVm gone', timeoutMs: 90_000 });
     for (const name of names) expect(vmsNamed(name)).toEqual([]);
