@@ -147,6 +147,20 @@ export class CategoryStore {
     );
   }
 
+  /**
+   * Adds a key:value pair, and its key when it is new (v4 has no keys of their own: a category is a pair). Names follow
+   * the v3 rules; a name v3 refuses is refused here too, so that both APIs always show the same categories.
+   */
+  addPair(key: string, value: string, description: string | undefined): void {
+    const details: ErrorDetails = {};
+    for (const problem of nameProblems(key, 'name')) addDetail(details, 'key', problem);
+    for (const problem of nameProblems(value, 'value')) addDetail(details, 'value', problem);
+    if (Object.keys(details).length > 0) throw invalidRequest(details, KIND);
+    const record = this.keys.get(key) ?? { name: key, description: undefined, capabilities: undefined, values: new Map<string, CategoryValueRecord>() };
+    record.values.set(value, { value, description, assignmentRule: undefined });
+    this.keys.set(key, record);
+  }
+
   /** The `key:value` pairs of `mapping` that do not exist, in the order given. */
   missing(mapping: Readonly<Record<string, readonly string[]>>): string[] {
     return Object.entries(mapping).flatMap(([key, values]) => values.filter((value) => this.keys.get(key)?.values.has(value) !== true).map((value) => `${key}:${value}`));

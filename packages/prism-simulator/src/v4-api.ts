@@ -185,6 +185,10 @@ export class V4Api {
         return this.device(match, request, { kind: 'update-nic', extId: match.childParam, body });
       case `DELETE ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`:
         return this.device(match, request, { kind: 'remove-nic', extId: match.childParam });
+      case `POST ${PRISM_CATEGORIES_PATH}`:
+        return this.categories.create(body, request.url);
+      case `DELETE ${PRISM_CATEGORIES_PATH}/{extId}`:
+        return this.categories.delete(match.param);
       default:
         throw new Error(`${match.endpoint} is not a write`);
     }
@@ -319,6 +323,10 @@ function responseTypeOf(endpoint: V4EndpointMatch['endpoint']): string | undefin
       return 'prism.v4.config.ListCategoriesApiResponse';
     case `GET ${PRISM_CATEGORIES_PATH}/{extId}`:
       return 'prism.v4.config.GetCategoryApiResponse';
+    case `POST ${PRISM_CATEGORIES_PATH}`:
+      return 'prism.v4.config.CreateCategoryApiResponse';
+    case `DELETE ${PRISM_CATEGORIES_PATH}/{extId}`:
+      return 'prism.v4.config.DeleteCategoryApiResponse';
     case 'OPTIONS /api/{namespace}/unversioned/info':
       return undefined;
   }

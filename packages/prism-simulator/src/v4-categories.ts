@@ -3,9 +3,11 @@
 // extId (v3 names them by key and value); `categoryExtId` derives it from the pair, so both APIs and the VMs' category
 // references agree without a second store. Lists take `$filter` (OData, on extId, key, value and type), `$orderby`
 // (key, value), `$page` and `$limit`; `$expand` (associations) is not simulated and refused rather than ignored.
+// Creates (CAPX creates the categories it puts on machines when they are missing) and deletes change the v3 store.
 
 import type { CategoryPair, CategoryStore } from './categories.ts';
 import type { HttpReply } from './http-io.ts';
+import { isPlainObject } from './schema-validation.ts';
 import { V4_RESERVED, V4ApiError, invalidArgument, responseMetadata } from './v4-errors.ts';
 import { v4ListReply } from './v4-list.ts';
 import { parseODataFilter } from './v4-odata.ts';
@@ -41,17 +43,50 @@ export class V4Categories {
 
   /** GET …/categories/{extId}: 404 `CATEGORY_NOT_FOUND` for an extId no key:value pair has. */
   get(extId: string, url: URL): HttpReply {
-    const pair = this.store.pairs().find((candidate) => categoryExtId(candidate.key, candidate.value) === extId.toLowerCase());
+    return { status: 200, json: this.envelope('GetCategoryApiResponse', this.existing(extId), url) };
+  }
+
+  /** POST …/categories: 201 with the new category; 409 `CATEGORY_ALREADY_EXISTS` when the pair exists. */
+  create(body: unknown, url: URL): HttpReply {
+    if (!isPlainObject(body)) throw invalidArgument('The request body must be a prism.v4.config.Category object.');
+    const { key, value, description } = body;
+    if (typeof key !== 'string' || typeof value !== 'string') throw invalidArgument('key and value: a category needs both, as strings.');
+    if (description !== undefined && typeof description !== 'string') throw invalidArgument(`description: ${JSON.stringify(description)} is not a string.`);
+    const extId = categoryExtId(key, value);
+    if (this.find(extId)) throw new V4ApiError(409, 'CATEGORY_ALREADY_EXISTS', 'PRISM-40901', `Category ${key}:${value} already exists (extId '${extId}').`);
+    this.store.addPair(key, value, description);
+    const pair = this.find(extId);
+    if (!pair) throw new Error(`category ${key}:${value} was not stored`);
+    return { status: 201, json: this.envelope('CreateCategoryApiResponse', pair, url) };
+  }
+
+  /**
+   * DELETE …/categories/{extId}: 204; 409 (the v3 `CATEGORY_VALUE_IN_USE`) while a VM carries it. The key stays, as
+   * after a v3 value delete.
+   */
+  delete(extId: string): HttpReply {
+    const pair = this.existing(extId);
+    this.store.deleteValue(pair.key, pair.value);
+    return { status: 204 };
+  }
+
+  private find(extId: string): CategoryPair | undefined {
+    return this.store.pairs().find((candidate) => categoryExtId(candidate.key, candidate.value) === extId.toLowerCase());
+  }
+
+  private existing(extId: string): CategoryPair {
+    const pair = this.find(extId);
     if (!pair) throw new V4ApiError(404, 'CATEGORY_NOT_FOUND', 'PRISM-40401', `Category with extId '${extId}' does not exist.`);
+    return pair;
+  }
+
+  private envelope(responseType: string, pair: CategoryPair, url: URL): Record<string, unknown> {
     return {
-      status: 200,
-      json: {
-        $objectType: `${CONFIG}.GetCategoryApiResponse`,
-        $reserved: { ...V4_RESERVED },
-        $dataItemDiscriminator: `${CONFIG}.Category`,
-        data: this.render(pair),
-        metadata: responseMetadata({ hasError: false, paginated: false, links: [{ href: url.toString(), rel: 'self' }] }),
-      },
+      $objectType: `${CONFIG}.${responseType}`,
+      $reserved: { ...V4_RESERVED },
+      $dataItemDiscriminator: `${CONFIG}.Category`,
+      data: this.render(pair),
+      metadata: responseMetadata({ hasError: false, paginated: false, links: [{ href: url.toString(), rel: 'self' }] }),
     };
   }
 

@@ -31,6 +31,8 @@ export const V4_ENDPOINTS = [
   `GET ${PRISM_TASKS_PATH}/{extId}`,
   `GET ${PRISM_CATEGORIES_PATH}`,
   `GET ${PRISM_CATEGORIES_PATH}/{extId}`,
+  `POST ${PRISM_CATEGORIES_PATH}`,
+  `DELETE ${PRISM_CATEGORIES_PATH}/{extId}`,
 ] as const;
 
 export type V4Endpoint = (typeof V4_ENDPOINTS)[number];

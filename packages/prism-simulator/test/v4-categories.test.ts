@@ -1,9 +1,9 @@
 // The Prism v4.2 categories API over the v3 categories: every key:value pair listed with its extId (the one VMs'
-// category references carry), $filter / $orderby / $page / $limit as the v4 list contract says, GET by extId, and the
-// v4 error body for what it refuses.
+// category references carry), $filter / $orderby / $page / $limit as the v4 list contract says, GET by extId, create
+// and delete, and the v4 error body for what it refuses.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRISM_CATEGORIES_PATH, categoryExtId, type PrismSimulator } from '../src/index.ts';
+import { PRISM_CATEGORIES_PATH, VMM_VMS_PATH, categoryExtId, type PrismSimulator } from '../src/index.ts';
 import { PrismTestClient, startFastSimulator } from './prism-client.ts';
 import { V4TestClient, firstAppMessage, v4VmBody } from './v4-client.ts';
 
@@ -111,6 +111,30 @@ describe('the v4 categories API', () => {
     const { vm } = await client.getVm(vmExtId);
     expect(vm.categories.map((c) => c.extId)).toEqual([gold?.extId]);
     expect(simulator.inspect().vms.find((v) => v.uuid === vmExtId)?.categoriesMapping).toEqual({ Tier: ['gold'] });
+  });
+
+  it('creates a category (its key too when new) with an NTNX-Request-Id, refuses it twice, and deletes it unless a VM carries it', async () => {
+    const created = await client.request('POST', PRISM_CATEGORIES_PATH, { $objectType: 'prism.v4.config.Category', key: 'KubernetesClusterName', value: 'c1', description: 'made by CAPX' });
+    expect(created.status).toBe(201);
+    const extId = categoryExtId('KubernetesClusterName', 'c1');
+    expect(created.json).toMatchObject({ $objectType: 'prism.v4.config.CreateCategoryApiResponse', data: { $objectType: 'prism.v4.config.Category', extId, key: 'KubernetesClusterName', value: 'c1', description: 'made by CAPX' } });
+    expect(simulator.inspect().categories.find((c) => c.name === 'KubernetesClusterName')?.values).toEqual(['c1']);
+
+    const again = await client.request('POST', PRISM_CATEGORIES_PATH, { key: 'KubernetesClusterName', value: 'c1' });
+    expect(again.status).toBe(409);
+    expect(firstAppMessage(again)).toMatchObject({ $objectType: 'prism.v4.error.AppMessage', errorGroup: 'CATEGORY_ALREADY_EXISTS' });
+    const bad = await client.request('POST', PRISM_CATEGORIES_PATH, { key: 'a/b', value: 'c' });
+    expect(bad.status).toBe(400);
+    expect(firstAppMessage(bad).message).toContain("'a/b' does not match");
+    expect((await client.request('POST', PRISM_CATEGORIES_PATH, { key: 'K', value: 'v' }, { requestId: null })).status).toBe(400);
+
+    const vmExtId = await client.createReadyVm(v4VmBody(simulator, 'in-cluster-c1', { categories: [{ extId }] }));
+    const inUse = await client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`);
+    expect(inUse.status).toBe(409);
+    expect(firstAppMessage(inUse).errorGroup).toBe('CATEGORY_VALUE_IN_USE');
+    await client.writeWithEtag('DELETE', `${VMM_VMS_PATH}/${vmExtId}`, vmExtId);
+    expect((await client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`)).status).toBe(204);
+    expect((await client.request('GET', `${PRISM_CATEGORIES_PATH}/${extId}`)).status).toBe(404);
   });
 
   async function v3Put(path: string, body: unknown): Promise<number> {

@@ -1,8 +1,8 @@
 // Nutanix's official v4.2 Go SDKs (vmm-go-client/v4, prism-go-client/v4), built from the Go module proxy, against
 // the simulator over verified TLS: the program in v4-sdk-client/ creates a VM (and repeats the create with the same
 // NTNX-Request-Id), polls the task, lists with $filter, gets, updates with If-Match, changes its disks and NICs,
-// power-cycles and deletes, lists categories and reads a VM's categories through them, and fails on anything the SDK
-// cannot decode. Its build is cached per version of its sources (see build.sh).
+// power-cycles and deletes, lists categories and reads a VM's categories through them, creates and deletes a
+// category, and fails on anything the SDK cannot decode. Its build is cached per version of its sources (see build.sh).
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -111,6 +111,7 @@ describe('the official v4 Go SDK against the simulator', () => {
     expect(stdout).toContain('GetVmById of a VM made over v3: UEFI, a CD-ROM, a category, a learned address, ON');
     expect(stdout).toContain('ListCategories $filter="key eq \'Environment\'": 5 values');
     expect(stdout).toContain("the VM's categories, read through the categories API: Environment=Dev");
+    expect(stdout).toContain('CreateCategory SdkCheck=created, then DeleteCategoryById: gone');
 
     // What the simulator saw: the v3 create and two v4 creates, one VM made over v4 (now deleted).
     const inspection = simulator.inspect();
@@ -118,6 +119,7 @@ describe('the official v4 Go SDK against the simulator', () => {
     expect(inspection.vms.map((vm) => vm.name)).toEqual(['made-over-v3']);
     const v4Errors = inspection.requests.filter((r) => r.endpoint !== 'unknown' && typeof r.outcome === 'number' && r.outcome >= 400);
     expect(v4Errors.map((r) => `${r.endpoint} ${String(r.outcome)}`).sort()).toEqual([
+      'GET /api/prism/v4.2/config/categories/{extId} 404',
       'GET /api/vmm/v4.2/ahv/config/vms/{extId} 404',
       'PUT /api/vmm/v4.2/ahv/config/vms/{extId} 412',
     ]);

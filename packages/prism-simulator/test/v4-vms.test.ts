@@ -83,6 +83,8 @@ describe('the v4 VM API', () => {
 
   describe('GET /tasks/{extId}', () => {
     it('runs from QUEUED or RUNNING to SUCCEEDED, naming the VM as vmm:ahv:config:vm, and is the v3 task too', async () => {
+      // Long enough to be read before it ends, however busy the machine (40 ms alone was not).
+      simulator.faults.add({ kind: 'slow-task', extraMs: 1_000, operation: 'create', times: 1 });
       const { taskExtId } = await client.createVm(v4VmBody(simulator, 'task-shape'));
       const running = await client.getTask(taskExtId);
       expect(['QUEUED', 'RUNNING']).toContain(running.status);

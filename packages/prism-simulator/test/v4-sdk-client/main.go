@@ -2,7 +2,7 @@
 // prism-go-client/v4), the way a Go operator would: create a VM with an NTNX-Request-Id (and repeat it),
 // poll the task, list with $filter, get with its ETag, update with If-Match (and see a stale ETag refused),
 // add and grow a disk, add, move and remove a NIC, power-cycle, delete, and see the VM gone; list categories
-// with $filter and read a VM's categories through them.
+// with $filter, read a VM's categories through them, create a category and delete it.
 //
 // Nothing it cannot decode passes: the SDK ignores json.Unmarshal errors and keeps unknown fields and enum
 // values aside, so every answer is checked for the Go type the SDK should have chosen, for fields the SDK
@@ -449,6 +449,7 @@ func main() {
 		step("GetVmById of a VM made over v3: UEFI, a CD-ROM, a category, a learned address, %s", vm.PowerState.GetName())
 		readCategories(prismapi.NewCategoriesApi(prismClient), e, vm)
 	}
+	createAndDeleteCategory(prismapi.NewCategoriesApi(prismClient))
 	fmt.Println("OK")
 }
 
@@ -576,4 +577,28 @@ func readCategories(categories *prismapi.CategoriesApi, e env, vm vmmconfig.Vm) 
 		names = append(names, *one.Key+"="+*one.Value)
 	}
 	step("the VM's categories, read through the categories API: %s", strings.Join(names, ", "))
+}
+
+// createAndDeleteCategory creates a key:value pair, as CAPX does for the categories it puts on machines, and deletes it.
+func createAndDeleteCategory(categories *prismapi.CategoriesApi) {
+	category := prismconfig.NewCategory()
+	category.Key = ptr("SdkCheck")
+	category.Value = ptr("created")
+	category.Description = ptr("made by the official v4 SDK")
+	created, err := categories.CreateCategory(category)
+	if err != nil {
+		fail("CreateCategory: %v", err)
+	}
+	checkDecoded("CreateCategory", created)
+	made, ok := created.GetData().(prismconfig.Category)
+	if !ok || made.ExtId == nil || *made.Key != "SdkCheck" || *made.Value != "created" {
+		fail("CreateCategory: data is %T %+v", created.GetData(), created.GetData())
+	}
+	if _, err := categories.DeleteCategoryById(made.ExtId); err != nil {
+		fail("DeleteCategoryById: %v", err)
+	}
+	if _, err := categories.GetCategoryById(made.ExtId, nil); err == nil {
+		fail("GetCategoryById after DeleteCategoryById succeeded")
+	}
+	step("CreateCategory SdkCheck=created, then DeleteCategoryById: gone")
 }
