@@ -1,7 +1,6 @@
 import {
   READY_CONDITION,
   Resources,
-  StatusWriter,
   applyOwned,
   type ApplyConfiguration,
   type Manager,
@@ -44,7 +43,7 @@ export function registerWidgetController(manager: Manager, workers: number): Rec
   // The manager's scope: the very caches (and watches) the controller's events come from.
   const widgets = manager.informerFor(WidgetRef);
   const configMaps = manager.informerFor(Resources.ConfigMap);
-  const statusWriter = new StatusWriter(manager.client, { fieldManager: FIELD_MANAGER });
+  const statusWriter = manager.statusWriter(FIELD_MANAGER);
   const counts: ReconcileCounts = {
     reconciles: 0,
     errors: 0,

@@ -13,10 +13,11 @@
 //   KUBECONFIG=<file> node widget-operator.js <namespace> <objects> <workers>
 //
 // The kubeconfig comes through KUBECONFIG and the manager's default loading, as in a deployment.
-import { Manager, createLogger, type RequestCounts } from '@k8s-operators/controller-core';
+import { Manager, Resources, createLogger, type RequestCounts } from '@k8s-operators/controller-core';
 import { Convergence } from './convergence.ts';
 import { requestsBetween, totalRequests, watchRestarts } from './figures.ts';
 import { registerWidgetController } from './widget-controller.ts';
+import { WidgetRef } from './widget-ref.ts';
 
 const PROGRESS_INTERVAL_MS = 5_000;
 
@@ -93,7 +94,7 @@ process.on('message', (message) => {
       type: 'idle',
       requests: requestsBetween(requestsAtConvergence, manager.client.requestCounts()),
       reconciles: counts.reconciles - reconcilesAtConvergence,
-      watchRestarts: watchRestarts(manager.informers.informers()),
+      watchRestarts: watchRestarts([manager.informerFor(WidgetRef), manager.informerFor(Resources.ConfigMap)]),
     });
   } else if (message === 'stop') {
     manager.stop();

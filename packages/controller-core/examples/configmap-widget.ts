@@ -1,8 +1,7 @@
 // A complete operator: each Widget gets a ConfigMap holding its rendered message, and its Ready condition says
 // whether that ConfigMap is in place. `node --conditions=source examples/configmap-widget.ts --crd` prints the CRD.
-import { hostname } from 'node:os';
 import { Type } from 'typebox';
-import { AGE_COLUMN, EventRecorder, Manager, READY_COLUMN, READY_CONDITION, REASON_COLUMN, Resources, StatusWriter, TerminalError, applyOwned, customResourceRef, defineCustomResource, ownershipConflict, type ConditionStatus, type CustomResource } from '@k8s-operators/controller-core';
+import { AGE_COLUMN, Manager, READY_COLUMN, READY_CONDITION, REASON_COLUMN, Resources, TerminalError, applyOwned, customResourceRef, defineCustomResource, ownershipConflict, type ConditionStatus, type CustomResource } from '@k8s-operators/controller-core';
 import { conditionsSchema, renderCrdYaml } from '@k8s-operators/controller-core/crd';
 
 export const WidgetResource = defineCustomResource({
@@ -38,22 +37,17 @@ function unknownPlaceholders(message: string): string[] {
 
 // Defaults: kubeconfig from KUBECONFIG or in-cluster, all namespaces, leader election on, probes on :8081, metrics on :8080.
 const manager = await Manager.create({ name: 'widget-operator' });
-// The manager's scope, so these are the controller's own caches, not a second watch.
-const widgets = manager.informerFor(WidgetRef);
-const configMaps = manager.informerFor(Resources.ConfigMap);
-const statusWriter = new StatusWriter(manager.client, { fieldManager: manager.name });
-const events = new EventRecorder(manager.client, {
-  reportingController: 'example.k8s-operators.io/widget-operator',
-  reportingInstance: process.env.POD_NAME ?? hostname(),
-  logger: manager.logger,
-});
+const statusWriter = manager.statusWriter(manager.name);
+// One recorder per reporting controller, reporting as this Pod (POD_NAME, else the hostname).
+const events = manager.eventRecorderFor('example.k8s-operators.io/widget-operator');
 
 manager
   .controller('widget')
   .for(WidgetRef)
   .owns(Resources.ConfigMap)
   .complete(async ({ request, log }) => {
-    const widget = widgets.cache.get(request.key);
+    // Reads come from the manager's caches (the ones for() and owns() watch): no request to the API server.
+    const widget = await manager.reader.get(WidgetRef, request);
     // Deleted: the garbage collector deletes its ConfigMap, which the owner reference ties to it.
     if (widget === undefined) return undefined;
     const name = widget.metadata.name ?? '';
@@ -74,7 +68,7 @@ manager
       throw new TerminalError(problem);
     }
 
-    const current = configMaps.cache.get(request.key);
+    const current = await manager.reader.get(Resources.ConfigMap, request);
     const conflict = ownershipConflict(current, widget);
     if (conflict !== undefined) {
       await setReady('False', 'Conflict', conflict);

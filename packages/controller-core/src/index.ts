@@ -95,6 +95,8 @@ export { and, annotationsChanged, generationChanged, hasLabels, labelsChanged, n
 
 export { LeaderElector, type LeaderElectionOptions } from './leader/leader-elector.ts';
 export { Manager, type ManagerOptions } from './manager/manager.ts';
+export { CacheReader, type CacheListOptions, type CacheReadOptions } from './manager/cache-reader.ts';
+export { podName } from './manager/pod-name.ts';
 export { podNamespace } from './manager/pod-namespace.ts';
 
 export { APPLIED_HASH_ANNOTATION, applyOwned, containsDesired, ownershipConflict, type ApplyOwnedOptions } from './writes/apply-owned.ts';

@@ -66,14 +66,15 @@ async function holder(ns: string): Promise<string | undefined> {
 test('manager.informerFor hands out the controllers\' own informer, limited to the manager\'s namespace', async () => {
   const ns = await namespace('shared');
   const other = await namespace('elsewhere');
-  const { manager, done } = await startManager(ns, 'solo', () => Promise.resolve(undefined), { leaderElection: false });
-  const configMaps = manager.informerFor(Resources.ConfigMap);
-  // The builder's for(ConfigMap) already opened it: no second watch.
-  expect(manager.informers.informers()).toEqual([configMaps]);
+  const { manager, done, reconciles } = await startManager(ns, 'solo', () => Promise.resolve(undefined), { leaderElection: false });
   // The other namespace's first: a watch of all namespaces would deliver it before the one waited for.
   await configMap(other, 'there');
   await configMap(ns, 'here');
-  await waitFor(() => configMaps.cache.get(`${ns}/here`), { what: 'the ConfigMap in the manager\'s namespace to be cached' });
+  await waitFor(() => reconciles.some((ctx) => ctx.request.key === `${ns}/here`), { what: 'the ConfigMap in the manager\'s namespace to be reconciled' });
+  const configMaps = manager.informerFor(Resources.ConfigMap);
+  // Synced the moment it is handed out: the builder's for(ConfigMap) informer, not a second watch that has yet to list.
+  expect(configMaps.synced).toBe(true);
+  expect(configMaps.cache.get(`${ns}/here`)).toBeDefined();
   expect(configMaps.cache.get(`${other}/there`)).toBeUndefined();
   manager.stop();
   await done;

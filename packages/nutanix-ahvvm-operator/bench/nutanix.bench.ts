@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     });
     const prismApi = operator.prism.configured ? (await operator.prism.vms()).version : 'unconfigured';
     console.log(`the operator speaks Prism ${prismApi} for VMs (--prism-api ${flags.prismApi})`);
-    const cache = operator.manager.informers.informerFor(AhvVmRef, { namespace: NAMESPACE }).cache;
+    const cache = operator.manager.informerFor(AhvVmRef).cache;
     const ready = (): number => cache.list().filter((avm) => isStatusConditionTrue(avm.status?.conditions, 'Ready')).length;
 
     const createStart = performance.now();

@@ -1,4 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { matchesLabels } from '../objects/labels.ts';
 
 /**
  * Filters events before they queue a reconcile, as controller-runtime's predicates. A missing method lets that kind
@@ -38,7 +39,7 @@ export function annotationsChanged(): Predicate {
 
 /** Objects whose labels match an equality-based selector (`{ app: 'web' }`). */
 export function hasLabels(selector: Readonly<Record<string, string>>): Predicate {
-  const matches = (obj: KubernetesObject): boolean => Object.entries(selector).every(([k, v]) => obj.metadata?.labels?.[k] === v);
+  const matches = (obj: KubernetesObject): boolean => matchesLabels(obj, selector);
   return { create: matches, update: (oldObj, newObj) => matches(oldObj) || matches(newObj), delete: matches };
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
@@ -16,8 +17,12 @@ import type { InformerMetricsSink, SharedInformer } from '../informer/shared-inf
 import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elector.ts';
 import { createLogger } from '../log.ts';
 import { createMetrics, type ControllerCoreMetrics } from '../metrics/create-metrics.ts';
+import { EventRecorder } from '../writes/event-recorder.ts';
+import { StatusWriter } from '../writes/status-writer.ts';
 import { parseBindAddress } from './bind-address.ts';
+import { CacheReader } from './cache-reader.ts';
 import { MetricsAuthorizer, type MetricsAuthOptions } from './metrics-auth.ts';
+import { podName } from './pod-name.ts';
 import { podNamespace } from './pod-namespace.ts';
 import { ProbeServer, type Check } from './probe-server.ts';
 import { selfSignedCertificate, type ServingCertificate } from './self-signed-certificate.ts';
@@ -34,6 +39,7 @@ export interface ManagerOptions {
   kubeConfig?: KubeConfig;
   /** Limit every informer to one namespace (default: all namespaces). */
   namespace?: string;
+  /** The Lease defaults to `<name>-leader` in the Pod's namespace, the identity to `<podName>_<uuid>`. */
   leaderElection?: Partial<Omit<LeaderElectionOptions, 'masterStatus' | 'logger'>> & {
     /** Default true. Turn off only for single-replica development. */
     enabled?: boolean;
@@ -79,15 +85,22 @@ export interface ManagerOptions {
 export class Manager implements ControllerHost {
   readonly name: string;
   readonly client: KubeClient;
-  readonly informers: SharedInformerFactory;
+  /** Which replica this is (POD_NAME, else the hostname): Events' reporting instance and the leader-election identity's prefix. */
+  readonly podName: string;
+  /** Reads from the manager's informers (see {@link CacheReader}); objects are frozen and shared. */
+  readonly reader: CacheReader;
   readonly metrics: ControllerCoreMetrics;
   readonly logger: Logger;
   readonly namespace: string | undefined;
   readonly #options: ManagerOptions;
+  readonly #informers: SharedInformerFactory;
+  readonly #eventRecorders = new Map<string, EventRecorder>();
+  readonly #statusWriters = new Map<string, StatusWriter>();
   readonly #controllers: Controller[] = [];
   readonly #probes = new ProbeServer();
   #metricsServer: ProbeServer | undefined;
   readonly #stop = new AbortController();
+  #informersStarted = false;
   #synced = false;
   #stopping = false;
   #ports: { health?: number; metrics?: number } = {};
@@ -100,13 +113,20 @@ export class Manager implements ControllerHost {
     this.metrics = metrics;
     this.logger = logger;
     this.namespace = options.namespace;
+    this.podName = podName();
     const informerLogger = logger.child({ component: 'informer' });
     const informerMetrics: InformerMetricsSink = {
       onWatchRestart: (resource, reason) => { metrics.informers.watchRestarts.inc({ resource, reason }); },
       onRelist: (resource) => { metrics.informers.relists.inc({ resource }); },
       reportLastEvent: (resource, lastEventAt) => metrics.informers.reportLastEvent(resource, lastEventAt),
     };
-    this.informers = new SharedInformerFactory(client, { logger: informerLogger, metrics: informerMetrics, inactivityTimeoutMs: Math.min(180_000, options.watchStaleAfterMs ?? 300_000) });
+    this.#informers = new SharedInformerFactory(client, { logger: informerLogger, metrics: informerMetrics, inactivityTimeoutMs: Math.min(180_000, options.watchStaleAfterMs ?? 300_000) });
+    this.reader = new CacheReader({
+      informerFor: (ref, scope) => this.informerFor(ref, scope),
+      namespace: this.namespace,
+      started: () => this.#informersStarted,
+      syncTimeoutMs: options.cacheSyncTimeoutMs ?? 120_000,
+    });
   }
 
   static async create(options: ManagerOptions): Promise<Manager> {
@@ -122,12 +142,38 @@ export class Manager implements ControllerHost {
 
   /**
    * The shared informer for `ref` in the manager's namespace: the very cache (and watch) its controllers' `for`,
-   * `owns` and `watches` use, so a reconciler reads what its events came from. Asking `informers.informerFor` with any
-   * other scope opens a second watch and cache. A label or field selector narrows it into an informer of its own; the
-   * manager's namespace always applies.
+   * `owns` and `watches` use, so a reconciler reads what its events came from. A label or field selector narrows it
+   * into an informer of its own; the manager's namespace always applies. To read objects, {@link reader} is shorter.
    */
   informerFor<T extends KubernetesObject>(ref: ResourceRef<T>, scope: InformerScope = {}): SharedInformer<T> {
-    return this.informers.informerFor(ref, { ...scope, ...(this.namespace === undefined || this.namespace === '' ? {} : { namespace: this.namespace }) });
+    return this.#informers.informerFor(ref, { ...scope, ...(this.namespace === undefined || this.namespace === '' ? {} : { namespace: this.namespace }) });
+  }
+
+  /**
+   * The Event recorder of `reportingController` (a qualified name, e.g. `maintpage.example.com/maintpage-operator`),
+   * reporting as this Pod: one per name, so repeats are counted into one Event series whoever records them. The
+   * manager sends what they hold when it stops.
+   */
+  eventRecorderFor(reportingController: string): EventRecorder {
+    let recorder = this.#eventRecorders.get(reportingController);
+    if (recorder === undefined) {
+      recorder = new EventRecorder(this.client, { reportingController, reportingInstance: this.podName, logger: this.logger });
+      this.#eventRecorders.set(reportingController, recorder);
+    }
+    return recorder;
+  }
+
+  /**
+   * The status writer of `fieldManager`: one per field manager, so every reconciler that writes status under that name
+   * shares the record of writes the cache does not show yet, and none sends a status another just sent.
+   */
+  statusWriter(fieldManager: string): StatusWriter {
+    let writer = this.#statusWriters.get(fieldManager);
+    if (writer === undefined) {
+      writer = new StatusWriter(this.client, { fieldManager });
+      this.#statusWriters.set(fieldManager, writer);
+    }
+    return writer;
   }
 
   /** Starts building a controller; `complete()` registers it. */
@@ -170,21 +216,22 @@ export class Manager implements ControllerHost {
     signal?.addEventListener('abort', () => { this.stop(); }, { once: true });
     const stopSignal = this.#stop.signal;
     await this.#startServers();
-    this.informers.start();
+    this.#informers.start();
+    this.#informersStarted = true;
     const syncTimeout = this.#options.cacheSyncTimeoutMs ?? 120_000;
     try {
       await Promise.race([
-        Promise.all(this.informers.informers().map((i) => i.waitForSync(syncTimeout))),
+        Promise.all(this.#informers.informers().map((i) => i.waitForSync(syncTimeout))),
         new Promise((_, reject) => { stopSignal.addEventListener('abort', () => { reject(new Error('stopped before caches synced')); }, { once: true }); }),
       ]);
       this.#synced = true;
-      this.logger.info({ informers: this.informers.informers().length }, 'caches synced');
+      this.logger.info({ informers: this.#informers.informers().length }, 'caches synced');
 
       const election = this.#options.leaderElection ?? {};
       if (election.enabled ?? true) {
         const namespace = election.namespace ?? podNamespace() ?? 'default';
         this.#elector = new LeaderElector(this.client, {
-          ...election, namespace, name: election.name ?? `${this.name}-leader`,
+          ...election, identity: election.identity ?? `${this.podName}_${randomUUID()}`, namespace, name: election.name ?? `${this.name}-leader`,
           masterStatus: this.metrics.leaderElectionMasterStatus, logger: this.logger.child({ component: 'leader-election' }),
         });
         this.logger.info({ lease: `${namespace}/${election.name ?? `${this.name}-leader`}`, identity: this.#elector.identity }, 'waiting to become leader');
@@ -210,9 +257,9 @@ export class Manager implements ControllerHost {
     const timeoutMs = this.#options.gracefulShutdownTimeoutMs ?? 30_000;
     this.logger.info({ timeoutMs }, 'stopping: finishing reconciles in flight');
     await Promise.all(this.#controllers.map((c) => c.stop(timeoutMs)));
-    // Only now, with no reconcile running, may a successor start.
-    await this.#elector?.release();
-    await this.informers.stop();
+    // Only now, with no reconcile running, may a successor start; Events recorded meanwhile are sent alongside.
+    await Promise.all([this.#elector?.release(), ...[...this.#eventRecorders.values()].map((recorder) => recorder.flush())]);
+    await this.#informers.stop();
     await Promise.all([this.#probes.close(), this.#metricsServer?.close()]);
     await this.client.close();
     this.logger.info('stopped');
@@ -222,12 +269,12 @@ export class Manager implements ControllerHost {
     const staleMs = this.#options.watchStaleAfterMs ?? 300_000;
     this.addHealthzCheck('ping', () => undefined);
     this.addHealthzCheck('watches', () => {
-      const dead = this.informers.health(3 * staleMs).filter((h) => h.status === 'stale');
+      const dead = this.#informers.health(3 * staleMs).filter((h) => h.status === 'stale');
       return dead.length ? `watches silent for too long: ${dead.map((h) => h.informer).join('; ')}` : undefined;
     });
     this.addReadyzCheck('informers', () => {
       if (!this.#synced) return 'caches not synced yet';
-      const unhealthy = this.informers.health(staleMs).filter((h) => h.status !== 'ok');
+      const unhealthy = this.#informers.health(staleMs).filter((h) => h.status !== 'ok');
       return unhealthy.length ? unhealthy.map((h) => `${h.informer}: ${h.status}${h.lastError ? ` (${h.lastError})` : ''}`).join('; ') : undefined;
     });
     this.addReadyzCheck('shutdown', () => (this.#stop.signal.aborted ? 'shutting down' : undefined));
