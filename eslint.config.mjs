@@ -22,5 +22,17 @@ export default defineConfig(
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
     },
   },
+  {
+    // The manager owns the per-process plumbing, so that one recorder aggregates a controller's Events and one writer
+    // remembers a field manager's status writes, whichever reconciler sends them.
+    files: ['packages/maintpage-operator/src/**/*.ts', 'packages/nutanix-ahvvm-operator/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "NewExpression[callee.name='EventRecorder']", message: 'Ask the manager: manager.eventRecorderFor(reportingController) reports as this Pod, one recorder per controller.' },
+        { selector: "NewExpression[callee.name='StatusWriter']", message: 'Ask the manager: manager.statusWriter(fieldManager), one writer per field manager.' },
+        { selector: "MemberExpression[property.name='POD_NAME']", message: 'Use manager.podName (POD_NAME, else the hostname), worked out once by the manager.' },
+      ],
+    },
+  },
   { files: ['**/*.mjs', '**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
 );

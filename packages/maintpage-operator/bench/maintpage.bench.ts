@@ -33,7 +33,7 @@ try {
     name: 'maintpage-operator', kubeConfig, logger: pino({ level: 'silent' }),
     leaderElection: { enabled: false }, healthProbeBindAddress: '0', metricsBindAddress: '0',
   });
-  setupMaintPageController(manager, { pageServerImage: 'ghcr.io/k8s-operators/maintpage-page-server:0.1.0', instance: 'bench' });
+  setupMaintPageController(manager, { pageServerImage: 'ghcr.io/k8s-operators/maintpage-page-server:0.1.0' });
   const running = manager.start();
 
   await kubectl(['-n', NS, 'apply', '-f', '-'], `

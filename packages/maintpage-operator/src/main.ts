@@ -1,5 +1,4 @@
 // The maintpage-operator process: flags in, a controller-core Manager with the MaintPage controller, out on SIGTERM.
-import { hostname } from 'node:os';
 import { createLogger, flagsOrExit, Manager, managerOptionsFrom } from '@k8s-operators/controller-core';
 import { setupMaintPageController } from './controller/maintpage-controller.ts';
 import { parseOperatorFlags, USAGE } from './flags.ts';
@@ -8,6 +7,6 @@ const flags = flagsOrExit('maintpage-operator', USAGE, () => parseOperatorFlags(
 
 const logger = createLogger({ name: 'maintpage-operator', level: flags.logLevel });
 const manager = await Manager.create({ name: 'maintpage-operator', logger, ...managerOptionsFrom(flags) });
-setupMaintPageController(manager, { pageServerImage: flags.pageServerImage, instance: process.env.POD_NAME ?? hostname() });
+setupMaintPageController(manager, { pageServerImage: flags.pageServerImage });
 logger.info({ pageServerImage: flags.pageServerImage, namespace: flags.namespace ?? 'all', leaderElection: flags.leaderElect }, 'maintpage-operator starting');
 await manager.runUntilSignalled();

@@ -96,7 +96,6 @@ export class OperatorTestEnvironment {
     const controller = setupAhvVmController(manager, {
       prism,
       metrics,
-      instance: 'test',
       maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10,
       ...(options.intervals === undefined ? {} : { intervals: options.intervals }),
       ...(options.gate === undefined ? {} : { gate: options.gate }),

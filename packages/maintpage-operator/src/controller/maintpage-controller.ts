@@ -1,16 +1,13 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   CONTROLLER_OWNER_INDEX,
-  EventRecorder,
   Resources,
-  StatusWriter,
   applyOwned,
   generationChanged,
   ownershipConflict,
   type Controller,
   type Manager,
   type ReconcileContext,
-  type ReadonlyCache,
   type ReconcileResult,
   type ResourceRef,
 } from '@k8s-operators/controller-core';
@@ -35,16 +32,13 @@ const CONFLICT_RECHECK_MS = 30_000;
 export interface MaintPageControllerOptions {
   /** The built-in page server's image, used when a MaintPage has no maintpageimage. */
   pageServerImage: string;
-  /** `reportingInstance` of Events, e.g. the Pod name. */
-  instance: string;
   /** The clock, for schedule windows (tests). */
   now?: () => Date;
 }
 
-/** A kind of owned object, where its informer keeps it, and the names the MaintPage uses now. */
+/** A kind of owned object and the names the MaintPage uses now. */
 interface OwnedKind {
   ref: ResourceRef;
-  cache: ReadonlyCache<KubernetesObject>;
   names: string[];
 }
 
@@ -56,18 +50,15 @@ interface OwnedKind {
 export function setupMaintPageController(manager: Manager, options: MaintPageControllerOptions): Controller {
   const now = options.now ?? ((): Date => new Date());
   const metrics = registerMaintPageMetrics(manager.metrics.registry);
-  const events = new EventRecorder(manager.client, { reportingController: 'maintpage.example.com/maintpage-operator', reportingInstance: options.instance, logger: manager.logger });
-  const statusWriter = new StatusWriter(manager.client, { fieldManager: FIELD_MANAGER });
-  const informer = <T extends KubernetesObject>(ref: ResourceRef<T>) => manager.informerFor(ref);
-  const maintPages = informer(MaintPageRef);
-  const deployments = informer(Resources.Deployment);
-  const services = informer(Resources.Service);
-  const configMaps = informer(Resources.ConfigMap);
+  const events = manager.eventRecorderFor('maintpage.example.com/maintpage-operator');
+  const statusWriter = manager.statusWriter(FIELD_MANAGER);
+  // Reads come from the caches the controller's for() and owns() watch.
+  const { reader } = manager;
   // When the wish to switch was first seen, per MaintPage, for the latency histogram.
   const switchWantedSince = new Map<string, number>();
 
   const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
-    const maintPage: MaintPage | undefined = maintPages.cache.get(ctx.request.key);
+    const maintPage: MaintPage | undefined = await reader.get(MaintPageRef, ctx.request);
     if (!maintPage || maintPage.metadata.deletionTimestamp) {
       // Owned objects go with it (owner references); forget its series.
       switchWantedSince.delete(ctx.request.key);
@@ -88,10 +79,10 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
     }
 
     const cached = {
-      appDeployment: deployments.cache.get({ namespace, name: appName(maintPage) }),
-      maintenanceDeployment: deployments.cache.get({ namespace, name: maintenanceDeploymentName(maintPage) }),
-      service: services.cache.get({ namespace, name: appName(maintPage) }),
-      pageHtml: configMaps.cache.get({ namespace, name: pageHtmlConfigMapName(maintPage) }),
+      appDeployment: await reader.get(Resources.Deployment, { namespace, name: appName(maintPage) }),
+      maintenanceDeployment: await reader.get(Resources.Deployment, { namespace, name: maintenanceDeploymentName(maintPage) }),
+      service: await reader.get(Resources.Service, { namespace, name: appName(maintPage) }),
+      pageHtml: await reader.get(Resources.ConfigMap, { namespace, name: pageHtmlConfigMapName(maintPage) }),
     };
     const conflict = Object.values(cached).map((obj) => ownershipConflict(obj, maintPage)).find((c) => c !== undefined);
     if (conflict) {
@@ -132,9 +123,9 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
     metrics.published.set({ namespace, name: maintPage.metadata.name ?? '' }, decision.target === 'maintenance' ? 1 : 0);
 
     await deleteOrphans(maintPage, [
-      { ref: Resources.Deployment, cache: deployments.cache, names: [appName(maintPage), maintenanceDeploymentName(maintPage)] },
-      { ref: Resources.Service, cache: services.cache, names: [appName(maintPage)] },
-      { ref: Resources.ConfigMap, cache: configMaps.cache, names: pageHtml ? [pageHtmlConfigMapName(maintPage)] : [] },
+      { ref: Resources.Deployment, names: [appName(maintPage), maintenanceDeploymentName(maintPage)] },
+      { ref: Resources.Service, names: [appName(maintPage)] },
+      { ref: Resources.ConfigMap, names: pageHtml ? [pageHtmlConfigMapName(maintPage)] : [] },
     ], ctx);
     await writeStatus(decision);
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
@@ -142,12 +133,13 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
 
   /** Objects this MaintPage controls under names it no longer uses (a renamed appname, a removed page) are deleted. */
   const deleteOrphans = async (maintPage: MaintPage, keep: OwnedKind[], ctx: ReconcileContext): Promise<void> => {
-    for (const { ref, cache, names } of keep) {
-      for (const obj of cache.byIndex(CONTROLLER_OWNER_INDEX, maintPage.metadata.uid ?? '')) {
+    const namespace = maintPage.metadata.namespace ?? '';
+    for (const { ref, names } of keep) {
+      for (const obj of await reader.list(ref, { namespace, index: { name: CONTROLLER_OWNER_INDEX, value: maintPage.metadata.uid ?? '' } })) {
         const name = obj.metadata?.name ?? '';
         if (names.includes(name)) continue;
         ctx.log.info({ kind: ref.kind, object: name }, 'deleting an object the MaintPage no longer uses');
-        await manager.client.delete(ref, { namespace: maintPage.metadata.namespace ?? '', name }, { preconditions: { uid: obj.metadata?.uid ?? '' } });
+        await manager.client.delete(ref, { namespace, name }, { preconditions: { uid: obj.metadata?.uid ?? '' } });
         events.event(maintPage, { type: 'Normal', reason: 'Deleted', action: 'Delete', note: `deleted ${ref.kind} ${name}, which this MaintPage no longer uses` });
       }
     }

@@ -1,5 +1,4 @@
 import {
-  EventRecorder,
   generationChanged,
   or,
   type Controller,
@@ -16,8 +15,6 @@ export interface AhvVmControllerOptions {
   prism: PrismConnection;
   /** Registered on the manager's registry (`registerAhvVmMetrics(manager.metrics.registry)`), shared with the client. */
   metrics: AhvVmMetrics;
-  /** `reportingInstance` of Events, e.g. the Pod name. */
-  instance: string;
   /** AhvVms reconciled at once (default 10). Prism requests are bounded separately, by the client. */
   maxConcurrentReconciles?: number;
   intervals?: Partial<ReconcileIntervals>;
@@ -33,14 +30,13 @@ function deletionRequested(): Predicate {
   return { update: (oldObj, newObj) => oldObj.metadata?.deletionTimestamp === undefined && newObj.metadata?.deletionTimestamp !== undefined };
 }
 
+/** Who reports the operator's Events. */
+export const REPORTING_CONTROLLER = 'nutanix.com/ahvvm-operator';
+
 /** Registers the AhvVm controller on `manager`. */
 export function setupAhvVmController(manager: Manager, options: AhvVmControllerOptions): Controller {
   const informer = manager.informerFor(AhvVmRef);
-  const events = new EventRecorder(manager.client, {
-    reportingController: 'nutanix.com/ahvvm-operator',
-    reportingInstance: options.instance,
-    logger: manager.logger,
-  });
+  const events = manager.eventRecorderFor(REPORTING_CONTROLLER);
   const reconciler = new AhvVmReconciler({
     kube: manager.client,
     cache: informer.cache,
