@@ -1,0 +1,97 @@
+// The MaintPage controller in this process against a real API server without a node (its Deployments never get Ready
+// pods here): what it applies, reports and deletes, reading through the manager's reader and writing Events and status
+// through the manager's recorder and status writer, as the operator's main sets it up.
+import { fileURLToPath } from 'node:url';
+import { KubeClient, Manager, Resources, createLogger, type ResourceRef } from '@k8s-operators/controller-core';
+import { TestCluster, waitFor } from '@k8s-operators/testkit';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MaintPageRef } from '../src/api/maintpage-ref.ts';
+import type { MaintPage } from '../src/api/maintpage-resource.ts';
+import { setupMaintPageController } from '../src/controller/maintpage-controller.ts';
+
+const CRD = fileURLToPath(new URL('../../../deploy/maintpage-operator/crd/maintpage.example.com_maintpages.yaml', import.meta.url));
+const NS = 'maintpage-controller';
+const POD_NAME = 'maintpage-operator-controller-manager-5c9d7-abcde';
+
+let cluster: TestCluster;
+let client: KubeClient;
+let manager: Manager;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  cluster = await TestCluster.start({ node: false });
+  const kubectlOk = async (args: string[]): Promise<void> => {
+    const result = await cluster.kubectl(args);
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`);
+  };
+  await kubectlOk(['apply', '-f', CRD]);
+  await kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/maintpages.maintpage.example.com']);
+  await kubectlOk(['create', 'namespace', NS]);
+  client = await KubeClient.load({ kubeconfig: cluster.adminKubeconfig });
+  // Discovery can lag the Established condition by a moment.
+  await waitFor(async () => (await cluster.kubectl(['get', 'maintpages', '-n', NS])).code === 0, { what: 'the maintpages resource to be served' });
+
+  vi.stubEnv('POD_NAME', POD_NAME);
+  manager = await Manager.create({
+    name: 'maintpage-operator', kubeconfig: cluster.adminKubeconfig, namespace: NS, logger: createLogger({ level: 'silent' }),
+    leaderElection: { enabled: false }, healthProbeBindAddress: '0', metricsBindAddress: '0',
+  });
+  vi.unstubAllEnvs();
+  setupMaintPageController(manager, { pageServerImage: 'ghcr.io/k8s-operators/maintpage-page-server:0.1.0' });
+  running = manager.start();
+});
+
+afterAll(async () => {
+  manager.stop();
+  await running;
+  await client.close();
+  await cluster.stop();
+});
+
+function maintPage(name: string, appname: string): MaintPage {
+  return {
+    apiVersion: 'maintpage.example.com/v1alpha1', kind: 'MaintPage', metadata: { name, namespace: NS },
+    spec: {
+      maintpageconfig: { maintpagetoggle: false, maintpageimage: 'quay.io/daein/maintpage:latest' },
+      appconfig: { appname, appimage: 'quay.io/daein/prodpage:latest' },
+    },
+  };
+}
+
+const exists = async (ref: ResourceRef, name: string): Promise<boolean> =>
+  (await client.get(ref, { namespace: NS, name })) !== undefined;
+
+describe('the MaintPage controller', () => {
+  it('reports a Service it does not own as a Conflict, in status and in an Event from this Pod', async () => {
+    await client.create(Resources.Service, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'taken', namespace: NS }, spec: { ports: [{ port: 80 }] } });
+    await client.create(MaintPageRef, maintPage('blocked', 'taken'));
+
+    const blocked = await waitFor(async () => {
+      const stored = await client.get(MaintPageRef, { namespace: NS, name: 'blocked' });
+      return stored?.status?.conditions?.find((c) => c.type === 'Ready' && c.reason === 'Conflict');
+    }, { what: 'the MaintPage to report Ready=False Conflict' });
+    expect(blocked.status).toBe('False');
+    const events = await waitFor(async () => {
+      const list = await client.list(Resources.Event, { namespace: NS });
+      const about = list.items.filter((e) => e.regarding?.name === 'blocked' && e.reason === 'Conflict');
+      return about.length > 0 ? about : undefined;
+    }, { what: 'a Conflict Event about the MaintPage' });
+    expect(events.map((e) => ({ controller: e.reportingController, instance: e.reportingInstance, type: e.type }))).toEqual([
+      { controller: 'maintpage.example.com/maintpage-operator', instance: POD_NAME, type: 'Warning' },
+    ]);
+  });
+
+  it('applies the app and maintenance objects, and deletes those it controls under a name it no longer uses, only those', async () => {
+    await client.create(MaintPageRef, maintPage('shop', 'web'));
+    await waitFor(async () => (await exists(Resources.Deployment, 'web')) && (await exists(Resources.Service, 'web')) && (await exists(Resources.Deployment, 'shop-maintpage')), {
+      what: 'the app Deployment and Service and the maintenance Deployment',
+    });
+
+    await client.patch(MaintPageRef, { namespace: NS, name: 'shop' }, { type: 'merge', patch: { spec: { appconfig: { appname: 'web2' } } } });
+    await waitFor(async () => (await exists(Resources.Deployment, 'web2')) && (await exists(Resources.Service, 'web2')), { what: 'the renamed app Deployment and Service' });
+    await waitFor(async () => !(await exists(Resources.Deployment, 'web')) && !(await exists(Resources.Service, 'web')), { what: 'the old app Deployment and Service to be deleted' });
+    expect(await exists(Resources.Deployment, 'shop-maintpage')).toBe(true);
+    // The first test's Service, which no MaintPage controls.
+    expect(await exists(Resources.Service, 'taken')).toBe(true);
+  });
+});
