@@ -16,3 +16,5 @@ export { IMAGE_REGISTRY, IMAGE_TAG, PROJECT_IMAGES, imageRef, startImage, type P
 export { engineAvailable, projectImageMode } from './node/runners/index.ts';
 export { startPrometheus, type RunningPrometheus, type ScrapeConfig, type ScrapeTarget } from './prometheus.ts';
 export { scrapeOperatorWithPrometheus, type OperatorScrape } from './e2e-prometheus.ts';
+export { startSeaweedFs, resolveSeaweedFsBinary, type RunningSeaweedFs, type SeaweedFsOptions } from './seaweedfs.ts';
+export { signedS3Request, type S3Credentials, type S3RequestOptions } from './seaweedfs-s3-request.ts';

@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.ts';
+import { createClusterPki, createServingCertificate } from './pki.ts';
+import { ManagedProcess } from './managed-process.ts';
+import { signedS3Request, type S3Credentials, type S3RequestOptions } from './seaweedfs-s3-request.ts';
+import { waitFor } from './wait-for.ts';
+
+const buildScript = fileURLToPath(new URL('../scripts/build-seaweedfs.sh', import.meta.url));
+
+export interface SeaweedFsOptions {
+  /** The bucket created before `startSeaweedFs` resolves. Default `backups`. */
+  bucket?: string;
+  /** How long start-up may take once the binary is there (default 60 s; a busy 2-core machine needs about 10). */
+  startTimeoutMs?: number;
+}
+
+export interface RunningSeaweedFs {
+  /** The S3 endpoint, http://127.0.0.1:<port>; buckets are addressed path-style. */
+  readonly endpoint: string;
+  /** The same S3 gateway over TLS, https://127.0.0.1:<port>, with a certificate signed by `caPem` only. */
+  readonly httpsEndpoint: string;
+  /** The PEM certificate of the private CA that signed the TLS certificate: no public root trusts it. */
+  readonly caPem: string;
+  /** SeaweedFS accepts any region in signatures; clients still need one. */
+  readonly region: string;
+  readonly bucket: string;
+  /** The one identity SeaweedFS knows, allowed everything; any other key is refused. */
+  readonly credentials: S3Credentials;
+  /** Where SeaweedFS's output goes, for a failing test to point at. */
+  readonly logFile: string;
+  /** A request signed with `credentials`, to look at the store from outside the code under test. */
+  request(request: Pick<S3RequestOptions, 'method' | 'path' | 'query' | 'body'>): Promise<Response>;
+  /** Stops SeaweedFS (SIGTERM, then SIGKILL) and removes its data. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The `weed` binary, built once per machine by scripts/build-seaweedfs.sh (minutes, the first time). The script's
+ * progress lines go straight to this process's stderr, so a first run shows what it is doing.
+ */
+export function resolveSeaweedFsBinary(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [buildScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(stdout.trim().split('\n').at(-1) ?? '');
+      else reject(new Error(`testkit could not provide SeaweedFS's weed binary (${buildScript} exited with ${code}); its output is above`));
+    });
+  });
+}
+
+/**
+ * A real SeaweedFS (`weed server -s3`: master, volume server, filer and S3 gateway in one process) on 127.0.0.1 with
+ * free ports, a fresh data directory, one identity with a random access key and secret, and one bucket; its S3
+ * gateway speaks plain HTTP on one port and TLS, with a certificate from a private CA, on another. Telemetry is off:
+ * nothing leaves the machine.
+ */
+export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<RunningSeaweedFs> {
+  const { bucket = 'backups', startTimeoutMs = 60_000 } = options;
+  const binary = await resolveSeaweedFsBinary();
+  const dir = await mkdtemp(join(tmpdir(), 'seaweedfs-'));
+  const credentials: S3Credentials = {
+    accessKeyId: `testkit${randomBytes(6).toString('hex')}`,
+    secretAccessKey: randomBytes(24).toString('base64url'),
+  };
+  const s3Config = join(dir, 's3.json');
+  await writeFile(
+    s3Config,
+    JSON.stringify({
+      identities: [
+        {
+          name: 'testkit',
+          credentials: [{ accessKey: credentials.accessKeyId, secretKey: credentials.secretAccessKey }],
+          actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+        },
+      ],
+    }),
+    { mode: 0o600 },
+  );
+  await mkdir(join(dir, 'data'));
+  const pki = await createClusterPki(dir);
+  const tls = await createServingCertificate(dir, pki, 'seaweedfs-s3');
+  // Every gRPC port is given: left out, each would be its HTTP port + 10000, which may be taken or past 65535.
+  const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3, s3Https, s3Grpc] = await Promise.all(
+    Array.from({ length: 9 }, () => freePort()),
+  );
+  const logFile = join(dir, 'weed.log');
+  const weed = ManagedProcess.start({
+    name: 'seaweedfs',
+    command: binary,
+    logFile,
+    cwd: dir,
+    args: [
+      'server',
+      '-ip=127.0.0.1',
+      '-ip.bind=127.0.0.1',
+      `-dir=${join(dir, 'data')}`,
+      `-master.port=${master}`,
+      `-master.port.grpc=${masterGrpc}`,
+      '-master.telemetry=false',
+      // Small volumes (a fresh store allocates several at once), and enough of them for 2 GiB of objects.
+      '-master.volumeSizeLimitMB=64',
+      '-volume.max=32',
+      `-volume.port=${volume}`,
+      `-volume.port.grpc=${volumeGrpc}`,
+      '-filer',
+      `-filer.port=${filer}`,
+      `-filer.port.grpc=${filerGrpc}`,
+      '-s3',
+      `-s3.port=${s3}`,
+      `-s3.port.https=${s3Https}`,
+      `-s3.cert.file=${tls.cert}`,
+      `-s3.key.file=${tls.key}`,
+      `-s3.port.grpc=${s3Grpc}`,
+      '-s3.port.iceberg=0',
+      `-s3.config=${s3Config}`,
+    ],
+  });
+  const endpoint = `http://127.0.0.1:${s3}`;
+  const region = 'us-east-1';
+  const request: RunningSeaweedFs['request'] = (r) => signedS3Request({ endpoint, region, credentials, ...r });
+  const stop = async (): Promise<void> => {
+    await weed.stop(10_000);
+    await rm(dir, { recursive: true, force: true });
+  };
+  // The S3 gateway answers once the filer does, and creating the bucket succeeds once a volume server has joined.
+  const started = await waitFor(
+    async () => {
+      if (!weed.running) return 'exited' as const;
+      const response = await request({ method: 'PUT', path: `/${bucket}` });
+      if (response.ok) return 'ready' as const;
+      throw new Error(`creating bucket ${bucket} answered ${response.status}: ${await response.text()}`);
+    },
+    { what: `SeaweedFS's S3 gateway on ${endpoint} to create bucket ${bucket} (its log: ${logFile})`, timeoutMs: startTimeoutMs, intervalMs: 200 },
+  ).catch(async (error: unknown) => {
+    // The data directory stays: it holds the log the message points at.
+    await weed.stop(10_000);
+    throw error;
+  });
+  if (started === 'exited') {
+    throw new Error(`SeaweedFS exited during start-up (${JSON.stringify(weed.exitStatus)}); see ${logFile}`);
+  }
+  return { endpoint, httpsEndpoint: `https://127.0.0.1:${s3Https}`, caPem: pki.caPem, region, bucket, credentials, logFile, request, stop };
+}
