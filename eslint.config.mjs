@@ -25,7 +25,7 @@ export default defineConfig(
   {
     // The manager owns the per-process plumbing, so that one recorder aggregates a controller's Events and one writer
     // remembers a field manager's status writes, whichever reconciler sends them.
-    files: ['packages/maintpage-operator/src/**/*.ts', 'packages/nutanix-ahvvm-operator/src/**/*.ts'],
+    files: ['packages/{maintpage,postgresql,nutanix-ahvvm}-operator/src/**/*.ts'],
     rules: {
       'no-restricted-syntax': ['error',
         { selector: "NewExpression[callee.name='EventRecorder']", message: 'Ask the manager: manager.eventRecorderFor(reportingController) reports as this Pod, one recorder per controller.' },

@@ -1,6 +1,5 @@
 // The postgresql-operator process: flags in, a controller-core Manager with the PostgreSQL and PostgreSQLBackup
 // controllers and a backup store on the backup volume, out on SIGTERM.
-import { hostname } from 'node:os';
 import { createLogger, flagsOrExit, Manager, managerOptionsFrom } from '@k8s-operators/controller-core';
 import { DirectoryBackupStore } from './backup/directory-store.ts';
 import { setupControllers } from './controller/setup-controllers.ts';
@@ -10,6 +9,6 @@ const flags = flagsOrExit('postgresql-operator', USAGE, () => parseOperatorFlags
 
 const logger = createLogger({ name: 'postgresql-operator', level: flags.logLevel });
 const manager = await Manager.create({ name: 'postgresql-operator', logger, ...managerOptionsFrom(flags) });
-setupControllers(manager, { store: new DirectoryBackupStore(flags.backupDir), instance: process.env.POD_NAME ?? hostname() });
+setupControllers(manager, { store: new DirectoryBackupStore(flags.backupDir) });
 logger.info({ backupDir: flags.backupDir, namespace: flags.namespace ?? 'all', leaderElection: flags.leaderElect }, 'postgresql-operator starting');
 await manager.runUntilSignalled();

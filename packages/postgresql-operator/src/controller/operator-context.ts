@@ -1,8 +1,8 @@
-import { EventRecorder, StatusWriter, type Manager } from '@k8s-operators/controller-core';
+import type { EventRecorder, Manager, StatusWriter } from '@k8s-operators/controller-core';
 import type { BackupStore } from '../backup/store.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';
 import { DatabaseLocks } from './database-locks.ts';
-import { operatorInformers, type OperatorInformers } from './operator-informers.ts';
+import { addPostgreSQLIndexes } from './operator-indexes.ts';
 import { registerPostgreSQLMetrics, type PostgreSQLMetrics } from './postgresql-metrics.ts';
 
 /** The field manager of everything the operator applies, status included. Stable across releases. */
@@ -16,18 +16,15 @@ export const BACKUP_FINALIZER = 'exp.wheel.jp/backup-data';
 
 export interface OperatorOptions {
   store: BackupStore;
-  /** `reportingInstance` of Events, e.g. the Pod name. */
-  instance: string;
   /** The clock (tests). */
   now?: () => Date;
   /** Where pg_dump and pg_restore are looked for (default /usr/lib/postgresql/<major>/bin, then PATH). */
   tools?: DiscoverOptions;
 }
 
-/** What both controllers share: caches, the store, the writers, the metrics and the per-database backup lock. */
+/** What both controllers share: the manager (caches, client), the store, the writers, the metrics and the per-database backup lock. */
 export interface OperatorContext {
   manager: Manager;
-  informers: OperatorInformers;
   store: BackupStore;
   events: EventRecorder;
   statusWriter: StatusWriter;
@@ -38,12 +35,12 @@ export interface OperatorContext {
 }
 
 export function operatorContext(manager: Manager, options: OperatorOptions): OperatorContext {
+  addPostgreSQLIndexes(manager);
   return {
     manager,
-    informers: operatorInformers(manager),
     store: options.store,
-    events: new EventRecorder(manager.client, { reportingController: REPORTING_CONTROLLER, reportingInstance: options.instance, logger: manager.logger }),
-    statusWriter: new StatusWriter(manager.client, { fieldManager: FIELD_MANAGER }),
+    events: manager.eventRecorderFor(REPORTING_CONTROLLER),
+    statusWriter: manager.statusWriter(FIELD_MANAGER),
     metrics: registerPostgreSQLMetrics(manager.metrics.registry),
     locks: new DatabaseLocks(),
     now: options.now ?? ((): Date => new Date()),

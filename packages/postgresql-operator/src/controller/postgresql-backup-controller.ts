@@ -22,7 +22,7 @@ import { podAddress, servingPod } from './database-pods.ts';
 import { INSTANCE_LABEL } from './labels.ts';
 import { timeOf } from './metav1-time.ts';
 import { BACKUP_FINALIZER, type OperatorContext } from './operator-context.ts';
-import { BY_POSTGRESQL_INDEX, POD_SCOPE } from './operator-informers.ts';
+import { BY_POSTGRESQL_INDEX, backupsOf, POD_SCOPE, podsOf } from './operator-indexes.ts';
 import { recordBackup } from './postgresql-metrics.ts';
 
 /** A backup that cannot start (no serving pod, no Secret, no PostgreSQL) fails after waiting this long. */
@@ -48,13 +48,13 @@ const isPending = (backup: PostgreSQLBackup): boolean => backup.status?.phase ==
  * its stored dump, except while its namespace is being deleted (the PostgreSQL's `onDelete.backups` decides then).
  */
 export function setupBackupController(context: OperatorContext): Controller {
-  const { manager, informers, events, statusWriter, metrics, locks, store } = context;
+  const { manager, events, statusWriter, metrics, locks, store } = context;
   // Final statuses this process wrote (or failed to write), by backup key: a reconcile that still sees Running in the
   // cache (it lags behind our own write) writes this instead of declaring the backup interrupted.
   const finalStatuses = new Map<string, { uid: string; status: PostgreSQLBackupStatus }>();
 
   const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
-    const cached = informers.backups.cache.get(ctx.request.key);
+    const cached = await manager.reader.get(PostgreSQLBackupRef, ctx.request);
     if (cached === undefined) {
       finalStatuses.delete(ctx.request.key);
       return undefined;
@@ -81,9 +81,9 @@ export function setupBackupController(context: OperatorContext): Controller {
   };
 
   /** The event on the backup, and on its PostgreSQL so `kubectl describe pg` shows it too. */
-  const tell = (backup: PostgreSQLBackup, details: { type: 'Normal' | 'Warning'; reason: string; note: string }): void => {
+  const tell = async (backup: PostgreSQLBackup, details: { type: 'Normal' | 'Warning'; reason: string; note: string }): Promise<void> => {
     events.event(backup, { ...details, action: 'Backup' });
-    const postgresql = informers.postgresqls.cache.get({ namespace: backup.metadata.namespace ?? '', name: backup.spec.postgresql });
+    const postgresql = await manager.reader.get(PostgreSQLRef, { namespace: backup.metadata.namespace ?? '', name: backup.spec.postgresql });
     if (postgresql !== undefined) events.event(postgresql, { ...details, action: 'Backup', related: backup });
   };
 
@@ -95,7 +95,7 @@ export function setupBackupController(context: OperatorContext): Controller {
       return undefined;
     }
     await finish(backup, failedStatus(backup, INTERRUPTED, context.now()));
-    tell(backup, { type: 'Warning', reason: 'BackupInterrupted', note: `backup ${backup.metadata.name ?? ''} ${INTERRUPTED}` });
+    await tell(backup, { type: 'Warning', reason: 'BackupInterrupted', note: `backup ${backup.metadata.name ?? ''} ${INTERRUPTED}` });
     return undefined;
   };
 
@@ -112,7 +112,7 @@ export function setupBackupController(context: OperatorContext): Controller {
         await finish(backup, failedStatus(backup, error, now));
         // Counted, but not timed: it never ran.
         metrics.backups.inc({ trigger, result: 'failed' });
-        tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''} ${error}` });
+        await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''} ${error}` });
         return undefined;
       }
       if (backup.status?.phase === undefined) await statusWriter.write(PostgreSQLBackupRef, backup, { phase: 'Pending' });
@@ -120,18 +120,18 @@ export function setupBackupController(context: OperatorContext): Controller {
       return { requeueAfterMs: Math.min(remainingMs, PENDING_RECHECK_MS) };
     };
 
-    const postgresql = informers.postgresqls.cache.get(databaseKey);
+    const postgresql = await manager.reader.get(PostgreSQLRef, { namespace, name: backup.spec.postgresql });
     if (postgresql === undefined) return waitOr(`PostgreSQL ${backup.spec.postgresql} does not exist in namespace ${namespace}`);
     if (postgresql.metadata.deletionTimestamp !== undefined && trigger !== 'Final') {
       const error = 'the PostgreSQL is being deleted; only its final backup runs now';
       await finish(backup, failedStatus(backup, error, now));
-      tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''}: ${error}` });
+      await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''}: ${error}` });
       return undefined;
     }
     const spec = resolvePostgreSQLSpec(postgresql.spec);
     const password = await readDatabasePassword(manager.client, namespace, spec.password);
     if (!password.ok) return waitOr(password.message);
-    const pod = servingPod(informers.pods.cache.byIndex(BY_POSTGRESQL_INDEX, databaseKey));
+    const pod = servingPod(await podsOf(manager, databaseKey));
     const address = pod === undefined ? undefined : podAddress(pod);
     if (address === undefined) return waitOr(`no pod of PostgreSQL ${backup.spec.postgresql} serves (Ready and labelled appReady=ok)`);
     const name = backup.metadata.name ?? '';
@@ -158,17 +158,17 @@ export function setupBackupController(context: OperatorContext): Controller {
       if (outcome.phase === 'Completed') {
         recordBackup(metrics, trigger, 'completed', seconds);
         ctx.log.info({ bytes: outcome.sizeBytes, seconds, pod: pod?.metadata?.name }, 'backup completed');
-        tell(running, { type: 'Normal', reason: 'BackupCompleted', note: `backup ${name} of database ${spec.db} completed: ${outcome.sizeBytes ?? 0} bytes, read back in full` });
+        await tell(running, { type: 'Normal', reason: 'BackupCompleted', note: `backup ${name} of database ${spec.db} completed: ${outcome.sizeBytes ?? 0} bytes, read back in full` });
       } else {
         recordBackup(metrics, trigger, 'failed', seconds);
         ctx.log.warn({ error: outcome.error, pod: pod?.metadata?.name }, 'backup failed');
-        tell(running, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name} failed; nothing was published: ${outcome.error ?? ''}` });
+        await tell(running, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name} failed; nothing was published: ${outcome.error ?? ''}` });
       }
       return undefined;
     } finally {
       locks.release(databaseKey, name);
       // Backups of the same database that waited for this one may start now.
-      for (const other of informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, databaseKey)) {
+      for (const other of await backupsOf(manager, databaseKey)) {
         if (other.metadata.name !== name && isPending(other)) controller.enqueue(objectKey(other), { event: 'LockReleased', source: { kind: 'PostgreSQLBackup', namespace, name } });
       }
     }
@@ -194,7 +194,7 @@ export function setupBackupController(context: OperatorContext): Controller {
   const pendingBackupsOf = (obj: KubernetesObject, postgresql: string | undefined): string[] =>
     postgresql === undefined
       ? []
-      : informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, `${obj.metadata?.namespace ?? ''}/${postgresql}`).filter(isPending).map((b) => objectKey(b));
+      : manager.informerFor(PostgreSQLBackupRef).cache.byIndex(BY_POSTGRESQL_INDEX, `${obj.metadata?.namespace ?? ''}/${postgresql}`).filter(isPending).map((b) => objectKey(b));
 
   // Reconciles run only once the manager starts the controller, so `controller` is set by then.
   const controller = manager

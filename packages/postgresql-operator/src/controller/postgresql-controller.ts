@@ -29,7 +29,7 @@ import { desiredStatus, type ConditionOutcome } from './desired-status.ts';
 import { INSTANCE_LABEL } from './labels.ts';
 import { instanceKey, instanceName, instanceNamespace, nameProblem } from './object-names.ts';
 import { FIELD_MANAGER, type OperatorContext } from './operator-context.ts';
-import { BY_POSTGRESQL_INDEX, POD_SCOPE } from './operator-informers.ts';
+import { backupsOf, POD_SCOPE, podsOf } from './operator-indexes.ts';
 import { ensurePostgreSQLFinalizer, finalizePostgreSQL } from './postgresql-finalizer.ts';
 import { removeDatabaseGauges, setDatabaseGauges } from './postgresql-metrics.ts';
 import { RestoreBackoff } from './restore-backoff.ts';
@@ -66,7 +66,7 @@ const deletionStarted: Predicate = {
  * PostgreSQLBackups, applies retention, keeps status and metrics, and on deletion takes the final backup.
  */
 export function setupPostgreSQLController(context: OperatorContext): Controller {
-  const { manager, informers, events, statusWriter, metrics } = context;
+  const { manager, events, statusWriter, metrics } = context;
   // What this process learned that the status must keep, per PostgreSQL (key and UID, so one created again under the
   // same name starts afresh): the latest slot it created a backup for, and the verdict on the pod it examined last.
   // Every status write carries them: a reconcile may run before the cache shows our previous write, and computing from
@@ -74,7 +74,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
   const memories = new Map<string, InstanceMemory>();
 
   const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
-    const cached = informers.postgresqls.cache.get(ctx.request.key);
+    const cached = await manager.reader.get(PostgreSQLRef, ctx.request);
     if (cached === undefined) {
       memories.delete(ctx.request.key);
       removeDatabaseGauges(metrics, { namespace: ctx.request.namespace ?? '', postgresql: ctx.request.name });
@@ -86,7 +86,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     const namespace = instanceNamespace(cached);
     const key = instanceKey(cached);
     const uid = cached.metadata.uid ?? '';
-    const backups = informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, key);
+    const backups = await backupsOf(manager, key);
     const remembered = memories.get(key);
     const memory: InstanceMemory = remembered?.uid === uid ? remembered : { uid, restoreBackoff: new RestoreBackoff() };
     memories.set(key, memory);
@@ -116,9 +116,9 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     const name = instanceName(postgresql);
     const claim = desiredDataClaim(postgresql);
     const current = {
-      deployment: informers.deployments.cache.get({ namespace, name }),
-      service: informers.services.cache.get({ namespace, name }),
-      claim: claim === undefined ? undefined : informers.claims.cache.get({ namespace, name: claim.metadata?.name ?? '' }),
+      deployment: await manager.reader.get(Resources.Deployment, { namespace, name }),
+      service: await manager.reader.get(Resources.Service, { namespace, name }),
+      claim: claim === undefined ? undefined : await manager.reader.get(Resources.PersistentVolumeClaim, { namespace, name: claim.metadata?.name ?? '' }),
     };
     const conflict = Object.values(current).map((obj) => ownershipConflict(obj, postgresql)).find((c) => c !== undefined);
     if (conflict !== undefined) return blocked('Conflict', conflict, { requeueAfterMs: CONFLICT_RECHECK_MS });
@@ -136,7 +136,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     await apply(Resources.Deployment, desiredDeployment(postgresql), current.deployment);
     if (!password.ok) return blocked(password.reason, password.message, recheck);
 
-    const pods = informers.pods.cache.byIndex(BY_POSTGRESQL_INDEX, key);
+    const pods = await podsOf(manager, key);
     memory.restoreBackoff.retain(new Set(pods.map((pod) => pod.metadata?.uid ?? '')));
     let serving = servingPod(pods);
     let retryRestoreMs: number | undefined;
@@ -210,7 +210,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
   /** Deletes the scheduled backups the retention policy no longer keeps; their finalizer deletes the stored dumps. */
   const applyRetention = async (postgresql: PostgreSQL, ctx: ReconcileContext): Promise<void> => {
     const namespace = instanceNamespace(postgresql);
-    const backups = informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, instanceKey(postgresql));
+    const backups = await backupsOf(manager, instanceKey(postgresql));
     const { retention } = resolvePostgreSQLSpec(postgresql.spec).backup;
     for (const verdict of backupsToDelete(backups, retention, context.now())) {
       await manager.client.delete(PostgreSQLBackupRef, { namespace, name: verdict.name });

@@ -9,7 +9,7 @@ import { desiredBackup, finalBackupName } from './desired-backup.ts';
 import { newestUsable } from './desired-status.ts';
 import { instanceKey, instanceName, instanceNamespace } from './object-names.ts';
 import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
-import { BY_POSTGRESQL_INDEX } from './operator-informers.ts';
+import { backupsOf, podsOf } from './operator-indexes.ts';
 import { removeDatabaseGauges } from './postgresql-metrics.ts';
 
 /** While a backup of a database being deleted with `backups: Delete` still runs, look again this often. */
@@ -33,16 +33,16 @@ export function ensurePostgreSQLFinalizer(context: OperatorContext, postgresql: 
  */
 export async function finalizePostgreSQL(context: OperatorContext, postgresql: PostgreSQL, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
   if (!hasFinalizer(postgresql, POSTGRESQL_FINALIZER)) return undefined;
-  const { events, informers, manager } = context;
+  const { events, manager } = context;
   const spec = resolvePostgreSQLSpec(postgresql.spec);
   const namespace = instanceNamespace(postgresql);
-  const backups = informers.backups.cache.byIndex(BY_POSTGRESQL_INDEX, instanceKey(postgresql));
+  const backups = await backupsOf(manager, instanceKey(postgresql));
 
   if (spec.backup.onDelete.finalBackup) {
     const name = finalBackupName(postgresql);
-    const final = informers.backups.cache.get({ namespace, name });
+    const final = await manager.reader.get(PostgreSQLBackupRef, { namespace, name });
     if (final === undefined) {
-      const pod = servingPod(informers.pods.cache.byIndex(BY_POSTGRESQL_INDEX, instanceKey(postgresql)));
+      const pod = servingPod(await podsOf(manager, instanceKey(postgresql)));
       const password = await readDatabasePassword(manager.client, namespace, spec.password);
       if (pod !== undefined && password.ok) {
         try {

@@ -57,7 +57,7 @@ export async function restorePod(context: OperatorContext, request: PodRestore):
 /** Backups found damaged keep their object (its error explains) but stop counting as verified. */
 async function markDamaged(context: OperatorContext, namespace: string, damaged: RestoreVerdict['corrupted']): Promise<void> {
   for (const { backup: name, message } of damaged) {
-    const backup = context.informers.backups.cache.get({ namespace, name });
+    const backup = await context.manager.reader.get(PostgreSQLBackupRef, { namespace, name });
     if (backup === undefined || backup.status?.verified === false) continue;
     await context.statusWriter.write(PostgreSQLBackupRef, backup, damagedStatus(backup, `found damaged before a restore: ${message}`));
   }
