@@ -5,8 +5,7 @@
 // E2E_PRISM_API=v3 (default) or v4 (see prism-under-test.ts).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import { openE2eCluster, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, unusedPermissions, waitFor, type E2eCluster, type PolicyRule } from '@k8s-operators/testkit';
+import { openE2eCluster, operatorPermissions, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, unusedPermissions, waitFor, type E2eCluster } from '@k8s-operators/testkit';
 import type { InspectedVm } from '@k8s-operators/prism-simulator';
 import type { PrismClient } from '../../src/prism/prism-client.ts';
 import { withPowerState } from '../../src/vm/apply-desired.ts';
@@ -296,17 +295,13 @@ describe('metrics', () => {
 
 describe('least privilege', () => {
   test('the operator used every permission its roles grant (and could do its work with no more)', async (context) => {
-    if (!cluster.auditedRequests) {
+    const permissions = await operatorPermissions(cluster, 'nutanix-ahvvm-operator');
+    if (permissions === undefined) {
       context.skip('only the local cluster keeps an audit log');
       return;
     }
-    const built = await cluster.kubectlOk(['kustomize', cluster.installDir('nutanix-ahvvm-operator')]);
-    const roles = parseAllDocuments(built).map((d) => d.toJSON() as { kind: string; metadata: { name: string }; rules?: PolicyRule[] })
-      .filter((o) => ['nutanix-ahvvm-operator-manager-role', 'nutanix-ahvvm-operator-leader-election-role'].includes(o.metadata.name));
-    expect(roles).toHaveLength(2);
-    const requests = await cluster.auditedRequests('system:serviceaccount:nutanix-ahvvm-operator-system:nutanix-ahvvm-operator-controller-manager');
-    expect(requests.filter((r) => r.code === 403)).toEqual([]);
-    expect(unusedPermissions(roles.flatMap((r) => r.rules ?? []), requests, {
+    expect(permissions.requests.filter((r) => r.code === 403)).toEqual([]);
+    expect(unusedPermissions(permissions.rules, permissions.requests, {
       'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run may not wait for one',
     })).toEqual([]);
   });
