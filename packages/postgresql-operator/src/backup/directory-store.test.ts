@@ -1,242 +1,61 @@
-import { createHash } from 'node:crypto';
-import { readFile, mkdtemp, readdir, rm, stat, writeFile, truncate, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DirectoryBackupStore } from './directory-store.ts';
-import { manifestFixture } from '../../test/postgresql-fixture.ts';
-import type { BackupManifest } from './manifest.ts';
-import type { BackupKey, StoredData } from './store.ts';
+import { backupStoreContract, chunks, key } from '../../test/backup-store-contract.ts';
 
-let root: string;
-let store: DirectoryBackupStore;
-
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'backup-store-'));
-  store = new DirectoryBackupStore(root);
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-const key = (backup: string, postgresql = 'foodb', namespace = 'default'): BackupKey => ({ namespace, postgresql, backup });
-
-/** Bytes arriving as from a pipe: one chunk per turn of the event loop. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-async function* chunks(...parts: string[]): AsyncGenerator<Uint8Array> {
-  for (const part of parts) {
-    await nextTurn();
-    yield Buffer.from(part);
-  }
-}
-
-function manifestFor(k: BackupKey, stored: StoredData, finishedAt = '2025-01-01T00:05:00.000Z'): BackupManifest {
-  return manifestFixture({
-    key: { ...k },
-    startedAt: '2025-01-01T00:05:00.000Z',
-    finishedAt,
-    verifiedAt: finishedAt,
-    size: stored.size,
-    sha256: stored.sha256,
-  });
-}
-
-async function publish(k: BackupKey, content: string, finishedAt?: string): Promise<BackupManifest> {
-  const manifest = manifestFor(k, await store.write(k, chunks(content)), finishedAt);
-  await store.finalize(manifest);
-  return manifest;
-}
-
-const filesOf = async (postgresql = 'foodb'): Promise<string[]> => (await readdir(join(root, 'default', postgresql))).sort();
+// Unfinished writes are `.<backup>.dump.<uuid>.tmp` files (directory-store.ts).
+const TEMP_FILE = /^\.(.+\.dump)\.[0-9a-f-]{36}\.tmp$/;
 
 describe('DirectoryBackupStore', () => {
-  it('stores data with its size and SHA-256, and publishes it as a backup only once the manifest is written', async () => {
-    const k = key('foodb-1');
-    const stored = await store.write(k, chunks('hello ', 'world'));
-    expect(stored).toEqual({ size: 11, sha256: createHash('sha256').update('hello world').digest('hex') });
-    // Stored but not yet a backup.
-    expect(await filesOf()).toEqual(['foodb-1.dump']);
-    expect(await store.list()).toEqual({ backups: [], unreadable: [] });
-    expect(await store.manifest(k)).toBeUndefined();
-
-    const manifest = manifestFor(k, stored);
-    await store.finalize(manifest);
-    expect(await filesOf()).toEqual(['foodb-1.dump', 'foodb-1.manifest.json']);
-    expect(await store.manifest(k)).toEqual(manifest);
-    expect((await store.list({ namespace: 'default', postgresql: 'foodb' })).backups).toEqual([manifest]);
-    let read = '';
-    for await (const chunk of store.read(k)) read += Buffer.from(chunk).toString();
-    expect(read).toBe('hello world');
-    expect(await store.verifyChecksum(k)).toEqual({ ok: true, ...stored });
-    // Dumps hold the application's data: only the operator may read them.
-    expect((await stat(join(root, 'default', 'foodb', 'foodb-1.dump'))).mode & 0o777).toBe(0o600);
-    expect((await stat(join(root, 'default', 'foodb'))).mode & 0o777).toBe(0o700);
-  });
-
-  it('reads stored data back for its size and SHA-256, across many reads, with or without a manifest', async () => {
-    // 3.5 MiB of bytes that differ from one MiB to the next: a reused read buffer that kept bytes of an earlier read,
-    // or lost the tail of the last one, would change the SHA-256 or the size.
-    const data = Buffer.alloc(3.5 * 1024 * 1024);
-    for (let i = 0; i < data.length; i += 4) data.writeUInt32LE(i, i);
-    const k = key('foodb-big');
-    const stored = await store.write(
-      k,
-      (async function* () {
-        yield data.subarray(0, 100_000);
-        await nextTurn();
-        yield data.subarray(100_000);
-      })(),
-    );
-    const expected = { size: data.length, sha256: createHash('sha256').update(data).digest('hex') };
-    expect(stored).toEqual(expected);
-    expect(await store.digest(k)).toEqual(expected);
-    await store.finalize(manifestFor(k, stored));
-    expect(await store.digest(k)).toEqual(expected);
-    await expect(store.digest(key('never-stored'))).rejects.toMatchObject({ code: 'ENOENT' });
-    await expect(store.digest(k, { signal: AbortSignal.abort(new Error('stop')) })).rejects.toThrow('stop');
-  });
-
-  it('leaves nothing behind when the source fails part-way (pg_dump dying)', async () => {
-    async function* failing(): AsyncGenerator<Uint8Array> {
-      yield Buffer.from('partial dump');
-      await nextTurn();
-      throw new Error('pg_dump exited with code 1');
-    }
-    await expect(store.write(key('foodb-1'), failing())).rejects.toThrow('pg_dump exited with code 1');
-    expect(await filesOf()).toEqual([]);
-  });
-
-  it('leaves nothing behind when aborted, and stops reading the source', async () => {
-    const controller = new AbortController();
-    let sourceClosed = false;
-    async function* endless(): AsyncGenerator<Uint8Array> {
-      try {
-        for (let i = 0; ; i += 1) {
-          if (i === 3) controller.abort(new Error('reconcile timed out'));
-          await nextTurn();
-          yield Buffer.from('x'.repeat(1024));
-        }
-      } finally {
-        sourceClosed = true; // dumpDatabase kills pg_dump here
-      }
-    }
-    await expect(store.write(key('foodb-1'), endless(), { signal: controller.signal })).rejects.toThrow('reconcile timed out');
-    expect(sourceClosed).toBe(true);
-    expect(await filesOf()).toEqual([]);
-  });
-
-  it('never overwrites: a key that holds data or a backup is refused', async () => {
-    await publish(key('foodb-1'), 'first');
-    await expect(store.write(key('foodb-1'), chunks('second'))).rejects.toThrow(
-      'default/foodb/foodb-1 already exists in the store; a backup is never overwritten',
-    );
-    await store.write(key('foodb-2'), chunks('unpublished'));
-    await expect(store.write(key('foodb-2'), chunks('again'))).rejects.toThrow(/already exists/);
-    expect(await store.verifyChecksum(key('foodb-1'))).toMatchObject({ ok: true, size: 5 });
-  });
-
-  it('refuses to finalize data that was not stored, or a manifest of another size', async () => {
-    const stored = { size: 3, sha256: 'a'.repeat(64) };
-    await expect(store.finalize(manifestFor(key('nothing'), stored))).rejects.toThrow(
-      'cannot finalize default/foodb/nothing: its data was not stored',
-    );
-    await store.write(key('foodb-1'), chunks('four'));
-    await expect(store.finalize(manifestFor(key('foodb-1'), stored))).rejects.toThrow(
-      'the stored data has 4 bytes, the manifest says 3',
-    );
-  });
-
-  it('lists complete backups newest first, and reports manifests it cannot trust', async () => {
-    const older = await publish(key('foodb-a'), 'a', '2025-01-01T00:05:00.000Z');
-    const newer = await publish(key('foodb-b'), 'b', '2025-01-01T00:10:00.000Z');
-    const other = await publish(key('bardb-a', 'bardb'), 'c', '2025-01-01T00:07:00.000Z');
-    await writeFile(join(root, 'default', 'foodb', 'broken.manifest.json'), '{"manifestVersion": 1');
-    // A manifest copied next to another dump describes that other backup: never trusted for this one.
-    await writeFile(join(root, 'default', 'foodb', 'copied.dump'), 'b');
-    await writeFile(join(root, 'default', 'foodb', 'copied.manifest.json'), JSON.stringify(newer));
-
-    const all = await store.list();
-    expect(all.backups).toEqual([newer, other, older]);
-    const foodb = await store.list({ namespace: 'default', postgresql: 'foodb' });
-    expect(foodb.backups).toEqual([newer, older]);
-    expect(foodb.unreadable).toEqual([
-      { key: key('broken'), message: expect.stringMatching(/^manifest of default\/foodb\/broken: not JSON/) as string },
-      {
-        key: key('copied'),
-        message: 'manifest of default/foodb/copied describes default/foodb/foodb-b, not the backup stored there',
+  backupStoreContract(async () => {
+    const root = await mkdtemp(join(tmpdir(), 'backup-store-'));
+    const path = (postgresql: string, name = ''): string => join(root, 'default', postgresql, name);
+    return {
+      store: new DirectoryBackupStore(root),
+      storedNames: async (postgresql) => {
+        const entries = await readdir(path(postgresql)).catch(() => []);
+        return entries.map((entry) => entry.replace(TEMP_FILE, '$1 (unfinished)')).sort();
       },
-    ]);
-    expect((await store.list({ namespace: 'elsewhere' })).backups).toEqual([]);
+      putRaw: async (postgresql, name, content) => {
+        await mkdir(path(postgresql), { recursive: true });
+        await writeFile(path(postgresql, name), content);
+      },
+      readRaw: (postgresql, name) => readFile(path(postgresql, name), 'utf8'),
+      removeRaw: (postgresql, name) => rm(path(postgresql, name)),
+      leaveUnfinishedWrite: async (k) => {
+        await mkdir(path(k.postgresql), { recursive: true });
+        await writeFile(path(k.postgresql, `.${k.backup}.dump.0b7c1f3e-8a5d-4c2b-9e1f-2a3b4c5d6e7f.tmp`), 'half a dump');
+      },
+      close: () => rm(root, { recursive: true, force: true }),
+    };
   });
 
-  it('detects a damaged dump: changed bytes, truncation, a missing file, a mangled manifest', async () => {
-    const content = 'the quick brown fox';
-    await publish(key('changed'), content);
-    await publish(key('truncated'), content);
-    await publish(key('missing'), content);
-    await publish(key('mangled'), content);
-    const dir = join(root, 'default', 'foodb');
-    await writeFile(join(dir, 'changed.dump'), content.replace('quick', 'quack'));
-    await truncate(join(dir, 'truncated.dump'), 5);
-    await rm(join(dir, 'missing.dump'));
-    await writeFile(join(dir, 'mangled.manifest.json'), (await readFile(join(dir, 'mangled.manifest.json'), 'utf8')).replace('"custom"', '"plain"'));
-
-    expect(await store.verifyChecksum(key('changed'))).toMatchObject({
-      ok: false,
-      problem: 'ChecksumMismatch',
-      message: expect.stringMatching(/^default\/foodb\/changed: the dump's SHA-256 is [0-9a-f]{64}, its manifest says [0-9a-f]{64}$/) as string,
+  describe('on a volume', () => {
+    let root: string;
+    beforeEach(async () => {
+      root = await mkdtemp(join(tmpdir(), 'backup-store-'));
     });
-    expect(await store.verifyChecksum(key('truncated'))).toEqual({
-      ok: false,
-      problem: 'SizeMismatch',
-      message: 'default/foodb/truncated: the dump has 5 bytes, its manifest says 19',
+    afterEach(async () => {
+      await rm(root, { recursive: true, force: true });
     });
-    expect(await store.verifyChecksum(key('missing'))).toEqual({
-      ok: false,
-      problem: 'DataMissing',
-      message: 'default/foodb/missing: the dump file is missing',
+
+    it('keeps dumps readable by the operator only', async () => {
+      const store = new DirectoryBackupStore(root);
+      await store.write(key('foodb-1'), chunks('hello'));
+      // Dumps hold the application's data.
+      expect((await stat(join(root, 'default', 'foodb', 'foodb-1.dump'))).mode & 0o777).toBe(0o600);
+      expect((await stat(join(root, 'default', 'foodb'))).mode & 0o777).toBe(0o700);
     });
-    expect(await store.verifyChecksum(key('mangled'))).toMatchObject({ ok: false, problem: 'ManifestUnreadable' });
-    expect(await store.verifyChecksum(key('never-stored'))).toMatchObject({ ok: false, problem: 'ManifestMissing' });
-  });
 
-  it('deletes the manifest before the data, and tolerates what is already gone', async () => {
-    await publish(key('foodb-1'), 'x');
-    await store.delete(key('foodb-1'));
-    expect(await filesOf()).toEqual([]);
-    await store.delete(key('foodb-1'));
-    await store.delete(key('foodb-1', 'never-existed'));
-  });
-
-  it('clears what a crash or a failed backup left: temp files, data without a manifest, a manifest without data', async () => {
-    const kept = await publish(key('complete'), 'ok');
-    await store.write(key('unpublished'), chunks('no manifest'));
-    await publish(key('lost-data'), 'gone');
-    const dir = join(root, 'default', 'foodb');
-    await rm(join(dir, 'lost-data.dump'));
-    await writeFile(join(dir, '.crashed.dump.0b7c1f3e-8a5d-4c2b-9e1f-2a3b4c5d6e7f.tmp'), 'half a dump');
-
-    const removed = await store.removeIncomplete({ namespace: 'default', postgresql: 'foodb' });
-    expect(removed.map((k) => k.backup).sort()).toEqual(['crashed', 'lost-data', 'unpublished']);
-    expect(await filesOf()).toEqual(['complete.dump', 'complete.manifest.json']);
-    expect((await store.list()).backups).toEqual([kept]);
-    expect(await store.removeIncomplete({ namespace: 'default' })).toEqual([]);
-  });
-
-  it('keeps every key inside the store', async () => {
-    await expect(store.write(key('../escape'), chunks('x'))).rejects.toThrow('backup name "../escape" is not a Kubernetes object name');
-    await expect(store.write(key('ok', '..'), chunks('x'))).rejects.toThrow('PostgreSQL name ".." is not a Kubernetes object name');
-    await expect(store.list({ namespace: 'a/b' })).rejects.toThrow('namespace "a/b" is not a Kubernetes namespace name');
-    expect(() => store.read(key('.hidden'))).toThrow(/is not a Kubernetes object name/);
-  });
-
-  it('says what to do when the backup volume is not mounted', async () => {
-    const unmounted = new DirectoryBackupStore(join(root, 'backup'));
-    await expect(unmounted.write(key('foodb-1'), chunks('x'))).rejects.toThrow(
-      `backup directory ${join(root, 'backup')} does not exist: mount the backup volume (a PersistentVolumeClaim) there`,
-    );
-    await mkdir(join(root, 'backup'));
-    await expect(unmounted.write(key('foodb-1'), chunks('x'))).resolves.toMatchObject({ size: 1 });
+    it('says what to do when the backup volume is not mounted', async () => {
+      const unmounted = new DirectoryBackupStore(join(root, 'backup'));
+      await expect(unmounted.write(key('foodb-1'), chunks('x'))).rejects.toThrow(
+        `backup directory ${join(root, 'backup')} does not exist: mount the backup volume (a PersistentVolumeClaim) there`,
+      );
+      await mkdir(join(root, 'backup'));
+      await expect(unmounted.write(key('foodb-1'), chunks('x'))).resolves.toMatchObject({ size: 1 });
+    });
   });
 });

@@ -3,7 +3,8 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StreamDigest, type Digest } from './digest.ts';
-import { InvalidManifestError, parseManifest, serializeManifest, type BackupManifest } from './manifest.ts';
+import { serializeManifest, type BackupManifest } from './manifest.ts';
+import { parseStoredManifest, verifyStoredChecksum } from './stored-backup-checks.ts';
 import {
   BackupStoreError,
   checkBackupKey,
@@ -211,20 +212,7 @@ export class DirectoryBackupStore implements BackupStore {
       if (isNotFound(error)) return undefined;
       throw error;
     }
-    let manifest: BackupManifest;
-    try {
-      manifest = parseManifest(text);
-    } catch (error) {
-      if (!(error instanceof InvalidManifestError)) throw error;
-      throw new InvalidManifestError(`manifest of ${formatBackupKey(key)}: ${error.message}`);
-    }
-    if (formatBackupKey(manifest.key) !== formatBackupKey(key)) {
-      // A manifest copied or moved by hand describes another backup; trusting it would restore the wrong data.
-      throw new InvalidManifestError(
-        `manifest of ${formatBackupKey(key)} describes ${formatBackupKey(manifest.key)}, not the backup stored there`,
-      );
-    }
-    return manifest;
+    return parseStoredManifest(key, text);
   }
 
   async list(scope?: BackupScope): Promise<StoreListing> {
@@ -263,37 +251,7 @@ export class DirectoryBackupStore implements BackupStore {
   }
 
   async verifyChecksum(key: BackupKey, options: { signal?: AbortSignal } = {}): Promise<ChecksumCheck> {
-    const name = formatBackupKey(key);
-    let manifest: BackupManifest | undefined;
-    try {
-      manifest = await this.manifest(key);
-    } catch (error) {
-      if (!(error instanceof InvalidManifestError)) throw error;
-      return { ok: false, problem: 'ManifestUnreadable', message: error.message };
-    }
-    if (manifest === undefined) return { ok: false, problem: 'ManifestMissing', message: `${name} has no manifest` };
-    let stored: Digest;
-    try {
-      stored = await this.digest(key, options);
-    } catch (error) {
-      if (isNotFound(error)) return { ok: false, problem: 'DataMissing', message: `${name}: the dump file is missing` };
-      throw error;
-    }
-    if (stored.size !== manifest.size) {
-      return {
-        ok: false,
-        problem: 'SizeMismatch',
-        message: `${name}: the dump has ${stored.size} bytes, its manifest says ${manifest.size}`,
-      };
-    }
-    if (stored.sha256 !== manifest.sha256) {
-      return {
-        ok: false,
-        problem: 'ChecksumMismatch',
-        message: `${name}: the dump's SHA-256 is ${stored.sha256}, its manifest says ${manifest.sha256}`,
-      };
-    }
-    return { ok: true, size: stored.size, sha256: stored.sha256 };
+    return verifyStoredChecksum(this, key, options, (error) => (isNotFound(error) ? 'the dump file is missing' : undefined));
   }
 
   async delete(key: BackupKey): Promise<void> {
