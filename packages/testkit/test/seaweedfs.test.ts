@@ -9,10 +9,10 @@ import { signedS3Request } from '../src/seaweedfs-s3-request.ts';
 
 let seaweed: RunningSeaweedFs;
 
-// The first run on a machine builds weed from source (minutes, with progress on stderr).
+// The first run on a machine builds weed from source (30 min on two busy cores, with progress on stderr).
 beforeAll(async () => {
   seaweed = await startSeaweedFs({ bucket: 'testkit-bucket' });
-}, 30 * 60_000);
+}, 60 * 60_000);
 afterAll(async () => {
   await seaweed.stop();
 });
