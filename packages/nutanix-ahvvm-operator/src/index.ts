@@ -89,14 +89,8 @@ export { descriptionWithOwnerMarker, ownerUidOf } from './vm/ownership-marker.ts
 export { BUSY_VM_STATES, actualPowerState, ipAddressesOf, observedVmStatus, type ObservedVmStatus } from './vm/observed-vm.ts';
 
 export { setupAhvVmController, type AhvVmControllerOptions } from './controller/ahvvm-controller.ts';
-export {
-  AhvVmReconciler,
-  DEFAULT_INTERVALS,
-  FIELD_MANAGER,
-  FINALIZER,
-  type AhvVmReconcilerOptions,
-  type ReconcileIntervals,
-} from './controller/ahvvm-reconciler.ts';
+export { AhvVmReconciler, FIELD_MANAGER, FINALIZER, type AhvVmReconcilerOptions } from './controller/ahvvm-reconciler.ts';
+export { DEFAULT_INTERVALS, type ReconcileIntervals } from './controller/requeue-timing.ts';
 export { Reason, SYNCED_CONDITION, type Outcome } from './controller/ahvvm-status.ts';
 export { connectToPrism, type PrismConnection } from './controller/prism-connection.ts';
 export { PrismAccessGate, type PrismAccessGateOptions } from './controller/prism-access-gate.ts';

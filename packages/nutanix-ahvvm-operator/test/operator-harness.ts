@@ -11,7 +11,7 @@ import { ControlPlane, waitFor } from '@k8s-operators/testkit';
 import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import { AhvVmResource, type AhvVm, type AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { setupAhvVmController } from '../src/controller/ahvvm-controller.ts';
-import type { ReconcileIntervals } from '../src/controller/ahvvm-reconciler.ts';
+import type { ReconcileIntervals } from '../src/controller/requeue-timing.ts';
 import type { PrismAccessGate } from '../src/controller/prism-access-gate.ts';
 import { connectToPrism, type PrismConnection } from '../src/controller/prism-connection.ts';
 import { registerAhvVmMetrics, type AhvVmMetrics } from '../src/metrics/ahvvm-metrics.ts';

@@ -7,7 +7,8 @@ import {
 } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
-import { AhvVmReconciler, type ReconcileIntervals } from './ahvvm-reconciler.ts';
+import { AhvVmReconciler } from './ahvvm-reconciler.ts';
+import type { ReconcileIntervals } from './requeue-timing.ts';
 import type { PrismAccessGate } from './prism-access-gate.ts';
 import type { PrismConnection } from './prism-connection.ts';
 

@@ -1,0 +1,96 @@
+import { hasFinalizer, removeFinalizer, type KubeClient, type ReconcileContext } from '@k8s-operators/controller-core';
+import { AhvVmRef } from '../api/ahvvm-ref.ts';
+import type { AhvVm } from '../api/ahvvm-resource.ts';
+import { observedVmStatus } from '../vm/observed-vm.ts';
+import { lookUpOwnedVm } from './ahvvm-create.ts';
+import type { AhvVmScope } from './ahvvm-scope.ts';
+import { pending, Reason } from './ahvvm-status.ts';
+import { followTask } from './follow-task.ts';
+import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
+import { resolveDesiredVm } from './resolve-desired-vm.ts';
+import { submittedTask } from './task-record.ts';
+
+/** Keeps the AhvVm until its VM is deleted in Prism (or let go, with `deletion_policy: Retain`). */
+export const FINALIZER = 'nutanix.com/ahvvm';
+
+/** Deleting the VM needs Prism; retaining it, or a resource that never got as far as a finalizer, does not. */
+export function needsPrismToLetGo(avm: AhvVm): boolean {
+  return hasFinalizer(avm, FINALIZER) && (avm.spec.deletion_policy ?? 'Delete') === 'Delete';
+}
+
+export async function letGo(deps: Pick<PhaseDeps, 'kube' | 'report'>, scope: AhvVmScope, ctx: ReconcileContext): Promise<void> {
+  const uuid = scope.status.uuid;
+  if (hasFinalizer(scope.avm, FINALIZER) && uuid !== undefined) {
+    ctx.log.info({ vm: uuid }, 'deletion_policy is Retain: leaving the VM in Prism');
+    deps.report.event(scope, 'Normal', 'Retained', 'Delete', `VM ${uuid} is left in Prism Central (deletion_policy: Retain)`);
+  }
+  await release(deps.kube, scope);
+}
+
+export async function release(kube: Pick<KubeClient, 'patch'>, scope: AhvVmScope): Promise<void> {
+  await removeFinalizer(kube, AhvVmRef, scope.avm, FINALIZER);
+  scope.released = true;
+}
+
+/** DELETE the VM, follow the task by requeueing, and remove the finalizer once Prism answers 404. */
+export async function finalize(deps: PhaseDeps, run: PhaseRun): Promise<Result> {
+  const { scope, api, ctx } = run;
+  const operation = scope.status.lastTask?.operation;
+  // On v4 a VM's UUID is known only from its create task: a create still running is followed to its end first.
+  const followCreate = operation === 'create' && !api.createTokenIsVmUuid && scope.status.uuid === undefined;
+  if (operation === 'delete' || followCreate) {
+    const followed = await followTask(deps, scope, api);
+    if (followed === 'running') return deps.requeue.poll();
+    if (followed === 'failed' && operation === 'delete') return { requeueAfterMs: deps.backoff.next(ctx.request.key) };
+  }
+  let uuid = scope.status.uuid;
+  if (uuid === undefined) {
+    // The UUID is recorded before any create, so without one this resource never sent one; a VM it owns can only
+    // be there if its status was lost (a restore), and then the ownership marker finds it.
+    const lookup = await lookUpOwnedVm(api, scope.avm);
+    if (lookup.kind !== 'found') {
+      if (await askAfterUnansweredCreate(deps, run)) return deps.requeue.poll();
+      await release(deps.kube, scope);
+      return undefined;
+    }
+    uuid = lookup.vm.metadata.uuid;
+  }
+  const vm = await api.getVm(uuid);
+  if (vm === undefined) {
+    ctx.log.info({ vm: uuid }, 'the VM is gone from Prism; removing the finalizer');
+    deps.report.event(scope, 'Normal', 'Deleted', 'Delete', `VM ${uuid} no longer exists in Prism Central`);
+    await release(deps.kube, scope);
+    return undefined;
+  }
+  if (vm.status.state === 'DELETE_PENDING') {
+    await scope.report(pending(Reason.Deleting, `Prism Central is deleting VM ${uuid}`), observedVmStatus(vm));
+    return deps.requeue.poll();
+  }
+  const task = await api.deleteVm(vm);
+  if (task === undefined) {
+    await release(deps.kube, scope);
+    return undefined;
+  }
+  ctx.log.info({ vm: uuid, task }, 'deleting the VM in Prism');
+  deps.report.event(scope, 'Normal', Reason.Deleting, 'Delete', `deleting VM ${uuid} in Prism Central (task ${task})`);
+  await scope.report(pending(Reason.Deleting, `deleting VM ${uuid} in Prism Central`), { ...observedVmStatus(vm), lastTask: submittedTask(task, 'delete') });
+  return deps.requeue.poll();
+}
+
+/**
+ * v4, deleting: a create request was recorded but its task never was (the operator stopped in between), and no VM
+ * shows yet — Prism lists none while its create runs. The create is sent again with its request id: Prism answers
+ * the first request's task (or, if that request never arrived, makes the VM now), which is followed to learn the
+ * VM's extId and delete it. Without this the finalizer would go and leave the VM behind.
+ */
+async function askAfterUnansweredCreate(deps: PhaseDeps, { scope, prism, api, ctx }: PhaseRun): Promise<boolean> {
+  const { createRequestId, lastTask } = scope.status;
+  if (api.createTokenIsVmUuid || createRequestId === undefined || lastTask?.operation === 'create') return false;
+  const desired = await resolveDesiredVm(scope.avm, prism, deps.names);
+  if (!desired.ok || (await api.prepare(desired.intent)) !== undefined) return false;
+  const created = await api.createVm(desired.intent, createRequestId);
+  if (created.taskUuid === undefined) return false;
+  ctx.log.info({ requestId: createRequestId, task: created.taskUuid }, 'deleting: asked Prism what became of the unanswered create request');
+  await scope.report(pending(Reason.Deleting, `finding the VM of create request ${createRequestId} to delete it`), { lastTask: submittedTask(created.taskUuid, 'create') });
+  return true;
+}

@@ -1,0 +1,101 @@
+import type { AhvVm } from '../api/ahvvm-resource.ts';
+import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import { observedVmStatus } from '../vm/observed-vm.ts';
+import { describeChanges, planUpdate, type UpdateStep } from '../vm/update-plan.ts';
+import type { VmDiff } from '../vm/vm-diff.ts';
+import { available, failed, pending, Reason, readyReasonOf } from './ahvvm-status.ts';
+import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
+import { eventActionOf, reasonWhileRunning, submittedTask, type TaskOperation } from './task-record.ts';
+
+/** Plans the update from the VM as Prism shows it now and takes its first step, or reports why there is none. */
+export async function sync(deps: PhaseDeps, run: PhaseRun, vm: PrismVm, intent: PrismVmIntent): Promise<Result> {
+  const { scope, ctx } = run;
+  const observed = observedVmStatus(vm);
+  const { uuid } = observed;
+  const plan = planUpdate(vm, intent, {
+    consentToPowerCycle: scope.avm.spec.allow_power_cycle ?? false,
+    powerCycleInProgress: scope.status.powerCycleInProgress ?? false,
+  });
+  switch (plan.kind) {
+    case 'wait':
+      await scope.report(pending(plan.reason, plan.message), observed);
+      return deps.requeue.poll();
+    case 'blocked': {
+      // Waiting for consent is by design; a change Prism cannot make needs someone to change the spec back.
+      const outcome = plan.reason === 'PowerCycleRequired' ? pending(plan.reason, plan.message) : failed(plan.reason, plan.message);
+      await deps.report.problem(scope, outcome, 'Update', observed);
+      return deps.requeue.driftCheck();
+    }
+    case 'in-sync':
+      if (vm.status.state === 'ERROR') {
+        // A failed change leaves the VM in ERROR until an update succeeds (TF #131); its own spec clears it.
+        const detail = vm.status.message_list?.map((m) => m.message ?? m.reason).join('; ') ?? 'no detail';
+        return applyStep(deps, run, vm, intent, { action: 'apply-spec' }, `Prism shows VM ${uuid} in ERROR (${detail}); sending its spec again to clear it`);
+      }
+      await scope.report(available(`VM ${uuid} matches the spec`), { ...observed, powerCycleInProgress: undefined });
+      deps.backoff.reset(ctx.request.key);
+      if (awaitsAddress(vm, observed.ipAddresses)) return deps.requeue.addressPoll();
+      return deps.requeue.driftCheck();
+    case 'steps': {
+      const [step] = plan.steps;
+      if (step === undefined) throw new Error('planUpdate returned no steps');
+      if (isDrift(scope.avm)) {
+        const changes = describeDiff(plan.diff);
+        ctx.log.info({ vm: uuid, changes }, 'the VM was changed outside Kubernetes; reverting');
+        deps.report.event(scope, 'Normal', 'DriftDetected', 'Update', `VM ${uuid} was changed in Prism Central (${changes}); putting the spec back`);
+      }
+      // Recorded before the VM goes off, so that a reconcile after a restart still powers it on again.
+      if (plan.powerCycle && scope.status.powerCycleInProgress !== true) await scope.record({ powerCycleInProgress: true });
+      return applyStep(deps, run, vm, intent, step, messageFor(step, uuid, plan.diff));
+    }
+  }
+}
+
+/** One PUT, built from the VM as just read; its task is followed by requeueing. */
+async function applyStep(deps: PhaseDeps, { scope, api, ctx }: PhaseRun, vm: PrismVm, intent: PrismVmIntent, step: UpdateStep, message: string): Promise<Result> {
+  const uuid = vm.metadata.uuid;
+  const operation: TaskOperation = step.action === 'apply-spec' ? 'update' : step.action;
+  let task: string;
+  try {
+    task = await api.applyStep(vm, step, intent);
+  } catch (error) {
+    if (!api.isEditConflict(error)) throw error;
+    // The VM changed between our GET and PUT: read it again and plan afresh.
+    ctx.log.info({ vm: uuid }, 'edit conflict: the VM changed meanwhile; planning again');
+    return deps.requeue.poll();
+  }
+  ctx.log.info({ vm: uuid, task, step: step.action }, message);
+  const reason = reasonWhileRunning(operation);
+  deps.report.event(scope, 'Normal', reason, eventActionOf(operation), `${message} (task ${task})`);
+  await scope.report(pending(reason, message), { ...observedVmStatus(vm), lastTask: submittedTask(task, operation) });
+  return deps.requeue.poll();
+}
+
+/** The VM differs although the spec has not changed since the operator last found them in sync. */
+function isDrift(avm: AhvVm): boolean {
+  return avm.status?.observedGeneration === avm.metadata.generation && readyReasonOf(avm) === Reason.Available;
+}
+
+/** A running VM with NICs whose addresses DHCP has yet to hand out (IPAM subnets assign them at creation). */
+function awaitsAddress(vm: PrismVm, addresses: readonly string[]): boolean {
+  return addresses.length === 0 && (vm.status.resources?.nic_list?.length ?? 0) > 0 && vm.status.resources?.power_state === 'ON';
+}
+
+function describeDiff(diff: VmDiff): string {
+  const changes = [...diff.hotPlug, ...diff.powerCycle];
+  const parts = changes.length > 0 ? [describeChanges(changes)] : [];
+  if (diff.power !== undefined) parts.push(`power ${diff.power.from} → ${diff.power.to}`);
+  return parts.join(', ');
+}
+
+function messageFor(step: UpdateStep, uuid: string, diff: VmDiff): string {
+  const specChanges = describeChanges([...diff.hotPlug, ...diff.powerCycle]);
+  switch (step.action) {
+    case 'power-off':
+      return specChanges === '' ? `powering VM ${uuid} off` : `powering VM ${uuid} off to apply ${specChanges}`;
+    case 'power-on':
+      return `powering VM ${uuid} on`;
+    case 'apply-spec':
+      return `applying ${specChanges} to VM ${uuid}`;
+  }
+}
