@@ -36,11 +36,10 @@ export const REPORTING_CONTROLLER = 'nutanix.com/ahvvm-operator';
 
 /** Registers the AhvVm controller on `manager`. */
 export function setupAhvVmController(manager: Manager, options: AhvVmControllerOptions): Controller {
-  const informer = manager.informerFor(AhvVmRef);
   const events = manager.eventRecorderFor(REPORTING_CONTROLLER);
   const reconciler = new AhvVmReconciler({
     kube: manager.client,
-    cache: informer.cache,
+    reader: manager.reader,
     prism: options.prism,
     events,
     metrics: options.metrics,

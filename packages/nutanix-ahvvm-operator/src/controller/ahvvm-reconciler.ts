@@ -1,12 +1,5 @@
-import {
-  ensureFinalizer,
-  hasFinalizer,
-  type KubeClient,
-  type ReadonlyCache,
-  type ReconcileContext,
-} from '@k8s-operators/controller-core';
+import { ensureFinalizer, hasFinalizer, type CacheReader, type KubeClient, type ReconcileContext } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
-import type { AhvVm } from '../api/ahvvm-resource.ts';
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
 import { locateOrCreate } from './ahvvm-create.ts';
 import { finalize, FINALIZER, letGo, needsPrismToLetGo, release } from './ahvvm-finalize.ts';
@@ -31,7 +24,8 @@ export const FIELD_MANAGER = 'nutanix-ahvvm-operator';
 
 export interface AhvVmReconcilerOptions {
   kube: Pick<KubeClient, 'applyStatus' | 'patch' | 'get'>;
-  cache: ReadonlyCache<AhvVm>;
+  /** The manager's cache reader (`manager.reader`): the AhvVm as the controller's own watch last saw it. */
+  reader: Pick<CacheReader, 'get'>;
   prism: PrismConnection;
   events: AhvVmEvents;
   metrics: AhvVmMetrics;
@@ -53,7 +47,7 @@ export interface AhvVmReconcilerOptions {
  * found is `locateOrCreate`, a VM found is `sync`.
  */
 export class AhvVmReconciler {
-  readonly #cache: ReadonlyCache<AhvVm>;
+  readonly #reader: Pick<CacheReader, 'get'>;
   readonly #prism: PrismConnection;
   readonly #gate: PrismAccessGate;
   readonly #now: () => Date;
@@ -62,7 +56,7 @@ export class AhvVmReconciler {
   readonly #deps: PhaseDeps;
 
   constructor(options: AhvVmReconcilerOptions) {
-    this.#cache = options.cache;
+    this.#reader = options.reader;
     this.#prism = options.prism;
     this.#gate = options.gate ?? new PrismAccessGate();
     this.#now = options.now ?? ((): Date => new Date());
@@ -81,7 +75,7 @@ export class AhvVmReconciler {
 
   readonly reconcile = async (ctx: ReconcileContext): Promise<Result> => {
     const { key } = ctx.request;
-    const cached = this.#cache.get(key);
+    const cached = await this.#reader.get(AhvVmRef, ctx.request);
     if (cached === undefined) {
       this.#states.delete(key);
       this.#deps.backoff.reset(key);
