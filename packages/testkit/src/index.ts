@@ -11,6 +11,7 @@ export { isProcessRunning } from './process-running.ts';
 export { packagesLoadedBy } from './loaded-packages.ts';
 export { openE2eCluster, REPOSITORY_ROOT, type E2eCluster, type HttpAnswer } from './e2e.ts';
 export { operatorPermissions, type OperatorPermissions } from './e2e-permissions.ts';
+export { describeOperatorChecks, type OperatorChecks } from './e2e-operator-checks.ts';
 export { grantedPermissions, unusedPermissions, usedPermissions, type Permission, type PolicyRule } from './rbac-usage.ts';
 export { IMAGE_REGISTRY, IMAGE_TAG, PROJECT_IMAGES, imageRef, startImage, type ProjectImage, type StartedImage } from './project-images.ts';
 export { engineAvailable, projectImageMode } from './node/runners/index.ts';

@@ -5,7 +5,7 @@
 // E2E_PRISM_API=v3 (default) or v4 (see prism-under-test.ts).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
-import { openE2eCluster, operatorPermissions, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, unusedPermissions, waitFor, type E2eCluster } from '@k8s-operators/testkit';
+import { describeOperatorChecks, openE2eCluster, REPOSITORY_ROOT, waitFor, type E2eCluster } from '@k8s-operators/testkit';
 import type { InspectedVm } from '@k8s-operators/prism-simulator';
 import type { PrismClient } from '../../src/prism/prism-client.ts';
 import { withPowerState } from '../../src/vm/apply-desired.ts';
@@ -272,37 +272,11 @@ function startMeddler(client: PrismClient, vms: () => Promise<InspectedVm[]>): {
   };
 }
 
-describe('metrics', () => {
-  test('a real Prometheus scrapes the operator as its ServiceMonitor does; a scrape with no token or no binding is refused', async (context) => {
-    if (!cluster.podNetworkFromHost) {
-      context.skip('the Prometheus runs on this machine, which has no route to Pod addresses (kind/e2e.sh adds one where it may)');
-      return;
-    }
-    const scrape = await scrapeOperatorWithPrometheus(cluster, 'nutanix-ahvvm-operator');
-    try {
-      expect(scrape.refusals.noToken).toContain('401');
-      expect(scrape.refusals.noBinding).toContain('403');
-      // The stories above reconciled and queued: controller-runtime's series and the operator's own.
-      expect(await scrape.total('controller_runtime_reconcile_total{result="success"}')).toBeGreaterThan(0);
-      expect(await scrape.total('workqueue_depth')).toBeDefined();
-      expect(await scrape.total('leader_election_master_status')).toBe(1);
-      expect(await scrape.total('prism_requests_total')).toBeGreaterThan(0);
-    } finally {
-      await scrape.stop();
-    }
-  });
-});
-
-describe('least privilege', () => {
-  test('the operator used every permission its roles grant (and could do its work with no more)', async (context) => {
-    const permissions = await operatorPermissions(cluster, 'nutanix-ahvvm-operator');
-    if (permissions === undefined) {
-      context.skip('only the local cluster keeps an audit log');
-      return;
-    }
-    expect(permissions.requests.filter((r) => r.code === 403)).toEqual([]);
-    expect(unusedPermissions(permissions.rules, permissions.requests, {
-      'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run may not wait for one',
-    })).toEqual([]);
-  });
+describeOperatorChecks({
+  cluster: () => cluster,
+  operator: 'nutanix-ahvvm-operator',
+  ownCounter: 'prism_requests_total',
+  mayBeUnused: {
+    'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run may not wait for one',
+  },
 });

@@ -4,7 +4,7 @@
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
-import { openE2eCluster, operatorPermissions, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, unusedPermissions, waitFor, type E2eCluster } from '@k8s-operators/testkit';
+import { describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, waitFor, type E2eCluster } from '@k8s-operators/testkit';
 import { connectToPod, queryPod, watchObjects, type DatabaseLogin, type PodAddress } from './cluster-access.ts';
 
 const NS = 'postgresql-e2e';
@@ -409,27 +409,6 @@ describe('backups', () => {
   });
 });
 
-describe('metrics', () => {
-  test('a real Prometheus scrapes the operator as its ServiceMonitor does; a scrape with no token or no binding is refused', async (context) => {
-    if (!cluster.podNetworkFromHost) {
-      context.skip('the Prometheus runs on this machine, which has no route to Pod addresses (kind/e2e.sh adds one where it may)');
-      return;
-    }
-    const scrape = await scrapeOperatorWithPrometheus(cluster, 'postgresql-operator');
-    try {
-      expect(scrape.refusals.noToken).toContain('401');
-      expect(scrape.refusals.noBinding).toContain('403');
-      // The stories above reconciled and queued: controller-runtime's series and the operator's own.
-      expect(await scrape.total('controller_runtime_reconcile_total{result="success"}')).toBeGreaterThan(0);
-      expect(await scrape.total('workqueue_depth')).toBeDefined();
-      expect(await scrape.total('leader_election_master_status')).toBe(1);
-      expect(await scrape.total('postgresql_backups_total')).toBeGreaterThan(0);
-    } finally {
-      await scrape.stop();
-    }
-  });
-});
-
 describe('secrecy', () => {
   test('no password appears in the operator\'s log, in Events, in statuses or in the objects it made', async () => {
     diagnoseOnFailure();
@@ -443,21 +422,26 @@ describe('secrecy', () => {
   });
 });
 
-describe('least privilege', () => {
-  test('the operator reads only the Secrets it is pointed at, by name, and used every permission its roles grant', async (context) => {
+describe('least privilege for Secrets', () => {
+  test('the operator reads only the Secrets it is pointed at, by name: no list, no watch', async (context) => {
     const permissions = await operatorPermissions(cluster, 'postgresql-operator');
     if (permissions === undefined) {
       context.skip('only the local cluster keeps an audit log');
       return;
     }
-    expect(permissions.requests.filter((r) => r.code === 403)).toEqual([]);
     const secretReads = permissions.requests.filter((r) => r.resource === 'secrets');
     expect(new Set(secretReads.map((r) => r.verb))).toEqual(new Set(['get']));
     // Every PostgreSQL of this spec, the seed's included, names a Secret "<name>-password" in its own namespace.
     expect(secretReads.filter((r) => r.namespace !== NS || !(r.name ?? '').endsWith('-password'))).toEqual([]);
-    expect(unusedPermissions(permissions.rules, permissions.requests, {
-      'update postgresqls/finalizers.exp.wheel.jp': 'needed only where OwnerReferencesPermissionEnforcement admission is on (OpenShift); nothing is written to it',
-      'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run may not wait for one',
-    })).toEqual([]);
   });
+});
+
+describeOperatorChecks({
+  cluster: () => cluster,
+  operator: 'postgresql-operator',
+  ownCounter: 'postgresql_backups_total',
+  mayBeUnused: {
+    'update postgresqls/finalizers.exp.wheel.jp': 'needed only where OwnerReferencesPermissionEnforcement admission is on (OpenShift); nothing is written to it',
+    'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run may not wait for one',
+  },
 });
