@@ -1,11 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.ts';
 
-export default defineConfig({
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
-  test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 180_000,
-  },
-});
+export default packageTestConfig();

@@ -1,11 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.ts';
 
-export default defineConfig({
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
-  test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 300_000,
-    hookTimeout: 180_000,
-  },
-});
+// The delivery checks build and start images: one test may take minutes.
+export default packageTestConfig({ include: ['test/**/*.test.ts'], testTimeoutMs: 300_000 });
