@@ -11,6 +11,17 @@ describe('FaultInjector', () => {
     expect(faults.list()).toEqual([]);
   });
 
+  it('keeps a fault after serving for a request that is served: one answered by a fault before does not use it up', () => {
+    // The drop-after rule comes first in the list: order must not matter.
+    const faults = new FaultInjector(1, [
+      { kind: 'drop', endpoint: 'POST /vms', phase: 'after', times: 1 },
+      { kind: 'rate-limit', endpoint: 'POST /vms', times: 1 },
+    ]);
+    expect(faults.decideRequest('POST /vms')).toMatchObject({ before: { kind: 'rate-limit' }, after: undefined });
+    expect(faults.decideRequest('POST /vms')).toMatchObject({ before: undefined, after: { kind: 'drop' } });
+    expect(faults.list()).toEqual([]);
+  });
+
   it('draws probabilities from a seeded sequence, so the same seed gives the same faults', () => {
     const rule: FaultRule = { kind: 'drop', probability: 0.5 };
     const outcomes = (seed: number): boolean[] => {
@@ -31,14 +42,16 @@ describe('FaultInjector', () => {
       { kind: 'latency', latencyMs: 30 },
       { kind: 'latency', latencyMs: 20, endpoint: 'POST /vms/list' },
       { kind: 'drop', phase: 'after' },
-      { kind: 'rate-limit', retryAfterSeconds: 5 },
+      { kind: 'error', phase: 'after', status: 502 },
+      { kind: 'rate-limit', retryAfterSeconds: 5, times: 1 },
       { kind: 'error' },
     ]);
     expect(faults.decideRequest('POST /vms/list')).toEqual({
       latencyMs: 50,
       before: { kind: 'rate-limit', retryAfterSeconds: 5 },
-      after: { kind: 'drop' },
+      after: undefined,
     });
+    expect(faults.decideRequest('POST /vms/list')).toEqual({ latencyMs: 50, before: { kind: 'error', status: 500 }, after: undefined });
   });
 
   it('decides task faults per operation', () => {

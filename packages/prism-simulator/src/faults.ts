@@ -145,17 +145,23 @@ export class FaultInjector implements FaultController, TaskFaultSource {
   /** Decides what happens to one request to `endpoint`. */
   decideRequest(endpoint: SimulatedEndpoint | undefined): RequestFaultDecision {
     const decision: RequestFaultDecision = { latencyMs: 0, before: undefined, after: undefined };
-    for (const rule of [...this.rules]) {
-      if (rule.kind === 'slow-task' || rule.kind === 'task-failure') continue;
-      if (rule.endpoint !== undefined && rule.endpoint !== endpoint) continue;
-      if (rule.kind === 'latency') {
-        if (this.fires(rule)) decision.latencyMs += rule.latencyMs;
-        continue;
+    const matching = [...this.rules].filter((rule) =>
+      rule.kind !== 'slow-task' && rule.kind !== 'task-failure' && (rule.endpoint === undefined || rule.endpoint === endpoint));
+    const phaseOf = (rule: (typeof matching)[number]): 'before' | 'after' | undefined =>
+      rule.kind === 'error' || rule.kind === 'drop' ? (rule.phase ?? 'before') : rule.kind === 'rate-limit' ? 'before' : undefined;
+    for (const rule of matching) {
+      if (rule.kind === 'latency' && this.fires(rule)) decision.latencyMs += rule.latencyMs;
+    }
+    // Faults after serving are drawn only for a request that is served: one answered by a fault before it never
+    // reaches them, so it must not use up one of their `times` either.
+    for (const phase of ['before', 'after'] as const) {
+      if (phase === 'after' && decision.before !== undefined) break;
+      for (const rule of matching) {
+        if (phaseOf(rule) !== phase) continue;
+        if (decision[phase] !== undefined || !this.fires(rule)) continue;
+        if (rule.kind === 'rate-limit') decision.before = { kind: 'rate-limit', retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
+        else decision[phase] = rule.kind === 'error' ? { kind: 'error', status: rule.status ?? 500 } : { kind: 'drop' };
       }
-      const phase = rule.kind === 'rate-limit' ? 'before' : (rule.phase ?? 'before');
-      if (decision[phase] !== undefined || !this.fires(rule)) continue;
-      if (rule.kind === 'rate-limit') decision.before = { kind: 'rate-limit', retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
-      else decision[phase] = rule.kind === 'error' ? { kind: 'error', status: rule.status ?? 500 } : { kind: 'drop' };
     }
     return decision;
   }
