@@ -111,17 +111,16 @@ collect() {
 }
 trap collect EXIT
 
-env_vars=(E2E_KUBECONFIG="$kubeconfig" E2E_KUSTOMIZE_DIR="$overlay" E2E_POD_NETWORK_ROUTED="$pod_network_routed")
+# Services the specs start on this machine (the Prism Central simulator, SeaweedFS) listen on the kind network's
+# gateway, the one address of this machine that pods reach. Its IPv4 address: from the network's IPAM settings where
+# kind set it, else (a network made with only a subnet, as kind/local-cluster.sh makes it) its bridge's address here.
+gateway="$(docker network inspect kind -f '{{range .IPAM.Config}}{{.Gateway}} {{end}}' | tr ' ' '\n' | awk '/\./ && !found {print; found = 1}')"
+if [[ -z "$gateway" ]]; then
+  bridge="br-$(docker network inspect kind -f '{{.Id}}' | cut -c1-12)"
+  gateway="$(ip -4 -o addr show "$bridge" | awk '{split($4, a, "/"); print a[1]; exit}')"
+fi
+env_vars=(E2E_KUBECONFIG="$kubeconfig" E2E_KUSTOMIZE_DIR="$overlay" E2E_POD_NETWORK_ROUTED="$pod_network_routed" E2E_HOST_ADDRESS="$gateway")
 if [[ "$operator" == nutanix-ahvvm-operator ]]; then
-  # The Prism Central simulator runs on this machine; pods reach it through the kind network's gateway, the only
-  # address it listens on.
-  # The network's IPv4 gateway: from its IPAM settings where kind set it, else (a network made with only a subnet, as
-  # kind/local-cluster.sh makes it) the address of its bridge on this machine.
-  gateway="$(docker network inspect kind -f '{{range .IPAM.Config}}{{.Gateway}} {{end}}' | tr ' ' '\n' | awk '/\./ && !found {print; found = 1}')"
-  if [[ -z "$gateway" ]]; then
-    bridge="br-$(docker network inspect kind -f '{{.Id}}' | cut -c1-12)"
-    gateway="$(ip -4 -o addr show "$bridge" | awk '{split($4, a, "/"); print a[1]; exit}')"
-  fi
   ca="$(mktemp)"
   bash "$repo/tools/node24.sh" node --conditions=source "$repo/packages/prism-simulator/src/cli.ts" \
     --host "$gateway" --port 9440 --tls --tls-san "$gateway" --ca-out "$ca" > "$artifacts.simulator.log" 2>&1 &

@@ -50,11 +50,12 @@ export async function createClusterPki(dir: string): Promise<ClusterPki> {
 }
 
 /** A TLS serving certificate for loopback addresses, signed by the cluster CA (the local node's log server). */
-export async function createServingCertificate(dir: string, pki: ClusterPki, name: string): Promise<ClientCertificate> {
+export async function createServingCertificate(dir: string, pki: ClusterPki, name: string, ipAddresses: readonly string[] = ['127.0.0.1']): Promise<ClientCertificate> {
   const key = join(dir, `${name}.key`);
   const cert = join(dir, `${name}.crt`);
+  const names = ['DNS:localhost', ...[...new Set(ipAddresses)].map((ip) => `IP:${ip}`)].join(',');
   await signCertificate(dir, { caCert: pki.caCert, caKey: pki.caKey, key, cert, subject: `/CN=${name}`,
-    extensions: ['subjectAltName=DNS:localhost,IP:127.0.0.1', 'extendedKeyUsage=serverAuth', 'keyUsage=critical,digitalSignature,keyEncipherment'] });
+    extensions: [`subjectAltName=${names}`, 'extendedKeyUsage=serverAuth', 'keyUsage=critical,digitalSignature,keyEncipherment'] });
   return { cert, key };
 }
 

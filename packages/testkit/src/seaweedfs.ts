@@ -17,12 +17,17 @@ export interface SeaweedFsOptions {
   bucket?: string;
   /** How long start-up may take once the binary is there (default 60 s; a busy 2-core machine needs about 10). */
   startTimeoutMs?: number;
+  /**
+   * The address SeaweedFS listens on, and the one its endpoints and TLS certificate name (default 127.0.0.1): e.g.
+   * the kind network's gateway, for pods of a kind cluster to reach it.
+   */
+  host?: string;
 }
 
 export interface RunningSeaweedFs {
-  /** The S3 endpoint, http://127.0.0.1:<port>; buckets are addressed path-style. */
+  /** The S3 endpoint, http://<host>:<port>; buckets are addressed path-style. */
   readonly endpoint: string;
-  /** The same S3 gateway over TLS, https://127.0.0.1:<port>, with a certificate signed by `caPem` only. */
+  /** The same S3 gateway over TLS, https://<host>:<port>, with a certificate signed by `caPem` only. */
   readonly httpsEndpoint: string;
   /** The PEM certificate of the private CA that signed the TLS certificate: no public root trusts it. */
   readonly caPem: string;
@@ -63,7 +68,7 @@ export function resolveSeaweedFsBinary(): Promise<string> {
  * nothing leaves the machine.
  */
 export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<RunningSeaweedFs> {
-  const { bucket = 'backups', startTimeoutMs = 60_000 } = options;
+  const { bucket = 'backups', startTimeoutMs = 60_000, host = '127.0.0.1' } = options;
   const binary = await resolveSeaweedFsBinary();
   const dir = await mkdtemp(join(tmpdir(), 'seaweedfs-'));
   const credentials: S3Credentials = {
@@ -86,10 +91,10 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
   );
   await mkdir(join(dir, 'data'));
   const pki = await createClusterPki(dir);
-  const tls = await createServingCertificate(dir, pki, 'seaweedfs-s3');
+  const tls = await createServingCertificate(dir, pki, 'seaweedfs-s3', [host]);
   // Every gRPC port is given: left out, each would be its HTTP port + 10000, which may be taken or past 65535.
   const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3, s3Https, s3Grpc] = await Promise.all(
-    Array.from({ length: 9 }, () => freePort()),
+    Array.from({ length: 9 }, () => freePort(host)),
   );
   const logFile = join(dir, 'weed.log');
   const weed = ManagedProcess.start({
@@ -99,8 +104,8 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
     cwd: dir,
     args: [
       'server',
-      '-ip=127.0.0.1',
-      '-ip.bind=127.0.0.1',
+      `-ip=${host}`,
+      `-ip.bind=${host}`,
       `-dir=${join(dir, 'data')}`,
       `-master.port=${master}`,
       `-master.port.grpc=${masterGrpc}`,
@@ -123,7 +128,7 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
       `-s3.config=${s3Config}`,
     ],
   });
-  const endpoint = `http://127.0.0.1:${s3}`;
+  const endpoint = `http://${host}:${s3}`;
   const region = 'us-east-1';
   const request: RunningSeaweedFs['request'] = (r) => signedS3Request({ endpoint, region, credentials, ...r });
   const stop = async (): Promise<void> => {
@@ -147,5 +152,5 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
   if (started === 'exited') {
     throw new Error(`SeaweedFS exited during start-up (${JSON.stringify(weed.exitStatus)}); see ${logFile}`);
   }
-  return { endpoint, httpsEndpoint: `https://127.0.0.1:${s3Https}`, caPem: pki.caPem, region, bucket, credentials, logFile, request, stop };
+  return { endpoint, httpsEndpoint: `https://${host}:${s3Https}`, caPem: pki.caPem, region, bucket, credentials, logFile, request, stop };
 }

@@ -95,4 +95,21 @@ describe('resolvePostgreSQLSpec', () => {
       },
     });
   });
+
+  it('keeps the backup volume unless spec.backup.s3 is set, and fills in the S3 defaults when it is', () => {
+    expect(resolvePostgreSQLSpec({ db: 'foo', user: 'foo', password: 'foodb-password' }).backup.s3).toBeUndefined();
+    const resolved = resolvePostgreSQLSpec({
+      db: 'foo',
+      user: 'foo',
+      password: 'foodb-password',
+      backup: { s3: { bucket: 'backups', credentialsSecret: 's3-credentials' } },
+    });
+    expect(resolved.backup.s3).toEqual({
+      bucket: 'backups',
+      prefix: '',
+      region: 'us-east-1',
+      forcePathStyle: false,
+      credentialsSecret: 's3-credentials',
+    });
+  });
 });

@@ -30,3 +30,6 @@ export const DEFAULT_BACKUPS_ON_DELETE: BackupsOnDelete = 'Retain';
 
 /** Take a last backup before the database is deleted, so the newest data survives the PostgreSQL object. */
 export const DEFAULT_FINAL_BACKUP = true;
+
+/** The S3 region when `spec.backup.s3.region` is not set: AWS's default; self-hosted stores accept any in signatures. */
+export const DEFAULT_S3_REGION = 'us-east-1';

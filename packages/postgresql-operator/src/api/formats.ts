@@ -30,3 +30,9 @@ export const QUANTITY =
 
 /** A lowercase hex SHA-256 digest. */
 export const SHA256_HEX = '^[0-9a-f]{64}$';
+
+/**
+ * An S3 bucket name as AWS allows it: lowercase letters, digits, '.' and '-', starting and ending with a letter or digit
+ * (length 3 to 63 is checked apart).
+ */
+export const S3_BUCKET_NAME = '^[a-z0-9][a-z0-9.-]*[a-z0-9]$';

@@ -26,7 +26,8 @@ export {
 export { PASSWORD_SECRET_KEY } from './password-secret.ts';
 export { PostgreSQLConditionType } from './postgresql-conditions.ts';
 export * from './defaults.ts';
-export { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec } from './resolve-spec.ts';
+export { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec, type ResolvedS3StoreSpec } from './resolve-spec.ts';
+export { S3_ACCESS_KEY_ID_KEY, S3_SECRET_ACCESS_KEY_KEY } from './s3-credentials-secret.ts';
 
 /** Every CRD this operator installs, in the order they are written. */
 export const CUSTOM_RESOURCES = [PostgreSQLResource, PostgreSQLBackupResource] as const;

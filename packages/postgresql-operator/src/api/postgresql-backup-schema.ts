@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DEFAULT_BACKUP_TRIGGER } from './backup-lifecycle.ts';
+import { S3StoreSpec } from './backup-s3-spec.ts';
 import { DNS_1123_SUBDOMAIN, SHA256_HEX } from './formats.ts';
 
 export const PostgreSQLBackupSpec = Type.Object(
@@ -61,6 +62,13 @@ export const PostgreSQLBackupStatus = Type.Object(
     serverVersion: Type.Optional(Type.String({ description: 'PostgreSQL server version dumped, e.g. 15.18.' })),
     pgDumpVersion: Type.Optional(Type.String({ description: 'Version of the pg_dump that wrote the dump.' })),
     error: Type.Optional(Type.String({ description: 'Why the backup failed, or why it is no longer usable.' })),
+    s3: Type.Optional(
+      Type.Object(S3StoreSpec.properties, {
+        description:
+          "The S3 store the dump was written to: the PostgreSQL's spec.backup.s3 when the backup started. Absent: the " +
+          "operator's backup volume. The dump is read and deleted there, whatever the PostgreSQL names later.",
+      }),
+    ),
   },
   { description: 'PostgreSQLBackupStatus: where the backup stands, and what was stored.' },
 );

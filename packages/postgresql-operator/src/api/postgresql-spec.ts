@@ -9,6 +9,7 @@ import {
   MAX_KEEP_FAILED,
   MAX_KEEP_LAST,
 } from './defaults.ts';
+import { S3StoreSpec } from './backup-s3-spec.ts';
 import { PASSWORD_SECRET_KEY } from './password-secret.ts';
 import { CRON_SHAPE, DNS_1123_SUBDOMAIN, POSTGRES_IDENTIFIER, QUANTITY, RETENTION_AGE } from './formats.ts';
 
@@ -173,9 +174,12 @@ const BackupSpec = Type.Object(
     ),
     retention: Type.Optional(RetentionSpec),
     onDelete: Type.Optional(OnDeleteSpec),
+    s3: Type.Optional(S3StoreSpec),
   },
   {
-    description: 'Logical backups (pg_dump, custom format) to the operator\'s backup store, each one decoded in full by pg_restore and read back.',
+    description:
+      'Logical backups (pg_dump, custom format) to the operator\'s backup volume, or to an S3 bucket (s3), each one ' +
+      'decoded in full by pg_restore and read back.',
     default: {},
   },
 );

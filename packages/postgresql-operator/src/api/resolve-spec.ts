@@ -5,9 +5,24 @@ import {
   DEFAULT_IMAGE,
   DEFAULT_KEEP_FAILED,
   DEFAULT_KEEP_LAST,
+  DEFAULT_S3_REGION,
   type BackupsOnDelete,
 } from './defaults.ts';
 import type { PostgreSQLSpec } from './postgresql-resource.ts';
+
+/** `spec.backup.s3` with its defaults. */
+export interface ResolvedS3StoreSpec {
+  bucket: string;
+  /** Empty when there is none. */
+  prefix: string;
+  /** Absent: AWS S3 of the region. */
+  endpoint?: string;
+  region: string;
+  forcePathStyle: boolean;
+  /** Name of the Secret holding accessKeyId and secretAccessKey. */
+  credentialsSecret: string;
+  caBundle?: { configMapKeyRef?: { name: string; key: string }; secretKeyRef?: { name: string; key: string } };
+}
 
 /** `PostgreSQL.spec` with every default filled in: what the controller acts on. */
 export interface ResolvedPostgreSQLSpec {
@@ -24,6 +39,8 @@ export interface ResolvedPostgreSQLSpec {
     suspend: boolean;
     retention: { keepLast: number; maxAge?: string; keepFailed: number };
     onDelete: { finalBackup: boolean; backups: BackupsOnDelete };
+    /** Absent: the operator's backup volume, as in the seed. */
+    s3?: ResolvedS3StoreSpec;
   };
 }
 
@@ -33,7 +50,7 @@ export interface ResolvedPostgreSQLSpec {
  */
 export function resolvePostgreSQLSpec(spec: PostgreSQLSpec): ResolvedPostgreSQLSpec {
   const { backup = {} } = spec;
-  const { retention = {}, onDelete = {} } = backup;
+  const { retention = {}, onDelete = {}, s3 } = backup;
   return {
     db: spec.db,
     user: spec.user,
@@ -53,6 +70,23 @@ export function resolvePostgreSQLSpec(spec: PostgreSQLSpec): ResolvedPostgreSQLS
         finalBackup: onDelete.finalBackup ?? DEFAULT_FINAL_BACKUP,
         backups: onDelete.backups ?? DEFAULT_BACKUPS_ON_DELETE,
       },
+      ...(s3 === undefined ? {} : { s3: resolveS3StoreSpec(s3) }),
     },
+  };
+}
+
+/** `spec.backup.s3` as written (or as a backup recorded it in `status.s3`). */
+export type S3StoreSpecInput = NonNullable<NonNullable<PostgreSQLSpec['backup']>['s3']>;
+
+/** An S3 store's fields with their defaults filled in. */
+export function resolveS3StoreSpec(s3: S3StoreSpecInput): ResolvedS3StoreSpec {
+  return {
+    bucket: s3.bucket,
+    prefix: s3.prefix ?? '',
+    ...(s3.endpoint === undefined ? {} : { endpoint: s3.endpoint }),
+    region: s3.region ?? DEFAULT_S3_REGION,
+    forcePathStyle: s3.forcePathStyle ?? false,
+    credentialsSecret: s3.credentialsSecret,
+    ...(s3.caBundle === undefined ? {} : { caBundle: s3.caBundle }),
   };
 }

@@ -1,6 +1,7 @@
 import type { EventRecorder, Manager, StatusWriter } from '@k8s-operators/controller-core';
 import type { BackupStore } from '../backup/store.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';
+import { BackupStores } from './backup-stores.ts';
 import { DatabaseLocks } from './database-locks.ts';
 import { addPostgreSQLIndexes } from './operator-indexes.ts';
 import { registerPostgreSQLMetrics, type PostgreSQLMetrics } from './postgresql-metrics.ts';
@@ -15,6 +16,7 @@ export const POSTGRESQL_FINALIZER = 'exp.wheel.jp/final-backup';
 export const BACKUP_FINALIZER = 'exp.wheel.jp/backup-data';
 
 export interface OperatorOptions {
+  /** The backup volume's store: the default, and the seed's. */
   store: BackupStore;
   /** The clock (tests). */
   now?: () => Date;
@@ -25,7 +27,8 @@ export interface OperatorOptions {
 /** What both controllers share: the manager (caches, client), the store, the writers, the metrics and the per-database backup lock. */
 export interface OperatorContext {
   manager: Manager;
-  store: BackupStore;
+  /** The store of each PostgreSQL and each backup: the backup volume or an S3 bucket. */
+  stores: BackupStores;
   events: EventRecorder;
   statusWriter: StatusWriter;
   metrics: PostgreSQLMetrics;
@@ -38,7 +41,7 @@ export function operatorContext(manager: Manager, options: OperatorOptions): Ope
   addPostgreSQLIndexes(manager);
   return {
     manager,
-    store: options.store,
+    stores: new BackupStores(manager.client, options.store),
     events: manager.eventRecorderFor(REPORTING_CONTROLLER),
     statusWriter: manager.statusWriter(FIELD_MANAGER),
     metrics: registerPostgreSQLMetrics(manager.metrics.registry),

@@ -14,7 +14,7 @@ import type { PostgreSQLBackup, PostgreSQLBackupStatus } from '../api/postgresql
 import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { runBackup } from '../backup/run-backup.ts';
-import type { BackupKey } from '../backup/store.ts';
+import type { BackupKey, BackupStore } from '../backup/store.ts';
 import { connectionParameters } from '../postgres/connection.ts';
 import { completedStatus, failedStatus, isFinished, runningStatus } from './backup-status.ts';
 import { readDatabasePassword } from './database-password.ts';
@@ -48,7 +48,7 @@ const isPending = (backup: PostgreSQLBackup): boolean => backup.status?.phase ==
  * its stored dump, except while its namespace is being deleted (the PostgreSQL's `onDelete.backups` decides then).
  */
 export function setupBackupController(context: OperatorContext): Controller {
-  const { manager, events, statusWriter, metrics, locks, store } = context;
+  const { manager, events, statusWriter, metrics, locks, stores } = context;
   // Final statuses this process wrote (or failed to write), by backup key: a reconcile that still sees Running in the
   // cache (it lags behind our own write) writes this instead of declaring the backup interrupted.
   const finalStatuses = new Map<string, { uid: string; status: PostgreSQLBackupStatus }>();
@@ -74,10 +74,20 @@ export function setupBackupController(context: OperatorContext): Controller {
     return runWhenPossible(backup, ctx);
   };
 
-  const finish = async (backup: PostgreSQLBackup, status: PostgreSQLBackupStatus): Promise<void> => {
+  const finish = async (backup: PostgreSQLBackup, outcome: PostgreSQLBackupStatus): Promise<void> => {
     const key = objectKey(backup);
+    // Status writes are whole-status applies: the store the dump went to stays recorded.
+    const s3 = backup.status?.s3;
+    const status = s3 === undefined || outcome.s3 !== undefined ? outcome : { ...outcome, s3 };
     finalStatuses.set(key, { uid: backup.metadata.uid ?? '', status });
     await statusWriter.write(PostgreSQLBackupRef, backup, status);
+  };
+
+  /** The store the backup was written to; one that cannot be built is an error for the reconcile to retry. */
+  const storeOf = async (backup: PostgreSQLBackup): Promise<BackupStore> => {
+    const lookup = await stores.forBackup(backup);
+    if (!lookup.ok) throw new Error(`backup ${backup.metadata.name ?? ''}: its store cannot be reached: ${lookup.message}`);
+    return lookup.store;
   };
 
   /** The event on the backup, and on its PostgreSQL so `kubectl describe pg` shows it too. */
@@ -88,7 +98,7 @@ export function setupBackupController(context: OperatorContext): Controller {
   };
 
   const recoverInterrupted = async (backup: PostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> => {
-    const manifest = await store.manifest(backupKey(backup));
+    const manifest = await (await storeOf(backup)).manifest(backupKey(backup));
     if (manifest !== undefined) {
       ctx.log.info('found Running with its manifest published: completed before the operator stopped');
       await finish(backup, completedStatus(manifest));
@@ -135,17 +145,27 @@ export function setupBackupController(context: OperatorContext): Controller {
     const address = pod === undefined ? undefined : podAddress(pod);
     if (address === undefined) return waitOr(`no pod of PostgreSQL ${backup.spec.postgresql} serves (Ready and labelled appReady=ok)`);
     const name = backup.metadata.name ?? '';
+    const target = await stores.forPostgreSQL(postgresql);
+    if (!target.ok) {
+      const error = `the backup store in spec.backup.s3 cannot be used: ${target.message}`;
+      await finish(backup, failedStatus(backup, error, now));
+      metrics.backups.inc({ trigger, result: 'failed' });
+      await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name}: ${error}` });
+      return undefined;
+    }
+    const { store } = target;
     if (!locks.tryAcquire(databaseKey, name)) return waitOr(`backup ${locks.holder(databaseKey) ?? ''} of the same database is running`);
 
     try {
-      const running = await statusWriter.write(PostgreSQLBackupRef, backup, runningStatus(now));
-      // Only now, holding the database's lock, is nothing of this database being written: clear what crashes left.
-      const cleared = await store.removeIncomplete({ namespace, postgresql: backup.spec.postgresql });
-      if (cleared.length > 0) ctx.log.info({ cleared: cleared.map((k) => k.backup) }, 'removed unfinished backup data');
+      const running = await statusWriter.write(PostgreSQLBackupRef, backup, { ...runningStatus(now), ...(target.s3 === undefined ? {} : { s3: target.s3 }) });
       const started = performance.now();
       const connection = connectionParameters({ podIP: address, database: spec.db, user: spec.user, password: password.password });
       let outcome: PostgreSQLBackupStatus;
       try {
+        // Only now, holding the database's lock, is nothing of this database being written: clear what crashes left.
+        // A store that refuses this (wrong credentials, unreachable) fails the backup like any later step.
+        const cleared = await store.removeIncomplete({ namespace, postgresql: backup.spec.postgresql });
+        if (cleared.length > 0) ctx.log.info({ cleared: cleared.map((k) => k.backup) }, 'removed unfinished backup data');
         const manifest = await runBackup({ store, key: backupKey(running), trigger, connection, signal: ctx.signal, tools: context.tools });
         outcome = completedStatus(manifest);
       } catch (error) {
@@ -182,8 +202,14 @@ export function setupBackupController(context: OperatorContext): Controller {
     if (!hasFinalizer(backup, BACKUP_FINALIZER)) return undefined;
     const namespace = await manager.client.get(Resources.Namespace, { name: backup.metadata.namespace ?? '' });
     if (namespace?.metadata?.deletionTimestamp === undefined) {
-      await store.delete(backupKey(backup));
-      ctx.log.info('deleted the stored dump with its PostgreSQLBackup');
+      const lookup = await stores.forBackup(backup);
+      if (lookup.ok) {
+        await lookup.store.delete(backupKey(backup));
+        ctx.log.info('deleted the stored dump with its PostgreSQLBackup');
+      } else {
+        // Keeping the finalizer would keep the object, and its namespace, forever: say what is left behind instead.
+        await tell(backup, { type: 'Warning', reason: 'StoredDumpKept', note: `the stored dump of backup ${backup.metadata.name ?? ''} could not be deleted and is left in its store: ${lookup.message}` });
+      }
     } else {
       ctx.log.info('namespace being deleted: the stored dump is kept');
     }

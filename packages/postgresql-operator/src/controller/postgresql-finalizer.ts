@@ -75,10 +75,13 @@ export async function finalizePostgreSQL(context: OperatorContext, postgresql: P
     if (backups.some((b) => b.status?.phase === 'Running')) return { requeueAfterMs: WAIT_FOR_RUNNING_BACKUP_MS };
     // The stored dumps first, all of them (also any whose object is gone), then the objects.
     const scope = { namespace, postgresql: instanceName(postgresql) };
-    const listing = await context.store.list(scope);
-    for (const backup of listing.backups) await context.store.delete(backup.key);
-    for (const { key } of listing.unreadable) await context.store.delete(key);
-    await context.store.removeIncomplete(scope);
+    const target = await context.stores.forPostgreSQL(postgresql);
+    if (!target.ok) throw new Error(`the stored backups cannot be deleted (backup.onDelete.backups: Delete): the backup store in spec.backup.s3 cannot be used: ${target.message}`);
+    const { store } = target;
+    const listing = await store.list(scope);
+    for (const backup of listing.backups) await store.delete(backup.key);
+    for (const { key } of listing.unreadable) await store.delete(key);
+    await store.removeIncomplete(scope);
     for (const backup of backups) {
       if (backup.metadata.deletionTimestamp !== undefined) continue;
       await manager.client.delete(PostgreSQLBackupRef, { namespace, name: backup.metadata.name ?? '' });

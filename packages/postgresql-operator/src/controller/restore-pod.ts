@@ -38,8 +38,10 @@ export async function restorePod(context: OperatorContext, request: PodRestore):
   const connection = connectionParameters({ podIP: podAddress(pod) ?? '', database: spec.db, user: spec.user, password });
   let verdict: RestoreVerdict;
   try {
+    const target = await context.stores.forPostgreSQL(postgresql);
+    if (!target.ok) throw new Error(`the backup store in spec.backup.s3 cannot be used: ${target.message}`);
     const result = await restoreLatestBackup({
-      store: context.store, namespace, postgresql: instanceName(postgresql), connection, role: spec.user, signal, tools: context.tools,
+      store: target.store, namespace, postgresql: instanceName(postgresql), connection, role: spec.user, signal, tools: context.tools,
     });
     verdict = restoreVerdict(podName, result);
   } catch (error) {

@@ -4,7 +4,7 @@
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
-import { describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, waitFor, type E2eCluster } from '@k8s-operators/testkit';
+import { describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, startSeaweedFs, waitFor, type E2eCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
 import { connectToPod, queryPod, watchObjects, type DatabaseLogin, type PodAddress } from './cluster-access.ts';
 
 const NS = 'postgresql-e2e';
@@ -16,7 +16,7 @@ interface Condition { type: string; status: string; reason: string; message: str
 interface Slice { endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[] }
 interface Pod { metadata: { name: string; uid: string; labels?: Record<string, string>; deletionTimestamp?: string }; status: { podIP?: string; conditions?: { type: string; status: string }[] } }
 const isReady = (pod: Pod): boolean => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-interface Backup { metadata: { name: string }; spec: { postgresql: string; trigger?: string }; status?: { phase?: string; verified?: boolean; sha256?: string; error?: string; sizeBytes?: number } }
+interface Backup { metadata: { name: string }; spec: { postgresql: string; trigger?: string }; status?: { phase?: string; verified?: boolean; sha256?: string; error?: string; sizeBytes?: number; s3?: Record<string, unknown> } }
 
 /** The seed's Secret holds bXlwYXNzd29yZA==. */
 const SEED_LOGIN: DatabaseLogin = { database: 'foo', user: 'foo', password: 'mypassword' };
@@ -124,6 +124,8 @@ const storedFiles = async (postgresql: string): Promise<string[]> =>
   (await inBackupVolume(['ls', '-1a', `/backup/${NS}/${postgresql}`])).split('\n').filter((f) => f !== '' && f !== '.' && f !== '..').sort();
 
 let scraperToken: string | undefined;
+/** The S3 store's secret, which must appear nowhere the operator writes (set by the S3 stories). */
+let s3SecretAccessKey = '';
 /** A ServiceAccount token bound to the operator's metrics-reader ClusterRole, as Prometheus' would be. */
 async function metricsScraperToken(): Promise<string> {
   if (scraperToken !== undefined) return scraperToken;
@@ -409,10 +411,74 @@ describe('backups', () => {
   });
 });
 
+describe('backups in S3', () => {
+  const BUCKET = 'pg-backups';
+  const database_ = 's3db';
+  let s3: RunningSeaweedFs;
+  beforeAll(async () => {
+    // On kind, pods reach this machine only at the kind network's gateway (kind/e2e.sh passes it).
+    s3 = await startSeaweedFs({ bucket: BUCKET, host: process.env.E2E_HOST_ADDRESS ?? '127.0.0.1' });
+    s3SecretAccessKey = s3.credentials.secretAccessKey;
+  });
+  afterAll(async () => {
+    // Undefined when start-up failed: that failure is the one to report.
+    await (s3 as RunningSeaweedFs | undefined)?.stop();
+  });
+
+  const credentialsSecret = (secretAccessKey: string): string =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's3-credentials' }, stringData: { accessKeyId: s3.credentials.accessKeyId, secretAccessKey } });
+  /** Object names under the database's prefix, and the multipart uploads not completed or aborted. */
+  const bucketContents = async (): Promise<{ keys: string[]; incompleteUploads: number }> => {
+    const listing = await (await s3.request({ method: 'GET', path: `/${BUCKET}`, query: { 'list-type': '2', prefix: `${NS}/${database_}/` } })).text();
+    const uploads = await (await s3.request({ method: 'GET', path: `/${BUCKET}`, query: { uploads: '' } })).text();
+    return {
+      keys: [...listing.matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => (m[1] ?? '').slice(`${NS}/${database_}/`.length)).sort(),
+      incompleteUploads: [...uploads.matchAll(/<UploadId>/g)].length,
+    };
+  };
+
+  test('backups go to the bucket over verified TLS, and a new pod is restored from it before it serves', async () => {
+    diagnoseOnFailure();
+    await apply(credentialsSecret(s3.credentials.secretAccessKey));
+    await apply(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 's3-ca' }, data: { 'ca.crt': s3.caPem } }));
+    await apply(database(database_, {
+      backup: {
+        suspend: true,
+        s3: { bucket: BUCKET, endpoint: s3.httpsEndpoint, region: s3.region, forcePathStyle: true, credentialsSecret: 's3-credentials', caBundle: { configMapKeyRef: { name: 's3-ca', key: 'ca.crt' } } },
+      },
+    }));
+    const pod = await servingPod(database_);
+    await queryPod(cluster, pod, loginOf(database_), "CREATE TABLE items (body text); INSERT INTO items VALUES ('in the bucket')");
+    const backup = await takeBackup(`${database_}-1`, database_);
+    expect(backup.status?.s3).toMatchObject({ bucket: BUCKET, endpoint: s3.httpsEndpoint, credentialsSecret: 's3-credentials' });
+    expect(await bucketContents()).toEqual({ keys: [`${database_}-1.dump`, `${database_}-1.manifest.json`], incompleteUploads: 0 });
+
+    const next = await deletePodAndWaitForSuccessor(database_, pod);
+    expect((await queryPod<{ body: string }>(cluster, next, loginOf(database_), 'SELECT body FROM items')).map((r) => r.body)).toEqual(['in the bucket']);
+    expect((await condition(database_, 'Restored'))?.message).toContain(`restored from backup ${database_}-1`);
+  });
+
+  test('wrong credentials fail a backup with a message that names the key, nothing partial is left, and the next backup succeeds', async () => {
+    diagnoseOnFailure();
+    await apply(credentialsSecret('not-the-secret-access-key'));
+    await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: `${database_}-2` }, spec: { postgresql: database_ } }));
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', `postgresqlbackup/${database_}-2`, '--timeout=60s']);
+    const failed = await backupOf(`${database_}-2`);
+    expect(failed.status?.error).toContain(s3.credentials.accessKeyId);
+    expect(failed.status?.error).not.toContain('not-the-secret-access-key');
+    expect(await condition(database_, 'BackupSucceeded')).toMatchObject({ status: 'False', reason: 'BackupFailed' });
+    expect(await bucketContents()).toEqual({ keys: [`${database_}-1.dump`, `${database_}-1.manifest.json`], incompleteUploads: 0 });
+
+    await apply(credentialsSecret(s3.credentials.secretAccessKey));
+    await takeBackup(`${database_}-3`, database_);
+    expect((await bucketContents()).keys).toEqual([`${database_}-1.dump`, `${database_}-1.manifest.json`, `${database_}-3.dump`, `${database_}-3.manifest.json`]);
+  });
+});
+
 describe('secrecy', () => {
   test('no password appears in the operator\'s log, in Events, in statuses or in the objects it made', async () => {
     diagnoseOnFailure();
-    const passwords = ['mypassword', 'not-the-password', ...['sched', 'nosecret', 'badcron', 'durable', 'corrupt', 'crash', 'retain', 'ephemeral'].map((name) => `${name}-secret`)];
+    const passwords = ['mypassword', 'not-the-password', 'not-the-secret-access-key', ...(s3SecretAccessKey === '' ? [] : [s3SecretAccessKey]), ...['sched', 'nosecret', 'badcron', 'durable', 'corrupt', 'crash', 'retain', 'ephemeral', 's3db'].map((name) => `${name}-secret`)];
     const logs = await cluster.kubectlOk(['-n', OPERATOR_NS, 'logs', OPERATOR]);
     const events = await cluster.kubectlOk(['-n', NS, 'get', 'events.events.k8s.io', '-o', 'json']);
     const objects = await cluster.kubectlOk(['-n', NS, 'get', 'postgresqls,postgresqlbackups,deployments,services,pods', '-o', 'json']);
@@ -431,8 +497,9 @@ describe('least privilege for Secrets', () => {
     }
     const secretReads = permissions.requests.filter((r) => r.resource === 'secrets');
     expect(new Set(secretReads.map((r) => r.verb))).toEqual(new Set(['get']));
-    // Every PostgreSQL of this spec, the seed's included, names a Secret "<name>-password" in its own namespace.
-    expect(secretReads.filter((r) => r.namespace !== NS || !(r.name ?? '').endsWith('-password'))).toEqual([]);
+    // Every PostgreSQL of this spec, the seed's included, names a Secret "<name>-password" in its own namespace, and
+    // the one with a bucket names s3-credentials.
+    expect(secretReads.filter((r) => r.namespace !== NS || !((r.name ?? '').endsWith('-password') || r.name === 's3-credentials'))).toEqual([]);
   });
 });
 

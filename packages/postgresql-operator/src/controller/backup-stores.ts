@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { isForbidden, Resources, type KubeClient } from '@k8s-operators/controller-core';
+import type { PostgreSQL } from '../api/postgresql-resource.ts';
+import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
+import { resolvePostgreSQLSpec, resolveS3StoreSpec, type ResolvedS3StoreSpec } from '../api/resolve-spec.ts';
+import { openS3BackupStore, s3StoreOptions, S3StoreConfigurationError, type ObjectData } from '../backup/s3-store-options.ts';
+import type { BackupStore } from '../backup/store.ts';
+import { instanceNamespace } from './object-names.ts';
+
+/**
+ * Which store holds a PostgreSQL's backups: the operator's backup volume, or the S3 bucket its `spec.backup.s3` names.
+ * A backup records the S3 store it was written to (`status.s3`), so its dump is found, and deleted, in that store even
+ * after the PostgreSQL changed stores or is gone. The Secret with the credentials, and a CA bundle's ConfigMap or
+ * Secret, are read with `get` each time (the operator lists and watches neither); an S3 store is built once per
+ * configuration and reused while its inputs are unchanged.
+ */
+
+export type StoreLookup = { ok: true; store: BackupStore; s3?: ResolvedS3StoreSpec } | { ok: false; message: string };
+
+/** S3 stores kept at once: one per configuration in use; beyond that, the least recently used goes. */
+const MAX_S3_STORES = 64;
+
+export class BackupStores {
+  readonly #client: KubeClient;
+  readonly #volume: BackupStore;
+  readonly #s3 = new Map<string, BackupStore>();
+
+  constructor(client: KubeClient, volume: BackupStore) {
+    this.#client = client;
+    this.#volume = volume;
+  }
+
+  /** The store the PostgreSQL's spec names now: where its new backups go and its restores come from. */
+  forPostgreSQL(postgresql: PostgreSQL): Promise<StoreLookup> {
+    return this.#lookup(instanceNamespace(postgresql), resolvePostgreSQLSpec(postgresql.spec).backup.s3);
+  }
+
+  /** The store the backup was written to. */
+  forBackup(backup: PostgreSQLBackup): Promise<StoreLookup> {
+    const s3 = backup.status?.s3;
+    return this.#lookup(backup.metadata.namespace ?? '', s3 === undefined ? undefined : resolveS3StoreSpec(s3));
+  }
+
+  async #lookup(namespace: string, s3: ResolvedS3StoreSpec | undefined): Promise<StoreLookup> {
+    if (s3 === undefined) return { ok: true, store: this.#volume };
+    try {
+      const credentials = await this.#read(Resources.Secret, namespace, s3.credentialsSecret, 'spec.backup.s3.credentialsSecret');
+      const source = s3.caBundle;
+      const caBundle =
+        source?.configMapKeyRef !== undefined
+          ? await this.#read(Resources.ConfigMap, namespace, source.configMapKeyRef.name, 'spec.backup.s3.caBundle.configMapKeyRef')
+          : source?.secretKeyRef !== undefined
+            ? await this.#read(Resources.Secret, namespace, source.secretKeyRef.name, 'spec.backup.s3.caBundle.secretKeyRef')
+            : undefined;
+      const options = s3StoreOptions(s3, { namespace, credentialsSecretData: credentials, ...(source === undefined ? {} : { caBundleData: caBundle }) });
+      // Keyed by everything the store is built from, secrets hashed: a changed Secret builds a new store.
+      const key = createHash('sha256').update(JSON.stringify(options)).digest('hex');
+      let store = this.#s3.get(key);
+      if (store === undefined) {
+        store = await openS3BackupStore(options);
+        if (this.#s3.size >= MAX_S3_STORES) this.#s3.delete(this.#s3.keys().next().value ?? '');
+      } else {
+        this.#s3.delete(key);
+      }
+      this.#s3.set(key, store);
+      return { ok: true, store, s3 };
+    } catch (error) {
+      if (error instanceof S3StoreConfigurationError) return { ok: false, message: error.message };
+      throw error;
+    }
+  }
+
+  /** `data` of the named Secret or ConfigMap; a missing one is a configuration error that names the field. */
+  async #read(ref: typeof Resources.Secret | typeof Resources.ConfigMap, namespace: string, name: string, field: string): Promise<ObjectData> {
+    let object: { data?: Record<string, string> } | undefined;
+    try {
+      object = ref === Resources.Secret
+        ? await this.#client.get(Resources.Secret, { namespace, name })
+        : await this.#client.get(Resources.ConfigMap, { namespace, name });
+    } catch (error) {
+      if (!isForbidden(error)) throw error;
+      throw new Error(`the operator may not read ${ref.kind} ${name} in namespace ${namespace} (${field}): its ClusterRole needs get on ${ref.resource}`, { cause: error });
+    }
+    if (object === undefined) throw new S3StoreConfigurationError(`${ref.kind} ${name} (${field}) was not found in namespace ${namespace}`);
+    return object.data;
+  }
+}
