@@ -39,10 +39,18 @@ if ! kind_node_image_available "$config"; then
   local_cluster=1
   config="$(local_cluster_config "$config")"
 fi
-if "$kind" get clusters 2>/dev/null | grep -qx "$cluster" \
-  && [[ "$(docker inspect -f '{{.State.Running}}' "$cluster-control-plane" 2>/dev/null)" != true ]]; then
-  # A cluster whose node stopped with the engine (a reboot, a restarted dockerd) does not come back whole: start over.
-  echo "kind: the node of $cluster is not running; deleting the cluster to create it again" >&2
+# A node that stopped with the engine (a reboot, a restarted dockerd) does not come back whole, whether it stays stopped
+# or the engine restarted it: its API server answered the first requests of such a cluster with Forbidden for the
+# admin. A node started more than a minute after it was created has been restarted.
+node_whole() {
+  local node="$1" created started
+  [[ "$(docker inspect -f '{{.State.Running}}' "$node" 2>/dev/null)" == true ]] || return 1
+  created="$(date -d "$(docker inspect -f '{{.Created}}' "$node")" +%s)"
+  started="$(date -d "$(docker inspect -f '{{.State.StartedAt}}' "$node")" +%s)"
+  (( started - created < 60 ))
+}
+if "$kind" get clusters 2>/dev/null | grep -qx "$cluster" && ! node_whole "$cluster-control-plane"; then
+  echo "kind: the node of $cluster stopped or was restarted since it was created; deleting the cluster to create it again" >&2
   "$kind" delete cluster --name "$cluster"
 fi
 if ! "$kind" get clusters 2>/dev/null | grep -qx "$cluster"; then
