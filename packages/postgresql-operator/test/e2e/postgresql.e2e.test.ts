@@ -456,7 +456,8 @@ describe('backups in S3', () => {
     const next = await deletePodAndWaitForSuccessor(database_, pod);
     expect((await queryPod<{ body: string }>(cluster, next, loginOf(database_), 'SELECT body FROM items')).map((r) => r.body)).toEqual(['in the bucket']);
     expect((await condition(database_, 'Restored'))?.message).toContain(`restored from backup ${database_}-1`);
-  });
+    // Two database pods start one after the other: on a busy kind node each takes up to a minute.
+  }, 240_000);
 
   test('wrong credentials fail a backup with a message that names the key, nothing partial is left, and the next backup succeeds', async () => {
     diagnoseOnFailure();
