@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ItemExponentialBackoff } from './item-backoff.ts';
+import { exponentialDelayMs, ItemExponentialBackoff } from './item-backoff.ts';
+
+describe('exponentialDelayMs', () => {
+  it('multiplies the base by the factor per further failure and caps at the maximum', () => {
+    const delay = { baseDelayMs: 800, maxDelayMs: 30_000 };
+    expect([1, 2, 3, 6, 7, 2000].map((n) => exponentialDelayMs(n, delay))).toEqual([800, 1_600, 3_200, 25_600, 30_000, 30_000]);
+    expect([1, 2, 3].map((n) => exponentialDelayMs(n, { ...delay, factor: 3 }))).toEqual([800, 2_400, 7_200]);
+    expect(exponentialDelayMs(0, delay)).toBe(800);
+  });
+});
 
 describe('ItemExponentialBackoff', () => {
   it('doubles from 5 ms per failure of a key and caps at 1000 s by default', () => {
@@ -36,7 +45,18 @@ describe('ItemExponentialBackoff', () => {
     expect(last).toBe(1_000_000);
   });
 
+  it('spreads each delay by the jitter fraction either way', () => {
+    let r = 0;
+    const backoff = new ItemExponentialBackoff({ baseDelayMs: 1_000, maxDelayMs: 300_000, jitter: 0.1, random: () => r });
+    expect(backoff.when('a')).toBe(900);
+    r = 0.5;
+    expect(backoff.when('a')).toBe(2_000);
+    r = 0.99;
+    expect(backoff.when('a')).toBe(4_392);
+  });
+
   it('rejects nonsensical options', () => {
+    expect(() => new ItemExponentialBackoff({ jitter: 1 })).toThrow(/jitter/);
     expect(() => new ItemExponentialBackoff({ baseDelayMs: 0 })).toThrow(/baseDelayMs/);
     expect(() => new ItemExponentialBackoff({ baseDelayMs: 10, maxDelayMs: 5 })).toThrow(/maxDelayMs/);
   });
