@@ -23,28 +23,28 @@ export {
 export { isWindowOpen, nextWindowBoundary, type MaintenanceWindow } from './schedule/maintenance-window.ts';
 export { parseRfc3339 } from './schedule/rfc3339.ts';
 
-export { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor, targetOfSelector, type Target } from './controller/labels.ts';
+export { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor, targetOfSelector, type Target } from './desired/labels.ts';
 export {
   appName,
   instanceName,
   instanceNamespace,
   maintenanceDeploymentName,
   pageHtmlConfigMapName,
-} from './controller/object-names.ts';
-export { desiredAppDeployment } from './controller/desired-app-deployment.ts';
+} from './desired/object-names.ts';
+export { desiredAppDeployment } from './desired/desired-app-deployment.ts';
 export {
   MAINTENANCE_CONTAINER_NAME,
   desiredMaintenanceDeployment,
   type MaintenanceDeploymentOptions,
-} from './controller/desired-maintenance-deployment.ts';
-export { desiredPageHtmlConfigMap } from './controller/desired-page-html.ts';
-export { SERVICE_PORT, SERVICE_PORT_NAME, desiredService } from './controller/desired-service.ts';
+} from './desired/desired-maintenance-deployment.ts';
+export { desiredPageHtmlConfigMap } from './desired/desired-page-html.ts';
+export { SERVICE_PORT, SERVICE_PORT_NAME, desiredService } from './desired/desired-service.ts';
 export {
   APPLIED_APP_IMAGE_ANNOTATION,
   appImageToApply,
   detectAppImageChange,
   type AppImageChange,
-} from './controller/app-image.ts';
+} from './desired/app-image.ts';
 export {
   detectDrift,
   detectServiceSelectorChange,
@@ -60,9 +60,9 @@ export {
   type ObservedState,
   type Switch,
   type SwitchDecision,
-} from './controller/switch-decision.ts';
-export { blockedOutcome, desiredStatus, invalidSpecOutcome, type StatusOutcome } from './controller/desired-status.ts';
+} from './desired/switch-decision.ts';
+export { blockedOutcome, desiredStatus, invalidSpecOutcome, type StatusOutcome } from './desired/desired-status.ts';
 export { specProblem } from './controller/spec-problems.ts';
 
 export { FIELD_MANAGER, setupMaintPageController, type MaintPageControllerOptions } from './controller/maintpage-controller.ts';
-export { registerMaintPageMetrics, type MaintPageMetrics } from './controller/maintpage-metrics.ts';
+export { registerMaintPageMetrics, type MaintPageMetrics } from './metrics/maintpage-metrics.ts';

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import type { MaintPage } from '../api/maintpage-resource.ts';
-import { detectAppImageChange, type AppImageChange } from './app-image.ts';
-import { targetOfSelector } from './labels.ts';
-import { appName, instanceName } from './object-names.ts';
+import { detectAppImageChange, type AppImageChange } from '../desired/app-image.ts';
+import { targetOfSelector } from '../desired/labels.ts';
+import { appName, instanceName } from '../desired/object-names.ts';
 
 /**
  * Changes made by hand to what the MaintPage owns, and what to do about them: the app container's image (reverted

@@ -14,16 +14,16 @@ import {
 import { MaintPageRef } from '../api/maintpage-ref.ts';
 import type { MaintPage } from '../api/maintpage-resource.ts';
 import { MaintPageReason } from '../api/maintpage-status-values.ts';
-import { desiredAppDeployment } from './desired-app-deployment.ts';
-import { desiredMaintenanceDeployment } from './desired-maintenance-deployment.ts';
-import { desiredPageHtmlConfigMap } from './desired-page-html.ts';
-import { desiredService } from './desired-service.ts';
-import { blockedOutcome, desiredStatus, invalidSpecOutcome, type StatusOutcome } from './desired-status.ts';
+import { desiredAppDeployment } from '../desired/desired-app-deployment.ts';
+import { desiredMaintenanceDeployment } from '../desired/desired-maintenance-deployment.ts';
+import { desiredPageHtmlConfigMap } from '../desired/desired-page-html.ts';
+import { desiredService } from '../desired/desired-service.ts';
+import { blockedOutcome, desiredStatus, invalidSpecOutcome, type StatusOutcome } from '../desired/desired-status.ts';
 import { detectDrift } from './drift.ts';
-import { registerMaintPageMetrics } from './maintpage-metrics.ts';
-import { appName, maintenanceDeploymentName, pageHtmlConfigMapName } from './object-names.ts';
+import { registerMaintPageMetrics } from '../metrics/maintpage-metrics.ts';
+import { appName, maintenanceDeploymentName, pageHtmlConfigMapName } from '../desired/object-names.ts';
 import { specProblem } from './spec-problems.ts';
-import { decideSwitch } from './switch-decision.ts';
+import { decideSwitch } from '../desired/switch-decision.ts';
 
 export const FIELD_MANAGER = 'maintpage-operator';
 /** While an object we would own belongs to someone else, look again this often (its events do not reach us). */

@@ -1,6 +1,6 @@
 import type { MaintPage } from '../api/maintpage-resource.ts';
 import { parseRfc3339 } from '../schedule/rfc3339.ts';
-import { appName, instanceName, maintenanceDeploymentName } from './object-names.ts';
+import { appName, instanceName, maintenanceDeploymentName } from '../desired/object-names.ts';
 
 /**
  * What is wrong with a MaintPage that the CRD schema cannot catch, because its rules see only `spec`, not
