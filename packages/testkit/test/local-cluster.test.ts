@@ -255,6 +255,27 @@ spec:
     expect(logs.stdout).toBe(`hello from ${pod?.metadata.name ?? ''}\n`);
   });
 
+  test("what a container writes to its terminationMessagePath is its terminated state's message", async () => {
+    await apply(`
+apiVersion: v1
+kind: Pod
+metadata: {name: last-words, namespace: default, labels: {app: last-words}}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: main, image: busybox:1.36, terminationMessagePath: /dev/result, command: [sh, -c, 'echo "$1" > "$2"; exit 3', sh, 'dump stored, manifest written', /dev/result]}
+  - {name: quiet, image: busybox:1.36, command: [sh, -c, 'exit 0']}
+`);
+    const terminated = await waitFor(async () => {
+      const statuses = (await podsOf('default', 'app=last-words'))[0]?.status?.containerStatuses ?? [];
+      return statuses.length === 2 && statuses.every((s) => s.state?.terminated) ? statuses : undefined;
+    }, { what: 'both containers to end' });
+    const byName = new Map(terminated.map((s) => [s.name, s.state?.terminated]));
+    expect(byName.get('main')).toMatchObject({ exitCode: 3, message: 'dump stored, manifest written\n' });
+    expect(byName.get('quiet')?.exitCode).toBe(0);
+    expect(byName.get('quiet')?.message).toBeUndefined();
+  });
+
   test('a failing liveness probe restarts the container', async () => {
     await apply(`
 apiVersion: v1

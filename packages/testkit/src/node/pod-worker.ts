@@ -8,6 +8,7 @@ import type { PodIpAllocator } from './ip-allocator.ts';
 import { ContainerConfigError, expandReferences, ObjectSource, resolveContainerEnv } from './pod-env.ts';
 import { runProbe } from './probes.ts';
 import { RunnerError, type ContainerRunner } from './runners/index.ts';
+import { DEFAULT_TERMINATION_MESSAGE_PATH, emptyTerminationLog, readTerminationMessage } from './termination-message.ts';
 import { containerMounts, preparePodVolumes, translateMountedPaths, VolumeNotReadyError } from './volumes.ts';
 
 export interface NodeContext {
@@ -27,7 +28,7 @@ export interface NodeContext {
 type ContainerState =
   | { kind: 'waiting'; reason: string; message?: string }
   | { kind: 'running'; startedAt: string }
-  | { kind: 'terminated'; exitCode: number; signal?: string; reason: string; startedAt: string; finishedAt: string };
+  | { kind: 'terminated'; exitCode: number; signal?: string; reason: string; startedAt: string; finishedAt: string; message?: string };
 
 interface ContainerRuntime {
   spec: V1Container;
@@ -39,6 +40,8 @@ interface ContainerRuntime {
   hostPaths?: string[];
   ids?: { containerID: string; imageID: string };
   env?: Record<string, string>;
+  /** This machine's file behind the container's terminationMessagePath. */
+  terminationLog?: string;
   restartCount: number;
   nextStartAt: number;
   ready: boolean;
@@ -165,7 +168,11 @@ export class PodWorker {
     if (c.process && !c.process.running && c.state.kind === 'running') {
       const exit = c.process.exitStatus;
       const exitCode = exit?.code ?? (exit?.signal ? 137 : 1);
-      c.state = { kind: 'terminated', exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: c.state.startedAt, finishedAt: isoNow(), ...(exit?.signal ? { signal: exit.signal } : {}) };
+      const message = await readTerminationMessage(c.terminationLog);
+      c.state = {
+        kind: 'terminated', exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: c.state.startedAt, finishedAt: isoNow(),
+        ...(exit?.signal ? { signal: exit.signal } : {}), ...(message === undefined ? {} : { message }),
+      };
       c.ready = false;
       c.started = false;
       if (this.#restartAllowed(c, exitCode)) {
@@ -196,7 +203,13 @@ export class PodWorker {
     }
     const source = new ObjectSource(this.#node.api, this.#pod.metadata?.namespace ?? 'default');
     try {
-      const mounts = containerMounts(c.spec, this.#volumeDirs ?? new Map());
+      const containerDir = join(this.#podDir, 'containers', c.spec.name);
+      await mkdir(containerDir, { recursive: true, mode: 0o755 });
+      c.terminationLog = await emptyTerminationLog(containerDir);
+      const mounts = [
+        ...containerMounts(c.spec, this.#volumeDirs ?? new Map()),
+        { mountPath: c.spec.terminationMessagePath ?? DEFAULT_TERMINATION_MESSAGE_PATH, hostPath: c.terminationLog, readOnly: false },
+      ];
       const rawEnv = await resolveContainerEnv(this.#pod, c.spec, source, this.#podIP ?? '', this.#node.hostIP);
       const env = Object.fromEntries(Object.entries(rawEnv).map(([k, v]) => [k, translateMountedPaths(v, mounts)]));
       // The image map decides the program (the image's ENTRYPOINT); the container's args are passed to it.
@@ -204,8 +217,6 @@ export class PodWorker {
       const containerArgs = (c.spec.args ?? []).map((a) => expandReferences(a, rawEnv));
       const command = containerCommand.map((a) => translateMountedPaths(a, mounts));
       const args = containerArgs.map((a) => translateMountedPaths(a, mounts));
-      const containerDir = join(this.#podDir, 'containers', c.spec.name);
-      await mkdir(containerDir, { recursive: true, mode: 0o755 });
       const started = await runner({
         pod: this.#pod, container: c.spec, podIP: this.#podIP ?? '', env, containerEnv: rawEnv, command, args, containerCommand, containerArgs,
         mounts, containerDir, logFile: join(this.#logDir, `${c.spec.name}.log`), settings: rule.with ?? {},
@@ -278,7 +289,8 @@ export class PodWorker {
     const state = (s: ContainerState): NonNullable<V1ContainerStatus['state']> => {
       if (s.kind === 'waiting') return { waiting: { reason: s.reason, ...(s.message ? { message: s.message } : {}) } };
       if (s.kind === 'running') return { running: { startedAt: s.startedAt as unknown as Date } };
-      return { terminated: { exitCode: s.exitCode, reason: s.reason, startedAt: s.startedAt as unknown as Date, finishedAt: s.finishedAt as unknown as Date, ...(s.signal ? { message: `killed by ${s.signal}` } : {}) } };
+      const message = s.message ?? (s.signal ? `killed by ${s.signal}` : undefined);
+      return { terminated: { exitCode: s.exitCode, reason: s.reason, startedAt: s.startedAt as unknown as Date, finishedAt: s.finishedAt as unknown as Date, ...(message === undefined ? {} : { message }) } };
     };
     let current = c.state;
     if (current.kind === 'terminated' && this.#restartAllowed(c, current.exitCode) && c.restartCount > 0) {
