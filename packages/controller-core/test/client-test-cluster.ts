@@ -1,30 +1,47 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig, type KubernetesObject, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import type { KubernetesObject, V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { ControlPlane, waitFor } from '@k8s-operators/testkit';
+import { parse, stringify } from 'yaml';
 import { KubeClient, type KubeClientOptions } from '../src/client/kube-client.ts';
 import { defineResource, Resources } from '../src/client/resources.ts';
 
 /** A real control plane (etcd + kube-apiserver + controllers) and an admin client for it; one per test file. */
 export interface TestCluster {
   controlPlane: ControlPlane;
-  kubeConfig: KubeConfig;
+  /** The admin kubeconfig's path; clients load it with {@link KubeClient.load}, as an operator does. */
+  kubeconfig: string;
   client: KubeClient;
+  /** A kubeconfig file like the admin's, changed as asked (see {@link KubeconfigChange}). */
+  kubeconfigWith(change: KubeconfigChange): Promise<string>;
   stop(): Promise<void>;
+}
+
+export interface KubeconfigChange {
+  /** Another server URL, e.g. a proxy in front of the API server. */
+  server?: string;
+  /** Authenticate with this bearer token instead of the admin's client certificate. */
+  token?: string;
+  /** Act as this user (the kubeconfig's `as`, sent as Impersonate-User). */
+  impersonate?: string;
 }
 
 export async function startTestCluster(options: KubeClientOptions = {}): Promise<TestCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'cc-'));
   const controlPlane = await ControlPlane.start({ dir });
   try {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(controlPlane.adminKubeconfig);
-    const client = await KubeClient.fromKubeConfig(kubeConfig, options);
+    const kubeconfig = controlPlane.adminKubeconfig;
+    const client = await KubeClient.load({ ...options, kubeconfig });
+    let derived = 0;
     return {
       controlPlane,
-      kubeConfig,
+      kubeconfig,
       client,
+      async kubeconfigWith(change) {
+        derived++;
+        return writeChangedKubeconfig(kubeconfig, join(dir, `derived-${derived}.kubeconfig`), change);
+      },
       async stop() {
         await client.close();
         await controlPlane.stop();
@@ -37,18 +54,22 @@ export async function startTestCluster(options: KubeClientOptions = {}): Promise
   }
 }
 
-/** The admin kubeconfig, changed: another server URL, or acting as another user (impersonation). */
-export function modifiedKubeConfig(base: KubeConfig, change: { server?: string; impersonateUser?: string }): KubeConfig {
-  const cluster = base.getCurrentCluster();
-  const user = base.getCurrentUser();
-  const context = base.getContextObject(base.getCurrentContext());
-  if (!cluster || !user || !context) throw new Error('the admin kubeconfig has no current context');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromClusterAndUser(
-    { ...cluster, server: change.server ?? cluster.server },
-    { ...user, ...(change.impersonateUser === undefined ? {} : { impersonateUser: change.impersonateUser }) },
-  );
-  return kubeConfig;
+interface KubeconfigDocument {
+  clusters: { cluster: Record<string, unknown> }[];
+  users: { user: Record<string, unknown> }[];
+}
+
+async function writeChangedKubeconfig(base: string, path: string, change: KubeconfigChange): Promise<string> {
+  const config = parse(await readFile(base, 'utf8')) as KubeconfigDocument;
+  for (const entry of config.clusters) {
+    if (change.server !== undefined) entry.cluster.server = change.server;
+  }
+  for (const entry of config.users) {
+    if (change.token !== undefined) entry.user = { token: change.token };
+    if (change.impersonate !== undefined) entry.user.as = change.impersonate;
+  }
+  await writeFile(path, stringify(config), { mode: 0o600 });
+  return path;
 }
 
 export async function createNamespace(client: KubeClient, name: string): Promise<void> {

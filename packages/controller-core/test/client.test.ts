@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type RequestOptions, type Server } from 'node:https';
+import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,13 +14,13 @@ import {
   isTooManyRequests,
 } from '../src/client/errors.ts';
 import { KubeClient } from '../src/client/kube-client.ts';
+import { loadClusterAuth } from '../src/client/kubeconfig/load-cluster-auth.ts';
 import { defineResource, Resources } from '../src/client/resources.ts';
 import type { RestClientMetricsSink } from '../src/client/rest-metrics.ts';
 import { retryOnConflict } from '../src/client/retry.ts';
 import {
   createNamespace,
   installWidgetCrd,
-  modifiedKubeConfig,
   startTestCluster,
   WidgetResource,
   type TestCluster,
@@ -178,11 +177,7 @@ describe('KubeClient verbs', () => {
       kind: 'TokenRequest',
       spec: { expirationSeconds: 600 },
     });
-    const admin = cluster.kubeConfig.getCurrentCluster();
-    if (!admin) throw new Error('no current cluster');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromClusterAndUser(admin, { name: 'reader', token: status.token });
-    const reader = await KubeClient.fromKubeConfig(kubeConfig);
+    const reader = await KubeClient.load({ kubeconfig: await cluster.kubeconfigWith({ token: status.token }) });
     try {
       // Authenticated as the ServiceAccount (which RBAC lets read nothing), not as the admin and not anonymously.
       const denied = await reader.list(Resources.ConfigMap, { namespace: 'crud' }).catch((error: unknown) => error);
@@ -225,7 +220,7 @@ describe('KubeClient errors', () => {
     expect(isInvalid(invalid)).toBe(true);
     expect((invalid as ApiError).details?.causes?.[0]?.field).toBe('metadata.name');
 
-    const nobody = await KubeClient.fromKubeConfig(modifiedKubeConfig(cluster.kubeConfig, { impersonateUser: 'nobody' }));
+    const nobody = await KubeClient.load({ kubeconfig: await cluster.kubeconfigWith({ impersonate: 'nobody' }) });
     try {
       const forbidden = await nobody.list(Resources.Secret, { namespace: 'crud' }).catch((error: unknown) => error);
       expect(isForbidden(forbidden)).toBe(true);
@@ -324,7 +319,7 @@ describe('KubeClient resilience and metrics', () => {
   it('honours Retry-After on 429 and 5xx, never re-sends a POST after a 5xx, and gives up after a few retries', async () => {
     const proxy = await FaultProxy.start(cluster);
     const sink = recordingSink();
-    const proxied = await KubeClient.fromKubeConfig(modifiedKubeConfig(cluster.kubeConfig, { server: proxy.url }), { metrics: sink });
+    const proxied = await KubeClient.load({ kubeconfig: await cluster.kubeconfigWith({ server: proxy.url }), metrics: sink });
     try {
       // Two 429s with Retry-After: 1, then the real server answers.
       proxy.failNext(2, { status: 429, retryAfterSeconds: 1 });
@@ -381,9 +376,8 @@ class FaultProxy {
   }
 
   static async start(cluster: TestCluster): Promise<FaultProxy> {
-    const credentials: RequestOptions = {};
-    await cluster.kubeConfig.applyToHTTPSOptions(credentials);
-    const upstream = new Agent({ connect: { ca: cluster.controlPlane.pki.caPem, cert: credentials.cert as Buffer, key: credentials.key as Buffer } });
+    const { tls } = await loadClusterAuth({ kubeconfig: cluster.kubeconfig });
+    const upstream = new Agent({ connect: { ca: tls.ca, cert: tls.cert, key: tls.key } });
     const pki = cluster.controlPlane.pki;
     const [serverCert, serverKey] = await Promise.all([readFile(pki.serverCert), readFile(pki.serverKey)]);
     const proxyRef: { current?: FaultProxy } = {};

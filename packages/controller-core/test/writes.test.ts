@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { ControlPlane, waitFor } from '@k8s-operators/testkit';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,9 +46,7 @@ let client: KubeClient;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'writes-'));
   controlPlane = await ControlPlane.start({ dir });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(controlPlane.adminKubeconfig);
-  client = await KubeClient.fromKubeConfig(kubeConfig);
+  client = await KubeClient.load({ kubeconfig: controlPlane.adminKubeconfig });
   await client.create(Resources.Namespace, { metadata: { name: NAMESPACE } });
   const crd = crdManifest(GadgetDeclaration);
   await client.apply(Resources.CustomResourceDefinition, crd, { fieldManager: 'writes-test' });

@@ -4,7 +4,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, Manager, Resources, createLogger, crdManifest, type Controller } from '@k8s-operators/controller-core';
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { ControlPlane, waitFor } from '@k8s-operators/testkit';
@@ -54,14 +53,12 @@ export interface RunningOperator {
 
 export class OperatorTestEnvironment {
   readonly controlPlane: ControlPlane;
-  readonly kubeConfig: KubeConfig;
   readonly kube: KubeClient;
   readonly #dir: string;
 
-  private constructor(dir: string, controlPlane: ControlPlane, kubeConfig: KubeConfig, kube: KubeClient) {
+  private constructor(dir: string, controlPlane: ControlPlane, kube: KubeClient) {
     this.#dir = dir;
     this.controlPlane = controlPlane;
-    this.kubeConfig = kubeConfig;
     this.kube = kube;
   }
 
@@ -69,12 +66,10 @@ export class OperatorTestEnvironment {
   static async start(): Promise<OperatorTestEnvironment> {
     const dir = await mkdtemp(join(tmpdir(), 'ahvvm-operator-'));
     const controlPlane = await ControlPlane.start({ dir });
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(controlPlane.adminKubeconfig);
-    const kube = await KubeClient.fromKubeConfig(kubeConfig);
+    const kube = await KubeClient.load({ kubeconfig: controlPlane.adminKubeconfig });
     await kube.apply(Resources.CustomResourceDefinition, crdManifest(AhvVmResource), { fieldManager: 'ahvvm-test' });
     await waitFor(async () => (await kube.list(AhvVmRef, { pageSize: 1 })).items, { what: 'the ahvvms endpoint to be served', timeoutMs: 30_000 });
-    return new OperatorTestEnvironment(dir, controlPlane, kubeConfig, kube);
+    return new OperatorTestEnvironment(dir, controlPlane, kube);
   }
 
   async createNamespace(name: string): Promise<void> {
@@ -84,7 +79,7 @@ export class OperatorTestEnvironment {
   async runOperator(options: OperatorOptions): Promise<RunningOperator> {
     const manager = await Manager.create({
       name: 'nutanix-ahvvm-operator',
-      kubeConfig: this.kubeConfig,
+      kubeconfig: this.controlPlane.adminKubeconfig,
       namespace: options.namespace,
       leaderElection: { enabled: false },
       healthProbeBindAddress: '0',
