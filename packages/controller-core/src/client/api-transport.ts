@@ -2,8 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import { connectionPool } from './connection-pool.ts';
 import { ApiError } from './errors.ts';
-import type { ClusterAuth } from './kubeconfig/cluster-auth.ts';
-import type { ClusterTls } from './kubeconfig-auth.ts';
+import type { ClusterAuth, ClusterTls } from './kubeconfig/cluster-auth.ts';
 import type { RequestCounts, RequestVerb, RestClientMetricsSink } from './rest-metrics.ts';
 import { parseRetryAfter, retryAfterWaitMs } from './retry.ts';
 

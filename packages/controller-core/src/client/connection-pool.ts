@@ -1,5 +1,5 @@
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
-import type { ClusterTls } from './kubeconfig-auth.ts';
+import type { ClusterTls } from './kubeconfig/cluster-auth.ts';
 
 /** The keep-alive settings of every pool to the API server. */
 const POOL_OPTIONS = {

@@ -2,9 +2,9 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectKey } from '../objects/object-key.ts';
 import { ApiTransport, parseJson, type ApiCall } from './api-transport.ts';
 import { ApiError, isGone, isNotFound } from './errors.ts';
+import { clientNodeClusterAuth } from './kubeconfig/auth-provider-fallback.ts';
 import type { ClusterAuth } from './kubeconfig/cluster-auth.ts';
 import { loadClusterAuth, type LoadOptions } from './kubeconfig/load-cluster-auth.ts';
-import { KubeConfigAuth } from './kubeconfig-auth.ts';
 import {
   PATCH_CONTENT_TYPES,
   selectorQuery,
@@ -71,7 +71,7 @@ export class KubeClient {
 
   /** A client for a client-node KubeConfig's current context, e.g. one a test or a tool has already loaded. */
   static async fromKubeConfig(kubeConfig: KubeConfig, options: KubeClientOptions = {}): Promise<KubeClient> {
-    return new KubeClient(await KubeConfigAuth.load(kubeConfig), options);
+    return new KubeClient(await clientNodeClusterAuth(kubeConfig, undefined), options);
   }
 
   /**

@@ -1,12 +1,18 @@
-import type { Cluster, User } from '@kubernetes/client-node';
-import { KubeConfigAuth } from '../kubeconfig-auth.ts';
-import type { ClusterAuth } from './cluster-auth.ts';
+import type { RequestOptions } from 'node:https';
+import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
+import type { AuthHeaders, ClusterAuth, ClusterTls } from './cluster-auth.ts';
 import type { ClusterSettings } from './cluster-entry.ts';
 import { impersonationHeaders } from './impersonation-headers.ts';
 import type { UserSettings } from './user-entry.ts';
 
 /** The auth-provider plugins client-node implements (client-go itself keeps only oidc). */
 const CLIENT_NODE_AUTH_PROVIDERS = ['oidc', 'gcp', 'azure'];
+
+/**
+ * How often headers are rebuilt through client-node, which refreshes an expired provider token (OIDC refresh grant,
+ * gcloud/az) and re-reads token files when asked. A 401 rebuilds them at once.
+ */
+const HEADER_REFRESH_MS = 60_000;
 
 /**
  * A user with an `auth-provider` goes through client-node, which implements these providers' token refresh (OIDC
@@ -48,18 +54,62 @@ export async function authProviderClusterAuth(contextName: string, cluster: Clus
     contexts: [{ name: contextName, cluster: cluster.name, user: user.name }],
     currentContext: contextName,
   });
-  const auth = await KubeConfigAuth.load(kubeConfig);
   // client-node sends only `as`; every impersonation field is added here instead.
-  const impersonation = user.impersonation === undefined ? {} : impersonationHeaders(user.impersonation);
-  return {
-    server: auth.server,
-    proxy,
-    get tls() {
-      return auth.tls;
-    },
-    async headers() {
-      return { ...(await auth.headers()), ...impersonation };
-    },
-    refresh: () => auth.refresh(),
+  return clientNodeClusterAuth(kubeConfig, proxy, user.impersonation === undefined ? {} : impersonationHeaders(user.impersonation));
+}
+
+/** The current context of a client-node KubeConfig, its credentials read through client-node; `extraHeaders` on top. */
+export async function clientNodeClusterAuth(kubeConfig: KubeConfig, proxy: URL | undefined, extraHeaders: AuthHeaders = {}): Promise<ClusterAuth> {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster (check current-context)');
+  if (cluster.skipTLSVerify) {
+    throw new Error(
+      `kubeconfig cluster ${cluster.name} sets insecure-skip-tls-verify; controller-core always verifies the API ` +
+        "server's certificate: give the cluster's certificate-authority(-data) instead",
+    );
+  }
+  const options = await applied(kubeConfig);
+  const tls: ClusterTls = { ca: asBuffer(options.ca), cert: asBuffer(options.cert), key: asBuffer(options.key), servername: options.servername ?? undefined };
+  let headers = headersOf(options);
+  let headersAt = Date.now();
+  const refresh = async (): Promise<void> => {
+    headers = headersOf(await applied(kubeConfig));
+    headersAt = Date.now();
   };
+  return {
+    server: cluster.server.replace(/\/+$/, ''),
+    proxy,
+    tls,
+    async headers() {
+      if (Date.now() - headersAt >= HEADER_REFRESH_MS) await refresh();
+      return { ...headers, ...extraHeaders };
+    },
+    refresh,
+  };
+}
+
+async function applied(kubeConfig: KubeConfig): Promise<RequestOptions> {
+  const options: RequestOptions = {};
+  await kubeConfig.applyToHTTPSOptions(options);
+  return options;
+}
+
+function headersOf(options: RequestOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (typeof value === 'string') headers[name.toLowerCase()] = value;
+    else if (typeof value === 'number') headers[name.toLowerCase()] = String(value);
+  }
+  // client-node puts basic-auth credentials in `auth` (an https.request option), not in a header.
+  if (typeof options.auth === 'string' && options.auth !== '') {
+    headers.authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
+  }
+  return headers;
+}
+
+function asBuffer(value: unknown): Buffer | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Buffer.isBuffer(value)) return value;
+  if (typeof value === 'string') return Buffer.from(value);
+  throw new Error('kubeconfig: expected PEM data for the CA, client certificate or key');
 }

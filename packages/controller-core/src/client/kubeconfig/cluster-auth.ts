@@ -1,4 +1,10 @@
-import type { ClusterTls } from '../kubeconfig-auth.ts';
+/** The TLS settings of one cluster connection: verified against the kubeconfig's CA, never skipped. */
+export interface ClusterTls {
+  ca: Buffer | undefined;
+  cert: Buffer | undefined;
+  key: Buffer | undefined;
+  servername: string | undefined;
+}
 
 /**
  * Request headers by lower-case name. A list is sent as one header line per value: the API server reads every line of

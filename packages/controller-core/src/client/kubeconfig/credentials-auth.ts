@@ -1,5 +1,4 @@
-import type { ClusterTls } from '../kubeconfig-auth.ts';
-import type { AuthHeaders, ClusterAuth } from './cluster-auth.ts';
+import type { AuthHeaders, ClusterAuth, ClusterTls } from './cluster-auth.ts';
 import type { ExecCredential } from './exec-plugin.ts';
 import type { ExecCredentials } from './exec-credentials.ts';
 import type { TokenFile } from './token-file.ts';

@@ -1,7 +1,6 @@
-import type { ClusterTls } from '../kubeconfig-auth.ts';
 import { environmentProxy } from '../proxy/environment-proxy.ts';
 import { authProviderClusterAuth } from './auth-provider-fallback.ts';
-import type { AuthHeaders, ClusterAuth } from './cluster-auth.ts';
+import type { AuthHeaders, ClusterAuth, ClusterTls } from './cluster-auth.ts';
 import { clusterSettings, type ClusterSettings } from './cluster-entry.ts';
 import { CredentialsAuth } from './credentials-auth.ts';
 import { ExecCredentials } from './exec-credentials.ts';

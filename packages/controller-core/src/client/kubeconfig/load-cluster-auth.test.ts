@@ -3,9 +3,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { base64, createKeyPair, singleContext, temporaryDirectory, rejection, writeKubeconfig, type KeyPair } from '../../../test/kubeconfig-fixtures.ts';
-import type { KubeConfigAuth } from '../kubeconfig-auth.ts';
 import type { ClusterAuth } from './cluster-auth.ts';
 import { loadClusterAuth } from './load-cluster-auth.ts';
 
@@ -252,10 +251,6 @@ describe('errors name the file and the entry', () => {
     await expect(load('refs.yaml', config, 'no-user')).rejects.toThrow(`context "no-user" in ${path('refs.yaml')} names no user`);
     expect((await load('refs.yaml', config, 'ok')).server).toBe('https://example:6443');
   });
-});
-
-it('KubeConfigAuth, the client-node reader, is a ClusterAuth', () => {
-  expectTypeOf<KubeConfigAuth>().toExtend<ClusterAuth>();
 });
 
 describe('what is loaded into the process', () => {
