@@ -61,7 +61,13 @@ export {
   type Switch,
   type SwitchDecision,
 } from './desired/switch-decision.ts';
-export { blockedOutcome, desiredStatus, invalidSpecOutcome, type StatusOutcome } from './desired/desired-status.ts';
+export {
+  blockedOutcome,
+  desiredStatus,
+  invalidSpecOutcome,
+  switchLatencySeconds,
+  type StatusOutcome,
+} from './desired/desired-status.ts';
 export { specProblem } from './controller/spec-problems.ts';
 
 export { FIELD_MANAGER, setupMaintPageController, type MaintPageControllerOptions } from './controller/maintpage-controller.ts';

@@ -31,6 +31,11 @@ beforeAll(async () => {
   // Discovery can lag the Established condition by a moment.
   await waitFor(async () => (await cluster.kubectl(['get', 'maintpages', '-n', NS])).code === 0, { what: 'the maintpages resource to be served' });
 
+  await startLeader();
+});
+
+/** Starts an operator process's manager and controller, with nothing in memory: the first, or the next leader. */
+async function startLeader(): Promise<void> {
   vi.stubEnv('POD_NAME', POD_NAME);
   manager = await Manager.create({
     name: 'maintpage-operator', kubeconfig: cluster.adminKubeconfig, namespace: NS, logger: createLogger({ level: 'silent' }),
@@ -39,7 +44,7 @@ beforeAll(async () => {
   vi.unstubAllEnvs();
   setupMaintPageController(manager, { pageServerImage: 'ghcr.io/k8s-operators/maintpage-page-server:0.1.0' });
   running = manager.start();
-});
+}
 
 afterAll(async () => {
   manager.stop();
@@ -93,5 +98,52 @@ describe('the MaintPage controller', () => {
     expect(await exists(Resources.Deployment, 'shop-maintpage')).toBe(true);
     // The first test's Service, which no MaintPage controls.
     expect(await exists(Resources.Service, 'taken')).toBe(true);
+  });
+
+  it('times a switch that waited for Ready pods from when the wait began, across a change of leader', async () => {
+    await client.create(MaintPageRef, maintPage('timed', 'timed-app'));
+    await waitFor(() => exists(Resources.Service, 'timed-app'), { what: 'the app Service' });
+    await client.patch(MaintPageRef, { namespace: NS, name: 'timed' }, { type: 'merge', patch: { spec: { maintpageconfig: { maintpagetoggle: true } } } });
+    // No node runs the maintenance pods, so the switch waits.
+    const wantedTime = await waitFor(async () => (await client.get(MaintPageRef, { namespace: NS, name: 'timed' }))?.status?.switchWantedTime, {
+      what: 'the MaintPage to record when the switch was first wanted',
+    });
+
+    // The leader changes: this process stops, the spec is edited meanwhile, and one with nothing in memory takes over.
+    manager.stop();
+    await running;
+    const edited = await client.patch(MaintPageRef, { namespace: NS, name: 'timed' }, { type: 'merge', patch: { spec: { maintpageconfig: { replicas: 2 } } } });
+    await startLeader();
+    const continued = await waitFor(async () => {
+      const stored = await client.get(MaintPageRef, { namespace: NS, name: 'timed' });
+      return stored?.status?.observedGeneration === edited.metadata.generation ? stored : undefined;
+    }, { what: 'the new leader to reconcile the edited MaintPage' });
+    expect(continued.status?.switchWantedTime).toBe(wantedTime);
+
+    // A maintenance pod becomes Ready (as the kubelet would report it), and the new leader switches.
+    const readyAt = Date.now();
+    const pods = await client.list(Resources.Pod, { namespace: NS, labelSelector: 'maintpage.example.com/instance=timed,maintpage.example.com/role=maintenance' });
+    expect(pods.items.length).toBeGreaterThan(0);
+    for (const pod of pods.items) {
+      await client.patchStatus(Resources.Pod, { namespace: NS, name: pod.metadata?.name ?? '' }, {
+        type: 'merge',
+        patch: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }] } },
+      });
+    }
+    const switched = await waitFor(async () => {
+      const stored = await client.get(MaintPageRef, { namespace: NS, name: 'timed' });
+      return stored?.status?.maintpublishstatus === 'Published' ? stored : undefined;
+    }, { what: 'the Service to switch to the maintenance page' });
+    expect(switched.status?.switchWantedTime).toBeUndefined();
+
+    // As /metrics shows it.
+    const exposition = await manager.metrics.registry.getSingleMetricAsString('maintpage_switch_latency_seconds');
+    const observed = (suffix: string): number | undefined => {
+      const line = exposition.split('\n').find((l) => l.startsWith(`maintpage_switch_latency_seconds_${suffix}{to="maintenance"} `));
+      return line === undefined ? undefined : Number(line.split(' ')[1]);
+    };
+    expect(observed('count')).toBe(1);
+    // From the first leader's wish, not from the new leader's start.
+    expect(observed('sum')).toBeGreaterThanOrEqual((readyAt - Date.parse(wantedTime)) / 1000);
   });
 });

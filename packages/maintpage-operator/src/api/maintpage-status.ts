@@ -31,6 +31,15 @@ export const MaintPageStatusSchema = Type.Object(
         format: 'date-time',
       }),
     ),
+    switchWantedTime: Type.Optional(
+      Type.String({
+        description:
+          'When the controller first saw that the Service should move to the other pod set (toggle or schedule), ' +
+          'while the move waits for a Ready pod there; removed once the Service has moved or need not. Kept in ' +
+          'status rather than in the operator\'s memory so that a new leader goes on timing the same wait.',
+        format: 'date-time',
+      }),
+    ),
   },
   { description: 'MaintPageStatus: what the Service serves now, and why.' },
 );

@@ -18,7 +18,7 @@ import { desiredAppDeployment } from '../desired/desired-app-deployment.ts';
 import { desiredMaintenanceDeployment } from '../desired/desired-maintenance-deployment.ts';
 import { desiredPageHtmlConfigMap } from '../desired/desired-page-html.ts';
 import { desiredService } from '../desired/desired-service.ts';
-import { blockedOutcome, desiredStatus, invalidSpecOutcome, type StatusOutcome } from '../desired/desired-status.ts';
+import { blockedOutcome, desiredStatus, invalidSpecOutcome, switchLatencySeconds, type StatusOutcome } from '../desired/desired-status.ts';
 import { detectDrift } from './drift.ts';
 import { registerMaintPageMetrics } from '../metrics/maintpage-metrics.ts';
 import { appName, maintenanceDeploymentName, pageHtmlConfigMapName } from '../desired/object-names.ts';
@@ -54,14 +54,11 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
   const statusWriter = manager.statusWriter(FIELD_MANAGER);
   // Reads come from the caches the controller's for() and owns() watch.
   const { reader } = manager;
-  // When the wish to switch was first seen, per MaintPage, for the latency histogram.
-  const switchWantedSince = new Map<string, number>();
 
   const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
     const maintPage: MaintPage | undefined = await reader.get(MaintPageRef, ctx.request);
     if (!maintPage || maintPage.metadata.deletionTimestamp) {
       // Owned objects go with it (owner references); forget its series.
-      switchWantedSince.delete(ctx.request.key);
       metrics.published.remove({ namespace: ctx.request.namespace ?? '', name: ctx.request.name });
       return undefined;
     }
@@ -107,19 +104,12 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
     await apply(Resources.Service, desiredService(maintPage, decision.target), cached.service);
     for (const event of drift.events) events.event(maintPage, { ...event, action: 'Revert', note: event.message });
 
-    const key = ctx.request.key;
-    const wantedTarget = decision.maintenanceWanted ? 'maintenance' : 'app';
-    if (wantedTarget !== decision.target) {
-      if (!switchWantedSince.has(key)) switchWantedSince.set(key, Date.now());
-    }
     if (decision.switched) {
-      const since = switchWantedSince.get(key) ?? Date.now();
-      metrics.switchLatency.observe({ to: decision.switched.to }, (Date.now() - since) / 1000);
+      metrics.switchLatency.observe({ to: decision.switched.to }, switchLatencySeconds(maintPage, now()));
       metrics.switches.inc({ namespace, name: maintPage.metadata.name ?? '', to: decision.switched.to });
       events.event(maintPage, { type: 'Normal', reason: decision.switched.reason, action: 'Switch', note: decision.switched.message });
       ctx.log.info({ from: decision.switched.from, to: decision.switched.to }, decision.switched.message);
     }
-    if (wantedTarget === decision.target) switchWantedSince.delete(key);
     metrics.published.set({ namespace, name: maintPage.metadata.name ?? '' }, decision.target === 'maintenance' ? 1 : 0);
 
     await deleteOrphans(maintPage, [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maintPageFixture } from '../../test/maintpage-fixture.ts';
-import { invalidSpecOutcome, desiredStatus } from './desired-status.ts';
+import { invalidSpecOutcome, desiredStatus, switchLatencySeconds } from './desired-status.ts';
 import { selectorFor } from './labels.ts';
 import { decideSwitch } from './switch-decision.ts';
 
@@ -54,7 +54,30 @@ describe('desiredStatus', () => {
     });
   });
 
-  it('keeps conditions set by others, and the counts and publish status an invalid-spec outcome does not know', () => {
+  it('keeps switchWantedTime from the reconcile that first saw the switch wanted until the Service has moved', () => {
+    const on = { maintpageconfig: { maintpagetoggle: true } };
+    const notReady = { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 0 };
+    const maintPage = maintPageFixture(on);
+    const waiting = desiredStatus(maintPage, decideSwitch(maintPage, notReady, first), first).status;
+    expect(waiting.switchWantedTime).toBe('2026-03-01T22:00:00.250Z');
+
+    // Any later reconcile, by this process or a new leader, reads the stored time and keeps it.
+    const stored = maintPageFixture({ ...on, status: waiting });
+    const stillWaiting = desiredStatus(stored, decideSwitch(stored, notReady, later), later);
+    expect(stillWaiting.status.switchWantedTime).toBe('2026-03-01T22:00:00.250Z');
+    expect(stillWaiting.changed).toBe(false);
+
+    expect(switchLatencySeconds(stored, later)).toBe(299.75);
+    const switched = desiredStatus(stored, decideSwitch(stored, { ...notReady, maintenanceReadyReplicas: 1 }, later), later);
+    expect(switched.status).not.toHaveProperty('switchWantedTime');
+  });
+
+  it('times a switch made by the reconcile that first saw it wanted as 0 s, and a clock behind the stored time as 0 s', () => {
+    expect(switchLatencySeconds(maintPageFixture(), later)).toBe(0);
+    expect(switchLatencySeconds(maintPageFixture({ status: { switchWantedTime: '2026-03-01T22:06:00Z' } }), later)).toBe(0);
+  });
+
+  it('keeps conditions set by others, and the counts, publish status and wait an invalid-spec outcome does not know', () => {
     const maintPage = maintPageFixture({
       generation: 2,
       status: {
@@ -62,6 +85,7 @@ describe('desiredStatus', () => {
         appReadyReplicas: 1,
         maintenanceReadyReplicas: 1,
         lastSwitchTime: '2026-03-01T21:00:00Z',
+        switchWantedTime: '2026-03-01T21:30:00.125Z',
         conditions: [{ type: 'Degraded', status: 'False', reason: 'AsExpected', message: '', lastTransitionTime: '2026-03-01T21:00:00Z' }],
       },
     });
@@ -71,6 +95,7 @@ describe('desiredStatus', () => {
       appReadyReplicas: 1,
       maintenanceReadyReplicas: 1,
       lastSwitchTime: '2026-03-01T21:00:00Z',
+      switchWantedTime: '2026-03-01T21:30:00.125Z',
       observedGeneration: 2,
     });
     expect(status.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([

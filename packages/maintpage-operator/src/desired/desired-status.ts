@@ -17,6 +17,11 @@ export interface StatusOutcome {
   maintenanceReadyReplicas?: number | undefined;
   /** Set when the Service moved in this reconcile: `lastSwitchTime` becomes now. */
   switched?: Switch | undefined;
+  /**
+   * Whether the Service waits to move to the wanted set: `switchWantedTime` keeps the time that was first seen (now,
+   * when not set yet); `false` removes it.
+   */
+  switchPending?: boolean | undefined;
 }
 
 /** metav1.Time's wire format: RFC 3339 in UTC with whole seconds. */
@@ -46,7 +51,19 @@ export function desiredStatus(
     status.maintenanceReadyReplicas = outcome.maintenanceReadyReplicas;
   }
   if (outcome.switched !== undefined) status.lastSwitchTime = metav1Time(now);
+  if (outcome.switchPending === true) status.switchWantedTime = previous.switchWantedTime ?? now.toISOString();
+  if (outcome.switchPending === false) delete status.switchWantedTime;
   return { status, changed: !isDeepStrictEqual(status, previous) };
+}
+
+/**
+ * Seconds from `status.switchWantedTime` to `now`, for a switch made now: 0 when the reconcile that first saw the
+ * switch wanted made it, and never below 0, as a new leader's clock may be behind the old one's.
+ */
+export function switchLatencySeconds(maintPage: MaintPage, now: Date): number {
+  const since = maintPage.status?.switchWantedTime;
+  const sinceMs = since === undefined ? Number.NaN : Date.parse(since);
+  return Number.isNaN(sinceMs) ? 0 : Math.max(0, (now.getTime() - sinceMs) / 1000);
 }
 
 /** The outcome for a MaintPage with a problem only the controller can see (`specProblem`): nothing is switched. */

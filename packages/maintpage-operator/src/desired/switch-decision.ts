@@ -48,6 +48,8 @@ export interface SwitchDecision {
   selector: Record<string, string>;
   /** Set when the Service moves between the app and the maintenance page in this reconcile: record an Event and set `lastSwitchTime`. */
   switched: Switch | undefined;
+  /** The Service does not select the wanted set yet: the switch waits for Ready pods (`switchWantedTime`). */
+  switchPending: boolean;
   /** The seed's status field, for `target`. */
   publishStatus: PublishStatus;
   /** `Ready`, `Published` and `Progressing`, stamped with the MaintPage's generation. */
@@ -207,6 +209,7 @@ export function decideSwitch(maintPage: MaintPage, observed: ObservedState, now:
     target,
     selector: selectorFor(instance, target),
     switched: switchOf(current, target, why),
+    switchPending: target !== desired,
     publishStatus: target === 'maintenance' ? PUBLISHED : NOT_PUBLISHED,
     conditions,
     appReadyReplicas: observed.appReadyReplicas,
