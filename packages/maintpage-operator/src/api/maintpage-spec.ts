@@ -11,8 +11,9 @@ import { CONFIG_MAP_KEY, DNS_1035_LABEL, DNS_1123_SUBDOMAIN, IMAGE_REFERENCE, RF
 
 /**
  * `MaintPage.spec`. The seed's fields keep their names and lowercase spelling (`maintpageconfig.maintpagetoggle`,
- * `appconfig.appname` …) so the article's manifest applies unchanged; fields added since follow the Kubernetes API
- * conventions (camelCase) and are optional, with defaults that keep the seed's behaviour.
+ * `appconfig.appname` …) so the seed's manifest (deploy/maintpage-operator/samples/) applies unchanged; the other
+ * fields follow the Kubernetes API conventions (camelCase) and are optional, with defaults that keep the seed's
+ * behaviour.
  *
  * Bad input is refused by the API server with a message that says what to fix: CEL rules (`x-kubernetes-validations`)
  * rather than bare `pattern`s, whose messages only repeat the regular expression.

@@ -7,10 +7,10 @@ import { appName, instanceName } from './object-names.ts';
 import { ownedMetadata } from './owned-metadata.ts';
 
 /**
- * The app's Deployment, named `appname` with one container named `appname`, as in the seed. Added since: the
- * container declares its port as `http` (the Service's target port), and a TCP readiness probe on it, so "Ready"
- * means "accepts connections" and the Service is never switched to pods that cannot answer. No liveness probe and no
- * security context: restarting or restricting the user's app is not ours to decide.
+ * The app's Deployment, named `appname` with one container named `appname`, as in the seed. The container declares
+ * its port as `http` (the Service's target port), and a TCP readiness probe on it, so "Ready" means "accepts
+ * connections" and the Service is never switched to pods that cannot answer. No liveness probe and no security
+ * context: restarting or restricting the user's app is not ours to decide.
  *
  * `observed` is the Deployment as it is now, if it exists, to keep a manual image change when `imageChangePolicy`
  * is `Allow` (app-image.ts).

@@ -18,7 +18,7 @@ import {
 } from './pod-security.ts';
 
 /**
- * The maintenance page as a Deployment (the seed used a bare Pod, which nothing recreates after a node failure).
+ * The maintenance page as a Deployment, so a pod lost with its node or deleted by hand is replaced.
  * Its pods run all the time, whether or not maintenance is on, so that switching never waits for a pod to start.
  *
  * With `maintpageimage` the user's image serves the page; we know nothing of its paths or status codes (a good
@@ -78,7 +78,7 @@ function pageServerPod(maintPage: MaintPage, port: number, image: string): V1Pod
     ports: [{ name: PORT_NAME, containerPort: port, protocol: 'TCP' }],
     readinessProbe: { ...probe, periodSeconds: 5 },
     livenessProbe: { ...probe, periodSeconds: 10, failureThreshold: 3 },
-    // Node 24 runs it in about 65 MiB resident (measured after a few hundred requests); the limit leaves room for
+    // The request is the page server's usual resident memory (the README's Benchmark); the limit leaves room for
     // bursts of connections. No CPU limit: throttling would only slow the answers down.
     resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '128Mi' } },
     securityContext: restrictedContainerSecurityContext(true),

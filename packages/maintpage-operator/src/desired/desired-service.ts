@@ -8,7 +8,7 @@ import { ownedMetadata } from './owned-metadata.ts';
 /**
  * The app's Service, named `appname`, selecting `target`'s pods (`decideSwitch` says which). Its port is the seed's:
  * 8080, named `8080-tcp`. The target port is the name `http`, which each pod set maps to its own container port, so
- * the app and the maintenance page no longer both have to listen on 8080.
+ * the app and the maintenance page may listen on different ports.
  */
 export const SERVICE_PORT = DEFAULT_PORT;
 export const SERVICE_PORT_NAME = `${SERVICE_PORT}-tcp`;

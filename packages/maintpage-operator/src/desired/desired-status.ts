@@ -6,7 +6,7 @@ import type { Switch } from './switch-decision.ts';
 
 /**
  * The status to write after a reconcile, and whether it differs from the one stored: writing only on change keeps
- * the operator from updating the MaintPage (and waking every watcher) on each pass, as the seed did.
+ * the operator from updating the MaintPage (and waking every watcher) on each pass.
  */
 
 /** What a reconcile found; a `SwitchDecision` is one. Fields left `undefined` keep their stored value. */

@@ -1,8 +1,8 @@
 /**
- * Labels of the objects a MaintPage owns. The Service selects pods by the operator's own keys, never by `app`: the
- * seed selected `app=<cr-name>` for the maintenance page, which any other pod with that label matched too, and both
- * sets when the MaintPage and the app had the same name. `app` is still set as the seed set it, for users' own
- * selectors and dashboards.
+ * Labels of the objects a MaintPage owns. The Service selects pods by the operator's own keys, never by `app`:
+ * `app=<cr-name>` on the maintenance pods would also match any other pod with that label, and both sets when the
+ * MaintPage and the app have the same name. `app` is still set as the seed sets it, for users' own selectors and
+ * dashboards.
  */
 
 /** Which MaintPage an object belongs to (its `metadata.name`). */

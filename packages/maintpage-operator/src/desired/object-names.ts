@@ -2,7 +2,7 @@ import type { MaintPage } from '../api/maintpage-resource.ts';
 
 /**
  * Names of a MaintPage and of the objects it owns. The app's Deployment and Service are named `appname`, as in the
- * seed; the maintenance page Deployment `<cr-name>-maintpage` (the seed's bare Pod was `<cr-name>-maintpage-pod`).
+ * seed; the maintenance page Deployment `<cr-name>-maintpage`.
  */
 
 function required(value: string | undefined, field: string): string {

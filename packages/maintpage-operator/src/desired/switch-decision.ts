@@ -19,8 +19,8 @@ import { instanceName } from './object-names.ts';
  *
  * Maintenance is wanted while `maintpagetoggle` is true or the schedule window is open. The Service moves to the
  * maintenance page only once at least one maintenance pod is Ready, and back to the app only once at least one app
- * pod is Ready; until then it stays where it is, and `Progressing` says what it waits for. (The seed switched at
- * once, sending traffic to a pod that might still be starting.)
+ * pod is Ready; until then it stays where it is, and `Progressing` says what it waits for. Traffic never goes to a
+ * pod that is still starting.
  */
 
 /** What the reconciler observed. Ready counts come from the Deployments' status or the pods' Ready condition. */
