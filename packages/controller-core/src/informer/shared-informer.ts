@@ -7,6 +7,7 @@ import { ObjectCache, type ReadonlyCache } from './cache.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import type { IndexFunc } from './indexer.ts';
 import { Reflector, type InformerScope, type WatchEndReason } from './reflector.ts';
+import { poolRepeatedStrings, StringPool } from './string-pool.ts';
 import { stripManagedFields, type ObjectTransform } from './transform.ts';
 
 /**
@@ -100,6 +101,8 @@ export class SharedInformer<T extends KubernetesObject> {
   readonly #handlers = new Set<InformerEventHandler<T>>();
   readonly #reflector: Reflector<T>;
   readonly #transform: ObjectTransform;
+  /** One copy of the strings the cached objects share (apiVersion, condition reasons...). */
+  readonly #strings = new StringPool();
   readonly #resyncPeriodMs: number;
   readonly #inactivityTimeoutMs: number;
   readonly #metrics: InformerMetricsSink | undefined;
@@ -341,7 +344,10 @@ export class SharedInformer<T extends KubernetesObject> {
     this.#notifyAdd(obj, false);
   }
 
-  /** Transformed and frozen. A transform that throws is logged and skipped for that object, never blocking the watch. */
+  /**
+   * Transformed, its repeated strings shared, and frozen. A transform that throws is logged and skipped for that object,
+   * never blocking the watch.
+   */
   #prepare(raw: T): T {
     let prepared = raw;
     try {
@@ -349,7 +355,7 @@ export class SharedInformer<T extends KubernetesObject> {
     } catch (error) {
       this.#logger.error({ err: error, informer: this.description, name: raw.metadata?.name }, 'transform threw; caching the object as received');
     }
-    return deepFreeze(prepared);
+    return deepFreeze(poolRepeatedStrings(prepared, this.#strings));
   }
 
   /** Metrics sinks are outside code too: one that throws must not stop the reflector. */
