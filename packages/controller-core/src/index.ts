@@ -2,6 +2,8 @@
 
 export {
   ItemExponentialBackoff,
+  exponentialDelayMs,
+  type ExponentialDelay,
   type ItemBackoff,
   type ItemExponentialBackoffOptions,
 } from './queue/item-backoff.ts';
@@ -77,7 +79,7 @@ export { loadClusterAuth, type LoadOptions as ClusterAuthLoadOptions } from './c
 export type { AuthHeaders, ClusterAuth } from './client/kubeconfig/cluster-auth.ts';
 export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, isTooManyRequests, isUnauthorized, type StatusBody, type StatusReason } from './client/errors.ts';
 export { Resources, apiVersionOf, defineResource, groupResourceOf, type ObjectOf, type Plain, type ResourceRef } from './client/resources.ts';
-export { RETRY_AFTER_LIMITS, retryOnConflict, type RetryOnConflictOptions } from './client/retry.ts';
+export { RETRY_AFTER_LIMITS, parseRetryAfter, retryOnConflict, type RetryOnConflictOptions } from './client/retry.ts';
 export type { RequestCounts, RequestVerb, RestClientMetricsSink } from './client/rest-metrics.ts';
 export type { WatchEvent } from './client/watch-stream.ts';
 

@@ -29,11 +29,36 @@ export function retryAfterWaitMs(answer: {
   return Math.min(Math.max(answer.retryAfterSeconds, 0), RETRY_AFTER_LIMITS.maxWaitSeconds) * 1000;
 }
 
-/** A `Retry-After` header in seconds; HTTP-date values (which the API server never sends) are ignored. */
-export function parseRetryAfter(header: string | string[] | undefined): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
-  return Number(value);
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** The three forms of HTTP-date a recipient must accept (RFC 9110 §5.6.7): IMF-fixdate, RFC 850 and asctime. */
+const IMF_FIXDATE = new RegExp(`^${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT$`);
+const RFC850_DATE = new RegExp(`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \\d{2}-${MONTH}-\\d{2} ${TIME} GMT$`);
+const ASCTIME_DATE = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
+
+/**
+ * An HTTP-date as epoch ms, or undefined when it is none. Only the three forms are let through to Date.parse, which on
+ * its own takes almost anything ("1", "-5"), in local time. asctime carries no zone and means GMT.
+ */
+function parseHttpDate(value: string): number | undefined {
+  let ms = Number.NaN;
+  if (IMF_FIXDATE.test(value) || RFC850_DATE.test(value)) ms = Date.parse(value);
+  else if (ASCTIME_DATE.test(value)) ms = Date.parse(`${value} GMT`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * A `Retry-After` header (RFC 9110 §10.2.3) as the seconds to wait: delta-seconds, or an HTTP-date less `now` (0 once
+ * it has passed; a fraction of a second left counts as a whole one). Undefined when absent, negative or unreadable. Of
+ * a header sent twice, the first. The one parser of the tree: the API client and the Prism client both use it.
+ */
+export function parseRetryAfter(header: string | string[] | undefined, now: number = Date.now()): number | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const date = parseHttpDate(value);
+  return date === undefined ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 export interface RetryOnConflictOptions {

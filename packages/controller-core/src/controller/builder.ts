@@ -4,6 +4,7 @@ import type { ResourceRef } from '../client/resources.ts';
 import type { InformerScope } from '../informer/reflector.ts';
 import type { SharedInformer } from '../informer/shared-informer.ts';
 import type { ControllerCoreMetrics } from '../metrics/create-metrics.ts';
+import type { ItemExponentialBackoffOptions } from '../queue/item-backoff.ts';
 import { objectKey } from '../objects/object-key.ts';
 import { Controller } from './controller.ts';
 import { admits, type Predicate } from './predicates.ts';
@@ -29,6 +30,8 @@ export interface ControllerSettings {
   maxConcurrentReconciles?: number;
   /** See ControllerOptions (default none). */
   reconcileTimeoutMs?: number;
+  /** The work queue's per-key back-off: see ControllerOptions (default 5 ms doubling to 1000 s). */
+  backoff?: ItemExponentialBackoffOptions;
 }
 
 /** Maps an event's object to the keys to reconcile. */

@@ -1,10 +1,10 @@
 import { getEventListeners } from 'node:events';
-import { pino, type Logger } from 'pino';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { createMetrics } from '../metrics/create-metrics.ts';
-import { Controller, ReconcilesStillRunning } from './controller.ts';
-import type { Reconciler } from './reconciler.ts';
+import { Controller, ReconcilesStillRunning, type ControllerOptions } from './controller.ts';
+import type { ReconcileResult, Reconciler } from './reconciler.ts';
 
 describe('Controller', () => {
   it('leaves no listener on a finished reconcile’s signal, which would keep every reconcile in memory', async () => {
@@ -64,7 +64,7 @@ function firstCallIgnoresItsSignal() {
   return { reconciler, first, signals, events, mostAtOnce: () => mostAtOnce };
 }
 
-function controllerWith(reconciler: Reconciler, options: { maxConcurrentReconciles?: number; reconcileTimeoutMs?: number; logger?: Logger } = {}) {
+function controllerWith(reconciler: Reconciler, options: Partial<Omit<ControllerOptions, 'name' | 'reconciler' | 'metrics'>> = {}) {
   const registry = new Registry();
   const controller = new Controller({ name: 'test', metrics: createMetrics(registry), logger: options.logger ?? pino({ level: 'silent' }), reconciler, ...options });
   const count = async (metric: string, labels: Record<string, string> = {}): Promise<number> => {
@@ -205,5 +205,70 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('Controller: back-off the reconciler asks for', () => {
+  /**
+   * Runs a controller whose reconciler returns `list` in turn (then `undefined`) on key ns/a until it has been called
+   * `calls` times, noting the key's failure count and the time at each call.
+   */
+  async function run(list: (ReconcileResult | 'throw')[], calls: number, options: Partial<ControllerOptions> = {}) {
+    const retriesSeen: number[] = [];
+    const startedAt: number[] = [];
+    const { controller, count } = controllerWith(({ request }) => {
+      retriesSeen.push(controller.queue.numRequeues(request.key));
+      startedAt.push(performance.now());
+      const next = list.shift();
+      return next === 'throw' ? Promise.reject(new Error('failed')) : Promise.resolve(next);
+    }, options);
+    controller.start();
+    controller.enqueue('ns/a', { event: 'Added' });
+    await vi.waitFor(() => { expect(retriesSeen).toHaveLength(calls); });
+    await controller.stop(1_000);
+    return { controller, count, retriesSeen, startedAt };
+  }
+
+  it('requeue: true waits out the key’s back-off, counting a failure but no error', async () => {
+    const r = await run([{ requeue: true }, { requeue: true }, { requeue: true }], 4, { backoff: { baseDelayMs: 20, maxDelayMs: 1_000 } });
+
+    expect(r.retriesSeen).toEqual([0, 1, 2, 3]);
+    const gaps = r.startedAt.slice(1).map((t, i) => t - (r.startedAt[i] ?? 0));
+    // 20, 40 and 80 ms; timers may fire a millisecond early.
+    gaps.forEach((gap, i) => { expect(gap).toBeGreaterThanOrEqual(20 * 2 ** i - 2); });
+    expect(await r.count('controller_runtime_reconcile_total', { result: 'requeue' })).toBe(3);
+    expect(await r.count('controller_runtime_reconcile_total', { result: 'success' })).toBe(1);
+    expect(await r.count('controller_runtime_reconcile_errors_total')).toBe(0);
+    // The last reconcile succeeded: the key's failures are forgotten.
+    expect(r.controller.queue.numRequeues('ns/a')).toBe(0);
+  });
+
+  it('forget: false keeps the key’s failures across a requeueAfterMs, which otherwise resets them', async () => {
+    const results: (ReconcileResult | 'throw')[] = [{ requeue: true }, { requeueAfterMs: 5, forget: false }, 'throw', { requeueAfterMs: 5 }, { requeue: true }, { forget: false }];
+    const r = await run(results, 6, { backoff: { baseDelayMs: 5, maxDelayMs: 1_000 } });
+
+    expect(r.retriesSeen).toEqual([0, 1, 1, 2, 0, 1]);
+    // forget: false on a plain success keeps the count too.
+    expect(r.controller.queue.numRequeues('ns/a')).toBe(1);
+    expect(await r.count('controller_runtime_reconcile_errors_total')).toBe(1);
+    expect(await r.count('controller_runtime_reconcile_total', { result: 'requeue_after' })).toBe(2);
+  });
+
+  it('requeueAfterMs wins over requeue, as controller-runtime’s RequeueAfter over Requeue', async () => {
+    const r = await run([{ requeue: true, requeueAfterMs: 5 }], 2);
+
+    expect(r.retriesSeen).toEqual([0, 0]);
+    expect(await r.count('controller_runtime_reconcile_total', { result: 'requeue_after' })).toBe(1);
+  });
+
+  it('retries an error after the back-off it was given', async () => {
+    const { controller } = controllerWith(() => Promise.reject(new Error('failed')), { backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 } });
+    controller.start();
+    controller.enqueue('ns/a', { event: 'Added' });
+    await vi.waitFor(() => { expect(controller.queue.snapshot().delayed).toHaveLength(1); });
+    const [retry] = controller.queue.snapshot().delayed;
+    expect(retry?.readyInMs).toBeGreaterThan(59_000);
+    expect(retry?.retries).toBe(1);
+    await controller.stop(1_000);
   });
 });

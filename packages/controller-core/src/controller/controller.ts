@@ -4,6 +4,7 @@ import { isConflict } from '../client/errors.ts';
 import { reconcileLogger } from '../log.ts';
 import type { ControllerCoreMetrics, ReconcileResult as ResultLabel } from '../metrics/create-metrics.ts';
 import { parseObjectKey } from '../objects/object-key.ts';
+import { ItemExponentialBackoff, type ItemExponentialBackoffOptions } from '../queue/item-backoff.ts';
 import type { QueueReasonInput } from '../queue/queue-reasons.ts';
 import type { QueueItem } from '../queue/work-queue.ts';
 import { WorkQueue } from '../queue/work-queue.ts';
@@ -19,6 +20,11 @@ export interface ControllerOptions {
   maxConcurrentReconciles?: number;
   /** Abort a reconcile that runs longer than this (default: none, as controller-runtime). */
   reconcileTimeoutMs?: number;
+  /**
+   * The work queue's per-key back-off after an error or `{ requeue: true }` (default 5 ms doubling to 1000 s, no
+   * jitter: controller-runtime's). A controller whose reconciles call a slow or rate-limited API starts higher.
+   */
+  backoff?: ItemExponentialBackoffOptions;
 }
 
 class ReconcileTimeout extends Error {}
@@ -47,8 +53,8 @@ export class ReconcilesStillRunning extends Error {
 /**
  * The reconcile loop of one controller: workers take keys from a deduplicating work queue and run the reconciler;
  * the outcome decides what happens to the key (controller-runtime's reconcileHandler): success forgets its back-off,
- * `requeueAfterMs` forgets it and schedules the key, a thrown error retries with per-item exponential back-off, a
- * TerminalError is not retried.
+ * `requeueAfterMs` forgets it and schedules the key (neither forgets with `forget: false`), `requeue` and a thrown
+ * error retry with per-item exponential back-off (only the error counts as one), a TerminalError is not retried.
  */
 export class Controller {
   readonly name: string;
@@ -61,7 +67,7 @@ export class Controller {
   constructor(options: ControllerOptions) {
     this.name = options.name;
     this.#options = options;
-    this.queue = new WorkQueue({ name: options.name, metrics: options.metrics });
+    this.queue = new WorkQueue({ name: options.name, metrics: options.metrics, backoff: new ItemExponentialBackoff(options.backoff) });
   }
 
   get maxConcurrentReconciles(): number {
@@ -142,11 +148,15 @@ export class Controller {
       const result = await this.#options.reconciler({ request, reasons: item.reasons, log, signal, reconcileID })
         .finally(() => { signal.throwIfAborted(); });
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
-        this.queue.forget(item.key);
+        if (result.forget !== false) this.queue.forget(item.key);
         this.queue.addAfter(item.key, result.requeueAfterMs, { event: 'RequeueAfter' });
         label = 'requeue_after';
+      } else if (result?.requeue === true) {
+        this.queue.addRateLimited(item.key, { event: 'Requeue' });
+        log.debug({ retries: this.queue.numRequeues(item.key) }, 'requeued with back-off');
+        label = 'requeue';
       } else {
-        this.queue.forget(item.key);
+        if (result?.forget !== false) this.queue.forget(item.key);
         label = 'success';
       }
     } catch (error) {

@@ -20,13 +20,36 @@ export interface ReconcileContext {
   reconcileID: string;
 }
 
+/**
+ * What happens to the key after a reconcile that did not throw. Without a result (or with `{}`), nothing until the
+ * next event, and the key's failure count is reset, as controller-runtime's `Forget` after a success.
+ */
 export interface ReconcileResult {
-  /** Reconcile again after this long (resets the error back-off), e.g. to follow a task or a schedule boundary. */
+  /**
+   * Reconcile again after this long, e.g. to follow a task or a schedule boundary. Counted as `requeue_after`. Wins
+   * over `requeue` (as controller-runtime's `RequeueAfter` wins over `Requeue`).
+   */
   requeueAfterMs?: number;
+  /**
+   * Reconcile again after this key's back-off delay (`ControllerSettings.backoff`), counting one more failure for the
+   * key as a thrown error would, but without being an error: counted as `requeue`, not in
+   * `controller_runtime_reconcile_errors_total`, and not logged as a failure. controller-runtime's `Requeue: true`. For
+   * a failure the reconciler has handled and reported itself (say, in a condition), such as an external API that is
+   * down. `forget` is ignored: this always counts.
+   */
+  requeue?: boolean;
+  /**
+   * Whether the key's failure count is reset. Default true, as controller-runtime does after any reconcile that did
+   * not fail. `false` keeps the count, so that the next `requeue` (or error) waits longer than the last: for a
+   * reconcile that only checks on work in progress (a task it started, say) between failures and has not yet seen it
+   * succeed.
+   */
+  forget?: boolean;
 }
 
 /**
- * One reconcile of one key. Throwing reports a failure that is retried with per-item exponential back-off; throwing a
+ * One reconcile of one key. Throwing reports a failure that is retried with per-item exponential back-off (as does
+ * returning `{ requeue: true }`, which is not counted as an error); throwing a
  * {@link TerminalError} reports one that retrying cannot fix (bad input): it is counted and logged, not retried, until
  * the next change of the object queues it again.
  */
