@@ -1,14 +1,6 @@
-// The postgresql-operator process: flags in, a controller-core Manager with the PostgreSQL and PostgreSQLBackup
-// controllers and a backup store on the backup volume, out on SIGTERM.
-import { createLogger, flagsOrExit, Manager, managerOptionsFrom } from '@k8s-operators/controller-core';
-import { DirectoryBackupStore } from './backup/directory-store.ts';
-import { setupControllers } from './controller/setup-controllers.ts';
-import { parseOperatorFlags, USAGE } from './flags.ts';
+// The image's entry point: the operator, or with `backup-job` first, one backup Job (the same image runs both, so a
+// backup runs exactly the code and client tools of the operator that started it).
+import { BACKUP_JOB_SUBCOMMAND } from './backup-job/backup-job-contract.ts';
 
-const flags = flagsOrExit('postgresql-operator', USAGE, () => parseOperatorFlags(process.argv.slice(2), process.env));
-
-const logger = createLogger({ name: 'postgresql-operator', level: flags.logLevel });
-const manager = await Manager.create({ name: 'postgresql-operator', logger, ...managerOptionsFrom(flags) });
-setupControllers(manager, { store: new DirectoryBackupStore(flags.backupDir) });
-logger.info({ backupDir: flags.backupDir, namespace: flags.namespace ?? 'all', leaderElection: flags.leaderElect }, 'postgresql-operator starting');
-await manager.runUntilSignalled();
+if (process.argv[2] === BACKUP_JOB_SUBCOMMAND) await import('./backup-job/main.ts');
+else await import('./operator-main.ts');

@@ -71,6 +71,7 @@ describe('resolvePostgreSQLSpec', () => {
         suspend: false,
         retention: { keepLast: 12, keepFailed: 3 },
         onDelete: { finalBackup: true, backups: 'Retain' },
+        job: { resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } }, ttlSecondsAfterFinished: 86_400 },
       },
     });
   });

@@ -33,3 +33,8 @@ export const DEFAULT_FINAL_BACKUP = true;
 
 /** The S3 region when `spec.backup.s3.region` is not set: AWS's default; self-hosted stores accept any in signatures. */
 export const DEFAULT_S3_REGION = 'us-east-1';
+
+/** A backup Job's container: one pg_dump, its decode check and the upload (two 16 MiB parts in memory at most). */
+export const DEFAULT_BACKUP_JOB_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } } as const;
+/** A failed backup's Job stays a day for its logs. */
+export const DEFAULT_BACKUP_JOB_TTL_SECONDS = 86_400;

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import {
   DEFAULT_BACKUPS_ON_DELETE,
+  DEFAULT_BACKUP_JOB_RESOURCES,
+  DEFAULT_BACKUP_JOB_TTL_SECONDS,
   DEFAULT_BACKUP_SCHEDULE,
   DEFAULT_FINAL_BACKUP,
   DEFAULT_IMAGE,
@@ -146,6 +148,35 @@ const OnDeleteSpec = Type.Object(
   { description: 'What happens to the data when the PostgreSQL is deleted.', default: {} },
 );
 
+const BackupJobSpec = Type.Object(
+  {
+    resources: Type.Optional(
+      Type.Object(ResourceRequirements.properties, {
+        description:
+          'CPU and memory of the backup container (pg_dump, the decode check and the upload). Default: requests ' +
+          `{cpu: ${DEFAULT_BACKUP_JOB_RESOURCES.requests.cpu}, memory: ${DEFAULT_BACKUP_JOB_RESOURCES.requests.memory}}, ` +
+          `limits {memory: ${DEFAULT_BACKUP_JOB_RESOURCES.limits.memory}}; no CPU limit, which would only slow the backup.`,
+      }),
+    ),
+    ttlSecondsAfterFinished: Type.Optional(
+      Type.Integer({
+        description:
+          'How long a failed backup\'s Job and Pod stay, so `kubectl logs job/<name>` shows what happened. A Job whose ' +
+          'backup completed is deleted once the operator has recorded it.',
+        minimum: 0,
+        maximum: 2_592_000,
+        default: DEFAULT_BACKUP_JOB_TTL_SECONDS,
+      }),
+    ),
+  },
+  {
+    description:
+      'The Job each backup to a bucket runs as: the operator\'s image, restricted Pod Security, a ServiceAccount of ' +
+      'its own (<name>-backup) with no permissions and no token.',
+    default: {},
+  },
+);
+
 const BackupSpec = Type.Object(
   {
     schedule: Type.Optional(
@@ -175,11 +206,12 @@ const BackupSpec = Type.Object(
     retention: Type.Optional(RetentionSpec),
     onDelete: Type.Optional(OnDeleteSpec),
     s3: Type.Optional(S3StoreSpec),
+    job: Type.Optional(BackupJobSpec),
   },
   {
     description:
       'Logical backups (pg_dump, custom format) to the operator\'s backup volume, or to an S3 bucket (s3), each one ' +
-      'decoded in full by pg_restore and read back.',
+      'decoded in full by pg_restore and read back. Backups to a bucket run as Jobs in this namespace (job).',
     default: {},
   },
 );

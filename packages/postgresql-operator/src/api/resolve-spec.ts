@@ -1,5 +1,7 @@
 import {
   DEFAULT_BACKUPS_ON_DELETE,
+  DEFAULT_BACKUP_JOB_RESOURCES,
+  DEFAULT_BACKUP_JOB_TTL_SECONDS,
   DEFAULT_BACKUP_SCHEDULE,
   DEFAULT_FINAL_BACKUP,
   DEFAULT_IMAGE,
@@ -24,6 +26,11 @@ export interface ResolvedS3StoreSpec {
   caBundle?: { configMapKeyRef?: { name: string; key: string }; secretKeyRef?: { name: string; key: string } };
 }
 
+export interface ResourceRequirementsSpec {
+  requests?: Record<string, number | string>;
+  limits?: Record<string, number | string>;
+}
+
 /** `PostgreSQL.spec` with every default filled in: what the controller acts on. */
 export interface ResolvedPostgreSQLSpec {
   db: string;
@@ -33,7 +40,7 @@ export interface ResolvedPostgreSQLSpec {
   image: string;
   /** Absent: the data lives in the pod (an emptyDir), as in the seed. */
   storage?: { size: string; storageClassName?: string };
-  resources?: { requests?: Record<string, number | string>; limits?: Record<string, number | string> };
+  resources?: ResourceRequirementsSpec;
   backup: {
     schedule: string;
     suspend: boolean;
@@ -41,6 +48,7 @@ export interface ResolvedPostgreSQLSpec {
     onDelete: { finalBackup: boolean; backups: BackupsOnDelete };
     /** Absent: the operator's backup volume, as in the seed. */
     s3?: ResolvedS3StoreSpec;
+    job: { resources: ResourceRequirementsSpec; ttlSecondsAfterFinished: number };
   };
 }
 
@@ -50,7 +58,7 @@ export interface ResolvedPostgreSQLSpec {
  */
 export function resolvePostgreSQLSpec(spec: PostgreSQLSpec): ResolvedPostgreSQLSpec {
   const { backup = {} } = spec;
-  const { retention = {}, onDelete = {}, s3 } = backup;
+  const { retention = {}, onDelete = {}, s3, job = {} } = backup;
   return {
     db: spec.db,
     user: spec.user,
@@ -71,6 +79,11 @@ export function resolvePostgreSQLSpec(spec: PostgreSQLSpec): ResolvedPostgreSQLS
         backups: onDelete.backups ?? DEFAULT_BACKUPS_ON_DELETE,
       },
       ...(s3 === undefined ? {} : { s3: resolveS3StoreSpec(s3) }),
+      job: {
+        // Given resources replace the defaults as a whole, as a Pod's would: no mix of the two.
+        resources: job.resources ?? DEFAULT_BACKUP_JOB_RESOURCES,
+        ttlSecondsAfterFinished: job.ttlSecondsAfterFinished ?? DEFAULT_BACKUP_JOB_TTL_SECONDS,
+      },
     },
   };
 }

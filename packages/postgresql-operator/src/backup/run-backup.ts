@@ -33,7 +33,8 @@ import { teeStream } from './tee.ts';
 export const DECODE_LAG_BYTES = 16 * 1024 * 1024;
 
 /** Where a backup failed, for a condition reason or a metric label. */
-export type BackupStage = 'Connect' | 'Tools' | 'Dump' | 'Store' | 'Verify' | 'Publish';
+export const BACKUP_STAGES = ['Connect', 'Tools', 'Dump', 'Store', 'Verify', 'Publish'] as const;
+export type BackupStage = (typeof BACKUP_STAGES)[number];
 
 export class BackupFailedError extends Error {
   override name = 'BackupFailedError';

@@ -1,3 +1,4 @@
+import { containerResources } from './container-resources.ts';
 import type { V1Deployment, V1Volume } from '@kubernetes/client-node';
 import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
@@ -67,7 +68,7 @@ export function desiredDeployment(postgresql: PostgreSQL): V1Deployment {
                 periodSeconds: 2,
                 timeoutSeconds: 5,
               },
-              ...(spec.resources === undefined ? {} : { resources: quantitiesAsStrings(spec.resources) }),
+              ...(spec.resources === undefined ? {} : { resources: containerResources(spec.resources) }),
               securityContext: databaseContainerSecurityContext(),
               volumeMounts: [{ name: DATA_VOLUME, mountPath: DATA_MOUNT_PATH }],
             },
@@ -76,17 +77,5 @@ export function desiredDeployment(postgresql: PostgreSQL): V1Deployment {
         },
       },
     },
-  };
-}
-
-type Quantities = Record<string, number | string>;
-
-/** The CRD accepts `cpu: 1` as well as `cpu: "1"`; a Pod's resources are quantities written as strings. */
-function quantitiesAsStrings(resources: { requests?: Quantities; limits?: Quantities }): { requests?: Record<string, string>; limits?: Record<string, string> } {
-  const asStrings = (quantities: Quantities): Record<string, string> =>
-    Object.fromEntries(Object.entries(quantities).map(([resource, quantity]) => [resource, String(quantity)]));
-  return {
-    ...(resources.requests === undefined ? {} : { requests: asStrings(resources.requests) }),
-    ...(resources.limits === undefined ? {} : { limits: asStrings(resources.limits) }),
   };
 }

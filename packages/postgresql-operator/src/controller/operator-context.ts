@@ -22,6 +22,8 @@ export interface OperatorOptions {
   now?: () => Date;
   /** Where pg_dump and pg_restore are looked for (default /usr/lib/postgresql/<major>/bin, then PATH). */
   tools?: DiscoverOptions;
+  /** The image backup Jobs run: the operator's own. Undefined: backups to a bucket fail, saying so. */
+  backupImage?: string;
 }
 
 /** What both controllers share: the manager (caches, client), the store, the writers, the metrics and the per-database backup lock. */
@@ -35,6 +37,7 @@ export interface OperatorContext {
   locks: DatabaseLocks;
   now: () => Date;
   tools: DiscoverOptions;
+  backupImage: string | undefined;
 }
 
 export function operatorContext(manager: Manager, options: OperatorOptions): OperatorContext {
@@ -48,5 +51,6 @@ export function operatorContext(manager: Manager, options: OperatorOptions): Ope
     locks: new DatabaseLocks(),
     now: options.now ?? ((): Date => new Date()),
     tools: options.tools ?? {},
+    backupImage: options.backupImage,
   };
 }

@@ -3,6 +3,7 @@ import {
   Resources,
   ensureFinalizer,
   hasFinalizer,
+  isControlledBy,
   objectKey,
   removeFinalizer,
   type Controller,
@@ -16,14 +17,19 @@ import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { runBackup } from '../backup/run-backup.ts';
 import type { BackupKey, BackupStore } from '../backup/store.ts';
 import { connectionParameters } from '../postgres/connection.ts';
+import { deleteBackupJob, findBackupJob, jobOutcome, startBackupJob, type BackupJob } from './backup-jobs.ts';
 import { completedStatus, failedStatus, isFinished, runningStatus } from './backup-status.ts';
 import { readDatabasePassword } from './database-password.ts';
 import { podAddress, servingPod } from './database-pods.ts';
+import { BACKUP_JOB_LABEL, backupJobName } from './desired-backup-job.ts';
 import { INSTANCE_LABEL } from './labels.ts';
 import { timeOf } from './metav1-time.ts';
 import { BACKUP_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { BY_POSTGRESQL_INDEX, backupsOf, POD_SCOPE, podsOf } from './operator-indexes.ts';
 import { recordBackup } from './postgresql-metrics.ts';
+
+/** Only the operator's backup Jobs are cached. */
+const JOB_SCOPE = { labelSelector: BACKUP_JOB_LABEL };
 
 /** A backup that cannot start (no serving pod, no Secret, no PostgreSQL) fails after waiting this long. */
 export const PENDING_DEADLINE_MS = 10 * 60_000;
@@ -41,10 +47,12 @@ function backupKey(backup: PostgreSQLBackup): BackupKey {
 const isPending = (backup: PostgreSQLBackup): boolean => backup.status?.phase === undefined || backup.status.phase === 'Pending';
 
 /**
- * Registers the PostgreSQLBackup controller: it runs each backup once, Pending → Running → Completed or Failed, from
- * this process into the backup store, against the pod that serves the database (labelled `appReady=ok`) and never
- * another, one backup per database at a time. A backup found Running that this process is not running was
- * interrupted: it is Completed if its manifest was published, otherwise Failed. Deleting a PostgreSQLBackup deletes
+ * Registers the PostgreSQLBackup controller: it runs each backup once, Pending → Running → Completed or Failed,
+ * against the pod that serves the database (labelled `appReady=ok`) and never another, one backup per database at a
+ * time. A backup to a bucket runs as a Job (backup-jobs.ts), which is its record: whichever replica leads follows it
+ * and records its outcome once, read from the Job and checked against the manifest in the bucket. A backup to the
+ * backup volume runs in this process; one found Running that no process runs (no Job, or a volume backup this process
+ * is not running) was interrupted: it is Completed if its manifest was published, otherwise Failed. Deleting a PostgreSQLBackup deletes
  * its stored dump, except while its namespace is being deleted (the PostgreSQL's `onDelete.backups` decides then).
  */
 export function setupBackupController(context: OperatorContext): Controller {
@@ -62,6 +70,7 @@ export function setupBackupController(context: OperatorContext): Controller {
     if (cached.metadata.deletionTimestamp !== undefined) return deleteStoredDump(cached, ctx);
     if (isFinished(cached)) {
       finalStatuses.delete(ctx.request.key);
+      await removeRecordedJob(cached);
       return undefined;
     }
     const remembered = finalStatuses.get(ctx.request.key);
@@ -70,8 +79,68 @@ export function setupBackupController(context: OperatorContext): Controller {
       return undefined;
     }
     const backup = await ensureFinalizer(manager.client, PostgreSQLBackupRef, cached, BACKUP_FINALIZER);
-    if (backup.status?.phase === 'Running') return recoverInterrupted(backup, ctx);
+    if (backup.status?.phase === 'Running') {
+      const job = backup.status.s3 === undefined ? undefined : await jobOf(backup);
+      return job === undefined ? recoverInterrupted(backup, ctx) : followJob(backup, job, ctx);
+    }
     return runWhenPossible(backup, ctx);
+  };
+
+  const jobOf = (backup: PostgreSQLBackup): Promise<BackupJob | undefined> =>
+    findBackupJob((key) => manager.reader.get(Resources.Job, key, { scope: JOB_SCOPE }), manager.client, backup);
+
+  /** A completed backup's Job goes once it is recorded: by whoever recorded it, or by the next leader. */
+  const removeRecordedJob = async (backup: PostgreSQLBackup): Promise<void> => {
+    if (backup.status?.phase !== 'Completed' || backup.status.s3 === undefined) return;
+    const job = await manager.reader.get(Resources.Job, { namespace: backup.metadata.namespace ?? '', name: backupJobName(backup) }, { scope: JOB_SCOPE });
+    if (job !== undefined && isControlledBy(job, backup)) await deleteBackupJob(manager.client, job);
+  };
+
+  /** Other backups of the database that waited for this one may start now. */
+  const wakeWaiting = async (backup: PostgreSQLBackup): Promise<void> => {
+    const namespace = backup.metadata.namespace ?? '';
+    const name = backup.metadata.name ?? '';
+    for (const other of await backupsOf(manager, `${namespace}/${backup.spec.postgresql}`)) {
+      if (other.metadata.name !== name && isPending(other)) controller.enqueue(objectKey(other), { event: 'LockReleased', source: { kind: 'PostgreSQLBackup', namespace, name } });
+    }
+  };
+
+  /** Waits for the backup's Job to finish, then records what it did: once, whichever replica leads. */
+  const followJob = async (backup: PostgreSQLBackup, job: BackupJob, ctx: ReconcileContext): Promise<undefined> => {
+    const databaseKey = `${backup.metadata.namespace ?? ''}/${backup.spec.postgresql}`;
+    const name = backup.metadata.name ?? '';
+    // After a leader change this replica holds no lock yet: the running Job is the database's backup.
+    locks.tryAcquire(databaseKey, name);
+    const outcome = await jobOutcome(manager.client, job);
+    if (!outcome.finished) return undefined;
+    const trigger = backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER;
+    let status: PostgreSQLBackupStatus;
+    if (outcome.succeeded) {
+      // The Job's word is not enough: the published manifest is what makes it a backup.
+      const manifest = await (await storeOf(backup)).manifest(backupKey(backup));
+      status = manifest !== undefined
+        ? completedStatus(manifest)
+        : failedStatus(backup, `the backup Job ${job.metadata?.name ?? ''} succeeded, but the bucket holds no manifest for it: nothing was published`, context.now());
+    } else {
+      status = failedStatus(backup, outcome.error, context.now());
+    }
+    await finish(backup, status);
+    try {
+      if (status.phase === 'Completed') {
+        recordBackup(metrics, trigger, 'completed', outcome.seconds);
+        ctx.log.info({ bytes: status.sizeBytes, seconds: outcome.seconds, job: job.metadata?.name }, 'backup completed');
+        await tell(backup, { type: 'Normal', reason: 'BackupCompleted', note: `backup ${name} completed: ${status.sizeBytes ?? 0} bytes, read back in full` });
+        await deleteBackupJob(manager.client, job);
+      } else {
+        recordBackup(metrics, trigger, 'failed', outcome.seconds);
+        ctx.log.warn({ error: status.error, job: job.metadata?.name }, 'backup failed');
+        await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name} failed; nothing was published: ${status.error ?? ''}` });
+      }
+    } finally {
+      locks.release(databaseKey, name);
+      await wakeWaiting(backup);
+    }
+    return undefined;
   };
 
   const finish = async (backup: PostgreSQLBackup, outcome: PostgreSQLBackupStatus): Promise<void> => {
@@ -102,10 +171,12 @@ export function setupBackupController(context: OperatorContext): Controller {
     if (manifest !== undefined) {
       ctx.log.info('found Running with its manifest published: completed before the operator stopped');
       await finish(backup, completedStatus(manifest));
+      await wakeWaiting(backup);
       return undefined;
     }
     await finish(backup, failedStatus(backup, INTERRUPTED, context.now()));
     await tell(backup, { type: 'Warning', reason: 'BackupInterrupted', note: `backup ${backup.metadata.name ?? ''} ${INTERRUPTED}` });
+    await wakeWaiting(backup);
     return undefined;
   };
 
@@ -154,10 +225,38 @@ export function setupBackupController(context: OperatorContext): Controller {
       return undefined;
     }
     const { store } = target;
+    // The lock covers this process; a sibling found Running covers a Job another leader started.
+    // One this process has just finished may still show Running in the cache.
+    const runningSibling = (await backupsOf(manager, databaseKey)).find(
+      (other) => other.metadata.name !== name && other.status?.phase === 'Running' && !finalStatuses.has(objectKey(other)),
+    );
+    if (runningSibling !== undefined) return waitOr(`backup ${runningSibling.metadata.name ?? ''} of the same database is running`);
     if (!locks.tryAcquire(databaseKey, name)) return waitOr(`backup ${locks.holder(databaseKey) ?? ''} of the same database is running`);
+    if (target.s3 !== undefined) {
+      const s3 = target.s3;
+      if (context.backupImage === undefined) {
+        locks.release(databaseKey, name);
+        const error = 'the operator does not know which image to run the backup Job with: start it with --backup-image, or run it in a Pod whose container is named manager';
+        await finish(backup, failedStatus(backup, error, now));
+        metrics.backups.inc({ trigger, result: 'failed' });
+        await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name}: ${error}` });
+        return undefined;
+      }
+      try {
+        const job = await startBackupJob(manager.client, { backup, postgresql, spec, s3, podIP: address, image: context.backupImage });
+        await statusWriter.write(PostgreSQLBackupRef, backup, { ...runningStatus(now), s3 });
+        ctx.log.info({ job: job.metadata?.name, pod: pod?.metadata?.name }, 'backup Job started');
+        events.event(backup, { type: 'Normal', reason: 'BackupJobCreated', action: 'Backup', note: `backup Job ${job.metadata?.name ?? ''} started against pod ${pod?.metadata?.name ?? ''}` });
+      } catch (error) {
+        locks.release(databaseKey, name);
+        throw error;
+      }
+      // The lock stays taken until the Job's outcome is recorded (followJob).
+      return undefined;
+    }
 
     try {
-      const running = await statusWriter.write(PostgreSQLBackupRef, backup, { ...runningStatus(now), ...(target.s3 === undefined ? {} : { s3: target.s3 }) });
+      const running = await statusWriter.write(PostgreSQLBackupRef, backup, runningStatus(now));
       const started = performance.now();
       const connection = connectionParameters({ podIP: address, database: spec.db, user: spec.user, password: password.password });
       let outcome: PostgreSQLBackupStatus;
@@ -187,10 +286,7 @@ export function setupBackupController(context: OperatorContext): Controller {
       return undefined;
     } finally {
       locks.release(databaseKey, name);
-      // Backups of the same database that waited for this one may start now.
-      for (const other of await backupsOf(manager, databaseKey)) {
-        if (other.metadata.name !== name && isPending(other)) controller.enqueue(objectKey(other), { event: 'LockReleased', source: { kind: 'PostgreSQLBackup', namespace, name } });
-      }
+      await wakeWaiting(backup);
     }
   };
 
@@ -229,6 +325,8 @@ export function setupBackupController(context: OperatorContext): Controller {
     // A pod that starts serving, or a PostgreSQL that appears, lets waiting backups start.
     .watches(Resources.Pod, (pod) => pendingBackupsOf(pod, pod.metadata?.labels?.[INSTANCE_LABEL]), { scope: POD_SCOPE })
     .watches(PostgreSQLRef, (pg) => pendingBackupsOf(pg, pg.metadata.name))
+    // A backup Job that finishes is recorded at once.
+    .owns(Resources.Job, { scope: JOB_SCOPE })
     .withOptions({ maxConcurrentReconciles: 4 })
     .complete(reconcile);
   return controller;

@@ -411,6 +411,11 @@ describe('backups', () => {
   });
 });
 
+/** Names of the backup Jobs of a PostgreSQL and of their Pods, one per line ('' when there are none). */
+async function backupJobObjects(postgresql: string): Promise<string> {
+  return (await cluster.kubectlOk(['-n', NS, 'get', 'jobs,pods', '-l', `exp.wheel.jp/backup-of=${postgresql}`, '-o', 'name'])).trim();
+}
+
 describe('backups in S3', () => {
   const BUCKET = 'pg-backups';
   const database_ = 's3db';
@@ -452,6 +457,9 @@ describe('backups in S3', () => {
     const backup = await takeBackup(`${database_}-1`, database_);
     expect(backup.status?.s3).toMatchObject({ bucket: BUCKET, endpoint: s3.httpsEndpoint, credentialsSecret: 's3-credentials' });
     expect(await bucketContents()).toEqual({ keys: [`${database_}-1.dump`, `${database_}-1.manifest.json`], incompleteUploads: 0 });
+    // It ran as a Job, which is gone with its Pod once the backup is recorded.
+    expect(await events(`${database_}-1`, 'BackupJobCreated')).toEqual([expect.stringMatching(new RegExp(`^backup Job ${database_}-1-backup started against pod ${database_}-`))]);
+    await waitFor(async () => (await backupJobObjects(database_)) === '', { what: 'the completed backup Job and its Pod to be deleted' });
 
     const next = await deletePodAndWaitForSuccessor(database_, pod);
     expect((await queryPod<{ body: string }>(cluster, next, loginOf(database_), 'SELECT body FROM items')).map((r) => r.body)).toEqual(['in the bucket']);
@@ -469,6 +477,11 @@ describe('backups in S3', () => {
     expect(failed.status?.error).not.toContain('not-the-secret-access-key');
     expect(await condition(database_, 'BackupSucceeded')).toMatchObject({ status: 'False', reason: 'BackupFailed' });
     expect(await bucketContents()).toEqual({ keys: [`${database_}-1.dump`, `${database_}-1.manifest.json`], incompleteUploads: 0 });
+    // The failed Job stays (spec.backup.job.ttlSecondsAfterFinished) so its log tells the same story.
+    expect(await jsonpath(`job/${database_}-2-backup`, '{.status.conditions[?(@.type=="Failed")].status}')).toBe('True');
+    expect(await cluster.kubectlOk(['-n', NS, 'logs', `job/${database_}-2-backup`])).toContain(s3.credentials.accessKeyId);
+    // Its Pod ran under a ServiceAccount that can do nothing and has no token.
+    expect(await jsonpath(`job/${database_}-2-backup`, '{.spec.template.spec.serviceAccountName} {.spec.template.spec.automountServiceAccountToken}')).toBe(`${database_}-backup false`);
 
     await apply(credentialsSecret(s3.credentials.secretAccessKey));
     await takeBackup(`${database_}-3`, database_);
@@ -510,6 +523,8 @@ describeOperatorChecks({
   ownCounter: 'postgresql_backups_total',
   mayBeUnused: {
     'update postgresqls/finalizers.exp.wheel.jp': 'needed only where OwnerReferencesPermissionEnforcement admission is on (OpenShift); nothing is written to it',
+    'update postgresqlbackups/finalizers.exp.wheel.jp': 'the same, for the backup Jobs a PostgreSQLBackup owns',
+    'get jobs.batch': 'read only when a create finds the Job made already, or the cache has not yet seen a Job just created',
     'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run may not wait for one',
   },
 });

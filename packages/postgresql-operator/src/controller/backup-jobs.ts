@@ -1,0 +1,90 @@
+import type { V1ServiceAccount } from '@kubernetes/client-node';
+import { defineResource, isAlreadyExists, isControlledBy, Resources, type KubeClient, type ObjectOf, type Plain } from '@k8s-operators/controller-core';
+import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
+import { parseBackupJobResult, type BackupJobResult } from '../backup-job/backup-job-contract.ts';
+import { backupJobName, desiredBackupJob, desiredBackupServiceAccount, type BackupJobRequest } from './desired-backup-job.ts';
+import { timeOf } from './metav1-time.ts';
+import { FIELD_MANAGER } from './operator-context.ts';
+
+/**
+ * Starting a backup Job and reading what it did. The Job is the record of a running backup: whichever replica leads
+ * finds it by name, waits for it, and reads its outcome from its Pod's termination message; nothing about it is kept
+ * in the operator's memory.
+ */
+
+export type BackupJob = ObjectOf<typeof Resources.Job>;
+const ServiceAccountRef = defineResource<Plain<V1ServiceAccount>>({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true });
+
+/** The label the Job controller puts on a Job's Pods. */
+const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
+
+/** Creates the backup's Job (and its ServiceAccount); a Job this backup already has is returned as it is. */
+export async function startBackupJob(client: KubeClient, request: BackupJobRequest): Promise<BackupJob> {
+  await client.apply(ServiceAccountRef, desiredBackupServiceAccount(request.postgresql) as never, { fieldManager: FIELD_MANAGER, force: true });
+  const desired = desiredBackupJob(request);
+  try {
+    return await client.create(Resources.Job, desired);
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+    const existing = await client.get(Resources.Job, { namespace: desired.metadata?.namespace ?? '', name: desired.metadata?.name ?? '' });
+    if (existing !== undefined && isControlledBy(existing, request.backup)) return existing;
+    throw new Error(`a Job named ${desired.metadata?.name ?? ''} exists and belongs to something else: delete or rename it`, { cause: error });
+  }
+}
+
+/** The backup's Job: from the cache, else (the cache may not have our own create yet) from the API server. */
+export async function findBackupJob(
+  read: (key: { namespace: string; name: string }) => Promise<BackupJob | undefined>,
+  client: KubeClient,
+  backup: PostgreSQLBackup,
+): Promise<BackupJob | undefined> {
+  const key = { namespace: backup.metadata.namespace ?? '', name: backupJobName(backup) };
+  const job = (await read(key)) ?? (await client.get(Resources.Job, key));
+  return job !== undefined && isControlledBy(job, backup) ? job : undefined;
+}
+
+export type JobOutcome =
+  | { finished: false }
+  | { finished: true; succeeded: true; seconds: number }
+  | { finished: true; succeeded: false; seconds: number; error: string };
+
+const conditionTrue = (job: BackupJob, type: string) => job.status?.conditions?.find((c) => c.type === type && c.status === 'True');
+
+/**
+ * Whether the Job has finished and how. A failure's message is the Job's own words from its termination message;
+ * a Pod that ended without writing one (killed, out of memory) is described by how it ended.
+ */
+export async function jobOutcome(client: KubeClient, job: BackupJob): Promise<JobOutcome> {
+  const complete = conditionTrue(job, 'Complete');
+  const failed = conditionTrue(job, 'Failed');
+  if (complete === undefined && failed === undefined) return { finished: false };
+  const start = timeOf(job.status?.startTime);
+  const end = timeOf(job.status?.completionTime) ?? timeOf((complete ?? failed)?.lastTransitionTime);
+  const seconds = start !== undefined && end !== undefined ? Math.max(0, (end.getTime() - start.getTime()) / 1000) : 0;
+  if (complete !== undefined) return { finished: true, succeeded: true, seconds };
+  return { finished: true, succeeded: false, seconds, error: await failureOf(client, job, failed?.reason, failed?.message) };
+}
+
+async function failureOf(client: KubeClient, job: BackupJob, reason: string | undefined, message: string | undefined): Promise<string> {
+  const namespace = job.metadata?.namespace ?? '';
+  const name = job.metadata?.name ?? '';
+  const pods = await client.list(Resources.Pod, { namespace, labelSelector: `${JOB_NAME_LABEL}=${name}` });
+  const terminated = pods.items.flatMap((pod) => pod.status?.containerStatuses ?? []).map((s) => s.state?.terminated).find((t) => t !== undefined);
+  const result: BackupJobResult | undefined = parseBackupJobResult(terminated?.message);
+  if (result?.result === 'Failed') return result.error;
+  if (terminated !== undefined) {
+    const how = terminated.reason === 'OOMKilled'
+      ? 'was killed for using more memory than its limit: raise spec.backup.job.resources.limits.memory'
+      : `exited with code ${terminated.exitCode}${terminated.reason === undefined ? '' : ` (${terminated.reason})`}`;
+    return `the backup Job ${name} ${how}; see kubectl logs -n ${namespace} job/${name}`;
+  }
+  return `the backup Job ${name} failed${reason === undefined ? '' : ` (${reason})`}${message === undefined ? '' : `: ${message}`}`;
+}
+
+/** A Job whose backup is recorded goes at once, with its Pod (Jobs orphan their Pods unless told otherwise). */
+export async function deleteBackupJob(client: KubeClient, job: BackupJob): Promise<void> {
+  await client.delete(Resources.Job, { namespace: job.metadata?.namespace ?? '', name: job.metadata?.name ?? '' }, {
+    propagationPolicy: 'Background',
+    preconditions: { uid: job.metadata?.uid ?? '' },
+  });
+}

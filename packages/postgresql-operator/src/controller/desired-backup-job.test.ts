@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { postgresqlFixture } from '../../test/postgresql-fixture.ts';
+import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
+import { resolvePostgreSQLSpec, resolveS3StoreSpec } from '../api/resolve-spec.ts';
+import { parseBackupJobInput } from '../backup-job/backup-job-contract.ts';
+import { backupJobName, desiredBackupJob, desiredBackupServiceAccount } from './desired-backup-job.ts';
+
+const backupNamed = (name: string): PostgreSQLBackup => ({
+  apiVersion: 'exp.wheel.jp/v1',
+  kind: 'PostgreSQLBackup',
+  metadata: { name, namespace: 'shop', uid: 'b-uid' },
+  spec: { postgresql: 'foodb', trigger: 'OnDemand' },
+});
+const s3 = resolveS3StoreSpec({ bucket: 'pg', endpoint: 'https://s3.example:8333', forcePathStyle: true, credentialsSecret: 's3-credentials', caBundle: { configMapKeyRef: { name: 's3-ca', key: 'ca.crt' } } });
+
+function jobFor(spec: Parameters<typeof postgresqlFixture>[0] = {}) {
+  const postgresql = postgresqlFixture(spec);
+  return desiredBackupJob({ backup: backupNamed('foodb-1'), postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), s3, podIP: '10.0.0.7', image: 'registry.example/postgresql-operator:1.2.3' });
+}
+
+describe('desiredBackupJob', () => {
+  it('is named after its backup and owned by it, runs once with the operator image, and carries no secret', () => {
+    const job = jobFor();
+    expect(job.metadata).toMatchObject({ name: 'foodb-1-backup', namespace: 'shop', ownerReferences: [{ kind: 'PostgreSQLBackup', name: 'foodb-1', uid: 'b-uid', controller: true }] });
+    expect(job.metadata?.labels).toMatchObject({ 'exp.wheel.jp/backup-of': 'foodb' });
+    // A Job Pod is no database pod: the Deployment's and the Service's selectors must never match it.
+    expect(job.spec?.template.metadata?.labels).not.toHaveProperty('exp.wheel.jp/postgresql');
+    expect(job.spec).toMatchObject({ backoffLimit: 0, ttlSecondsAfterFinished: 86_400 });
+    const [container] = job.spec?.template.spec?.containers ?? [];
+    expect(container?.image).toBe('registry.example/postgresql-operator:1.2.3');
+    expect(container?.args?.[0]).toBe('backup-job');
+    const input = parseBackupJobInput(container?.env?.[0]?.value);
+    expect(input).toEqual({
+      key: { namespace: 'shop', postgresql: 'foodb', backup: 'foodb-1' },
+      trigger: 'OnDemand',
+      connection: { host: '10.0.0.7', port: 5432, database: 'foo', user: 'foo' },
+      s3: { bucket: 'pg', prefix: '', endpoint: 'https://s3.example:8333', region: 'us-east-1', forcePathStyle: true, caBundle: true },
+    });
+    expect(container?.env).toHaveLength(1);
+  });
+
+  it('mounts the password, the credentials and the CA bundle from the objects the PostgreSQL names', () => {
+    const [secrets] = jobFor().spec?.template.spec?.volumes ?? [];
+    expect(secrets?.projected?.sources).toEqual([
+      { secret: { name: 'foodb-password', items: [{ key: 'postgresql_password', path: 'password' }] } },
+      { secret: { name: 's3-credentials', items: [{ key: 'accessKeyId', path: 'accessKeyId' }, { key: 'secretAccessKey', path: 'secretAccessKey' }] } },
+      { configMap: { name: 's3-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+    ]);
+  });
+
+  it('meets the restricted Pod Security Standard and talks to no API server', () => {
+    const pod = jobFor().spec?.template.spec;
+    expect(pod).toMatchObject({ restartPolicy: 'Never', serviceAccountName: 'foodb-backup', automountServiceAccountToken: false, enableServiceLinks: false });
+    expect(pod?.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod?.containers[0]?.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true });
+  });
+
+  it('takes resources and the time to keep a failed Job from spec.backup.job, defaults otherwise', () => {
+    expect(jobFor().spec?.template.spec?.containers[0]?.resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
+    const job = jobFor({ spec: { backup: { job: { resources: { limits: { cpu: 2, memory: '1Gi' } }, ttlSecondsAfterFinished: 600 } } } });
+    expect(job.spec?.template.spec?.containers[0]?.resources).toEqual({ limits: { cpu: '2', memory: '1Gi' } });
+    expect(job.spec?.ttlSecondsAfterFinished).toBe(600);
+  });
+});
+
+describe('backupJobName', () => {
+  it('fits a label value, and two long names that share their beginning get different Jobs', () => {
+    const long = `${'a'.repeat(70)}-1`;
+    const other = `${'a'.repeat(70)}-2`;
+    expect(backupJobName(backupNamed(long))).toHaveLength(63);
+    expect(backupJobName(backupNamed(long))).toMatch(/^a+-[0-9a-f]{8}-backup$/);
+    expect(backupJobName(backupNamed(long))).not.toBe(backupJobName(backupNamed(other)));
+  });
+});
+
+describe('desiredBackupServiceAccount', () => {
+  it('belongs to the PostgreSQL and mounts no token', () => {
+    expect(desiredBackupServiceAccount(postgresqlFixture())).toMatchObject({
+      metadata: { name: 'foodb-backup', namespace: 'shop', ownerReferences: [{ kind: 'PostgreSQL', name: 'foodb' }] },
+      automountServiceAccountToken: false,
+    });
+  });
+});

@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import type { V1Job, V1ServiceAccount, V1VolumeProjection } from '@kubernetes/client-node';
+import { controllerReference } from '@k8s-operators/controller-core';
+import type { PostgreSQL } from '../api/postgresql-resource.ts';
+import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
+import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
+import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
+import type { ResolvedPostgreSQLSpec, ResolvedS3StoreSpec } from '../api/resolve-spec.ts';
+import { S3_ACCESS_KEY_ID_KEY, S3_SECRET_ACCESS_KEY_KEY } from '../api/s3-credentials-secret.ts';
+import {
+  BACKUP_JOB_FILES,
+  BACKUP_JOB_INPUT_ENV,
+  BACKUP_JOB_SECRETS_DIR,
+  BACKUP_JOB_SUBCOMMAND,
+  TERMINATION_MESSAGE_PATH,
+  type BackupJobInput,
+} from '../backup-job/backup-job-contract.ts';
+import { POSTGRES_PORT } from '../postgres/connection.ts';
+import { containerResources } from './container-resources.ts';
+import { MANAGED_BY } from './labels.ts';
+import { instanceName } from './object-names.ts';
+import { ownedMetadata } from './owned-metadata.ts';
+
+/**
+ * The Job a backup to a bucket runs as, and the ServiceAccount its Pod runs under. The Job is the record of a running
+ * backup: it is named after the PostgreSQLBackup (so a second create is AlreadyExists, never a second backup), owned
+ * by it, and runs once (no retries: a failed backup is Failed, and the schedule takes the next one).
+ *
+ * Its Pod passes the restricted Pod Security Standard: non-root, no privilege escalation, no capabilities, the
+ * runtime's seccomp profile, a read-only root. It talks to no API server (no token is mounted, its ServiceAccount has
+ * no permissions): the database password and the bucket's credentials are files of a projected volume, from the
+ * Secrets the PostgreSQL names, and the outcome is its termination message.
+ */
+
+/** On the Job and its Pod: the PostgreSQL whose backup it runs. Not the instance label: a Job Pod is no database pod. */
+export const BACKUP_JOB_LABEL = 'exp.wheel.jp/backup-of';
+const CONTAINER = 'backup';
+/** The user of the operator image (distroless nonroot). */
+const IMAGE_USER_ID = 65532;
+const MAX_LABEL_VALUE = 63;
+
+/** The Job's name: the backup's, cut to fit a label value (job-name) with a hash of the whole name when cut. */
+export function backupJobName(backup: PostgreSQLBackup): string {
+  const name = backup.metadata.name ?? '';
+  const suffix = '-backup';
+  if (name.length + suffix.length <= MAX_LABEL_VALUE) return `${name}${suffix}`;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  const head = name.slice(0, MAX_LABEL_VALUE - suffix.length - hash.length - 1).replace(/[-.]+$/, '');
+  return `${head}-${hash}${suffix}`;
+}
+
+export function backupServiceAccountName(postgresql: PostgreSQL): string {
+  return `${instanceName(postgresql)}-backup`;
+}
+
+/** Owned by the PostgreSQL, shared by its backup Jobs. Nothing is bound to it. */
+export function desiredBackupServiceAccount(postgresql: PostgreSQL): V1ServiceAccount {
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: ownedMetadata(postgresql, backupServiceAccountName(postgresql)),
+    automountServiceAccountToken: false,
+  };
+}
+
+export interface BackupJobRequest {
+  backup: PostgreSQLBackup;
+  postgresql: PostgreSQL;
+  spec: ResolvedPostgreSQLSpec;
+  s3: ResolvedS3StoreSpec;
+  /** The address of the pod that serves the database. */
+  podIP: string;
+  /** The operator's own image. */
+  image: string;
+}
+
+function secretProjections(spec: ResolvedPostgreSQLSpec, s3: ResolvedS3StoreSpec): V1VolumeProjection[] {
+  const projections: V1VolumeProjection[] = [
+    { secret: { name: spec.password, items: [{ key: PASSWORD_SECRET_KEY, path: BACKUP_JOB_FILES.password }] } },
+    {
+      secret: {
+        name: s3.credentialsSecret,
+        items: [
+          { key: S3_ACCESS_KEY_ID_KEY, path: BACKUP_JOB_FILES.accessKeyId },
+          { key: S3_SECRET_ACCESS_KEY_KEY, path: BACKUP_JOB_FILES.secretAccessKey },
+        ],
+      },
+    },
+  ];
+  const ca = s3.caBundle;
+  if (ca?.configMapKeyRef !== undefined) projections.push({ configMap: { name: ca.configMapKeyRef.name, items: [{ key: ca.configMapKeyRef.key, path: BACKUP_JOB_FILES.caBundle }] } });
+  else if (ca?.secretKeyRef !== undefined) projections.push({ secret: { name: ca.secretKeyRef.name, items: [{ key: ca.secretKeyRef.key, path: BACKUP_JOB_FILES.caBundle }] } });
+  return projections;
+}
+
+export function desiredBackupJob(request: BackupJobRequest): V1Job {
+  const { backup, postgresql, spec, s3, podIP, image } = request;
+  const name = instanceName(postgresql);
+  const input: BackupJobInput = {
+    key: { namespace: backup.metadata.namespace ?? '', postgresql: name, backup: backup.metadata.name ?? '' },
+    trigger: backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER,
+    connection: { host: podIP, port: POSTGRES_PORT, database: spec.db, user: spec.user },
+    s3: {
+      bucket: s3.bucket,
+      prefix: s3.prefix,
+      ...(s3.endpoint === undefined ? {} : { endpoint: s3.endpoint }),
+      region: s3.region,
+      forcePathStyle: s3.forcePathStyle,
+      caBundle: s3.caBundle !== undefined,
+    },
+  };
+  const labels = {
+    'app.kubernetes.io/name': 'postgresql-backup',
+    'app.kubernetes.io/instance': name,
+    'app.kubernetes.io/managed-by': MANAGED_BY,
+    [BACKUP_JOB_LABEL]: name,
+  };
+  const { job } = spec.backup;
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: backupJobName(backup), namespace: input.key.namespace, labels, ownerReferences: [controllerReference(backup)] },
+    spec: {
+      backoffLimit: 0,
+      ttlSecondsAfterFinished: job.ttlSecondsAfterFinished,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: 'Never',
+          serviceAccountName: backupServiceAccountName(postgresql),
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: IMAGE_USER_ID,
+            runAsGroup: IMAGE_USER_ID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          containers: [
+            {
+              name: CONTAINER,
+              image,
+              args: [BACKUP_JOB_SUBCOMMAND, `--secrets-dir=${BACKUP_JOB_SECRETS_DIR}`, `--termination-log=${TERMINATION_MESSAGE_PATH}`],
+              env: [{ name: BACKUP_JOB_INPUT_ENV, value: JSON.stringify(input) }],
+              resources: containerResources(job.resources),
+              terminationMessagePath: TERMINATION_MESSAGE_PATH,
+              // A process that dies before writing its outcome (OOM-killed) still leaves the end of its log there.
+              terminationMessagePolicy: 'FallbackToLogsOnError',
+              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true },
+              volumeMounts: [
+                { name: 'secrets', mountPath: BACKUP_JOB_SECRETS_DIR, readOnly: true },
+                { name: 'tmp', mountPath: '/tmp' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'secrets', projected: { sources: secretProjections(spec, s3) } },
+            { name: 'tmp', emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+}
