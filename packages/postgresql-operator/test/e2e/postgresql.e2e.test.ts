@@ -528,3 +528,72 @@ describeOperatorChecks({
     'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run may not wait for one',
   },
 });
+
+// Last: it leaves two replicas running until its end, and the checks above read one replica's metrics and log.
+describe('a highly available operator', () => {
+  const BUCKET = 'pg-takeover';
+  let s3: RunningSeaweedFs;
+  beforeAll(async () => {
+    s3 = await startSeaweedFs({ bucket: BUCKET, host: process.env.E2E_HOST_ADDRESS ?? '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await cluster.kubectl(['-n', OPERATOR_NS, 'scale', OPERATOR, '--replicas=1']);
+    await (s3 as RunningSeaweedFs | undefined)?.stop();
+  });
+
+  const operatorPods = async (): Promise<{ name: string; ready: boolean }[]> => {
+    const pods = JSON.parse(await cluster.kubectlOk(['-n', OPERATOR_NS, 'get', 'pods', '-l', 'control-plane=controller-manager', '-o', 'json'])) as {
+      items: { metadata: { name: string; deletionTimestamp?: string }; status?: { conditions?: { type: string; status: string }[] } }[];
+    };
+    return pods.items
+      .filter((pod) => pod.metadata.deletionTimestamp === undefined)
+      .map((pod) => ({ name: pod.metadata.name, ready: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false }));
+  };
+  /** The Pod whose manager holds the Lease (its identity is `<pod>_<uuid>`). */
+  const leaderPod = async (): Promise<string> =>
+    (await jsonpath('lease/postgresql-operator-leader', '{.spec.holderIdentity}', OPERATOR_NS)).split('_')[0] ?? '';
+
+  test('the leader stopped while a backup Job runs: the other replica records the backup, once', async () => {
+    diagnoseOnFailure();
+    await cluster.kubectlOk(['-n', OPERATOR_NS, 'scale', OPERATOR, '--replicas=2']);
+    await waitFor(async () => { const pods = await operatorPods(); return pods.length === 2 && pods.every((p) => p.ready); }, { what: 'two ready operator replicas', timeoutMs: 120_000 });
+    await apply(JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'takeover-s3' }, stringData: { accessKeyId: s3.credentials.accessKeyId, secretAccessKey: s3.credentials.secretAccessKey } }));
+    await apply(database('takeover', { backup: { suspend: true, s3: { bucket: BUCKET, endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentialsSecret: 'takeover-s3' } } }));
+    const pod = await servingPod('takeover');
+    // pg_dump in the Job waits for this lock: the backup is certainly running while the leader goes.
+    const holder = await connectToPod(cluster, pod, loginOf('takeover'));
+    const observer = await connectToPod(cluster, pod, loginOf('takeover'));
+    try {
+      await holder.client.query("CREATE TABLE items (body text); INSERT INTO items VALUES ('taken over')");
+      await holder.client.query('BEGIN');
+      await holder.client.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
+      await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'takeover-1' }, spec: { postgresql: 'takeover' } }));
+      await waitFor(async () => {
+        const waiting = await observer.client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'");
+        return Number(waiting.rows[0]?.n) > 0;
+      }, { what: "the backup Job's pg_dump to wait for the lock on items", timeoutMs: 120_000 });
+      const jobUid = await jsonpath('job/takeover-1-backup', '{.metadata.uid}');
+      const oldLeader = await leaderPod();
+      await cluster.kubectlOk(['-n', OPERATOR_NS, 'delete', 'pod', oldLeader, '--wait=false']);
+      const newLeader = await waitFor(async () => { const leader = await leaderPod(); return leader !== '' && leader !== oldLeader ? leader : undefined; }, { what: 'another replica to take the Lease', timeoutMs: 120_000 });
+      expect((await operatorPods()).map((p) => p.name)).toContain(newLeader);
+      // The Job ran on through the change of leaders: the same one.
+      expect(await jsonpath('job/takeover-1-backup', '{.metadata.uid}')).toBe(jobUid);
+      await holder.client.query('COMMIT');
+    } finally {
+      await observer.close();
+      await holder.close();
+    }
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Completed', 'postgresqlbackup/takeover-1', '--timeout=120s']);
+    const backup = await backupOf('takeover-1');
+    expect(backup.status).toMatchObject({ phase: 'Completed', verified: true });
+    // Started once, recorded once, one dump in the bucket, nothing half-uploaded.
+    expect(await events('takeover-1', 'BackupJobCreated')).toHaveLength(1);
+    expect(await events('takeover-1', 'BackupCompleted')).toHaveLength(1);
+    const listing = await (await s3.request({ method: 'GET', path: `/${BUCKET}`, query: { 'list-type': '2', prefix: `${NS}/takeover/` } })).text();
+    expect([...listing.matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]).sort()).toEqual([`${NS}/takeover/takeover-1.dump`, `${NS}/takeover/takeover-1.manifest.json`]);
+    const uploads = await (await s3.request({ method: 'GET', path: `/${BUCKET}`, query: { uploads: '' } })).text();
+    expect([...uploads.matchAll(/<UploadId>/g)]).toHaveLength(0);
+    await waitFor(async () => (await backupJobObjects('takeover')) === '', { what: 'the recorded backup Job and its Pod to be deleted' });
+  }, 360_000);
+});
