@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { isForbidden, Resources, type KubeClient } from '@k8s-operators/controller-core';
+import { Resources, type KubeClient } from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { resolvePostgreSQLSpec, resolveS3StoreSpec, type ResolvedS3StoreSpec } from '../api/resolve-spec.ts';
 import { openS3BackupStore, s3StoreOptions, S3StoreConfigurationError, type ObjectData } from '../backup/s3-store-options.ts';
 import type { BackupStore } from '../backup/store.ts';
+import { getNamedObject } from './get-named-object.ts';
 import { instanceNamespace } from './object-names.ts';
 
 /**
@@ -72,15 +73,9 @@ export class BackupStores {
 
   /** `data` of the named Secret or ConfigMap; a missing one is a configuration error that names the field. */
   async #read(ref: typeof Resources.Secret | typeof Resources.ConfigMap, namespace: string, name: string, field: string): Promise<ObjectData> {
-    let object: { data?: Record<string, string> } | undefined;
-    try {
-      object = ref === Resources.Secret
-        ? await this.#client.get(Resources.Secret, { namespace, name })
-        : await this.#client.get(Resources.ConfigMap, { namespace, name });
-    } catch (error) {
-      if (!isForbidden(error)) throw error;
-      throw new Error(`the operator may not read ${ref.kind} ${name} in namespace ${namespace} (${field}): its ClusterRole needs get on ${ref.resource}`, { cause: error });
-    }
+    const object: { data?: Record<string, string> } | undefined = ref === Resources.Secret
+      ? await getNamedObject(this.#client, Resources.Secret, { namespace, name }, field)
+      : await getNamedObject(this.#client, Resources.ConfigMap, { namespace, name }, field);
     if (object === undefined) throw new S3StoreConfigurationError(`${ref.kind} ${name} (${field}) was not found in namespace ${namespace}`);
     return object.data;
   }

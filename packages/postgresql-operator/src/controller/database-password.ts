@@ -1,6 +1,7 @@
-import { isForbidden, Resources, type KubeClient } from '@k8s-operators/controller-core';
+import { Resources, type KubeClient } from '@k8s-operators/controller-core';
 import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 import { passwordFromSecret } from '../postgres/connection.ts';
+import { getNamedObject } from './get-named-object.ts';
 
 /**
  * The database password from the Secret `spec.password` names, or why it cannot be had, in words that say what to fix.
@@ -41,14 +42,5 @@ export function databasePassword(secretName: string, namespace: string, secret: 
 
 /** Reads the named Secret from the API server (never from a cache of all Secrets) and the password in it. */
 export async function readDatabasePassword(client: KubeClient, namespace: string, secretName: string): Promise<PasswordLookup> {
-  try {
-    return databasePassword(secretName, namespace, await client.get(Resources.Secret, { namespace, name: secretName }));
-  } catch (error) {
-    if (!isForbidden(error)) throw error;
-    throw new Error(
-      `the operator may not read Secret ${secretName} in namespace ${namespace}: its ClusterRole needs get on secrets ` +
-        '(deploy/postgresql-operator/rbac/role.yaml)',
-      { cause: error },
-    );
-  }
+  return databasePassword(secretName, namespace, await getNamedObject(client, Resources.Secret, { namespace, name: secretName }, 'spec.password'));
 }
