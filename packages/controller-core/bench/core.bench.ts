@@ -192,6 +192,7 @@ async function measure(controlPlane: ControlPlane, operatorScript: string, flags
       controller_node_flags: flags.nodeFlags.join(' '),
       rss_mib_at_start: round(started.rssMib, 1),
       rss_mib_peak: round(rssMibPeak, 1),
+      memory_mib: { at_start: started.memory, at_convergence: converged.memory, after_idle: idle.memory },
     };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');

@@ -2,19 +2,21 @@
 // controller, nothing else loaded. core.bench.ts compiles this file, starts it with the image's Node flags and talks
 // to it over the IPC channel:
 //
-//   child → parent  { type: 'started', rssMib }                     manager created, before it starts
+//   child → parent  { type: 'started', rssMib, memory }             manager created, before it starts
 //   child → parent  { type: 'converged', seconds, reconciles, ... }  every Widget Ready, every ConfigMap cached
 //   parent → child  'report'                                          after the idle window
 //   child → parent  { type: 'idle', requests, reconciles, ... }
 //   parent → child  'stop'                                            the manager stops and the process exits
 //
-// Peak RSS is read by the parent from /proc (VmHWM), so it covers the process's whole life, start-up included.
+// Peak RSS is read by the parent from /proc (VmHWM), so it covers the process's whole life, start-up included. Each
+// report, and each progress line, also says where the memory is (memory-breakdown.ts).
 //
 //   KUBECONFIG=<file> node widget-operator.js <namespace> <objects> <workers>
 //
 // The kubeconfig comes through KUBECONFIG and the manager's default loading, as in a deployment.
 import { Manager, Resources, createLogger, type RequestCounts } from '@k8s-operators/controller-core';
 import { Convergence } from './convergence.ts';
+import { describeMemory, memoryBreakdown, type MemoryBreakdown } from './memory-breakdown.ts';
 import { requestsBetween, totalRequests, watchRestarts } from './figures.ts';
 import { registerWidgetController } from './widget-controller.ts';
 import { WidgetRef } from './widget-ref.ts';
@@ -23,7 +25,7 @@ const PROGRESS_INTERVAL_MS = 5_000;
 
 /** What the parent receives. */
 export type OperatorReport =
-  | { type: 'started'; rssMib: number }
+  | { type: 'started'; rssMib: number; memory: MemoryBreakdown }
   | {
       type: 'converged';
       seconds: number;
@@ -33,8 +35,9 @@ export type OperatorReport =
       statusWrites: number;
       requests: RequestCounts;
       cpuSeconds: number;
+      memory: MemoryBreakdown;
     }
-  | { type: 'idle'; requests: RequestCounts; reconciles: number; watchRestarts: ReturnType<typeof watchRestarts> };
+  | { type: 'idle'; requests: RequestCounts; reconciles: number; watchRestarts: ReturnType<typeof watchRestarts>; memory: MemoryBreakdown };
 
 const [namespace = '', objectsArg = '', workersArg = ''] = process.argv.slice(2);
 const objects = Number(objectsArg);
@@ -58,7 +61,7 @@ const manager = await Manager.create({
 });
 const counts = registerWidgetController(manager, workers);
 const convergence = new Convergence(manager, objects);
-report({ type: 'started', rssMib: process.memoryUsage.rss() / 2 ** 20 });
+report({ type: 'started', rssMib: process.memoryUsage.rss() / 2 ** 20, memory: memoryBreakdown() });
 
 const requestsAtStart = manager.client.requestCounts();
 const cpuAtStart = process.cpuUsage();
@@ -66,7 +69,8 @@ const started = performance.now();
 const running = manager.start();
 const progress = setInterval(() => {
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
-  console.log(`  ${seconds} s: ${String(convergence.ready)} Ready, ${String(convergence.configMaps)} ConfigMaps, ${String(counts.reconciles)} reconciles`);
+  const ready = `${String(convergence.ready)} Ready, ${String(convergence.configMaps)} ConfigMaps, ${String(counts.reconciles)} reconciles`;
+  console.log(`  ${seconds} s: ${ready}; ${describeMemory(memoryBreakdown())}`);
 }, PROGRESS_INTERVAL_MS);
 try {
   await Promise.race([convergence.reached, running.then(() => Promise.reject(new Error('the manager stopped before every Widget was Ready')))]);
@@ -86,6 +90,7 @@ report({
   statusWrites: counts.statusWrites,
   requests: requestsBetween(requestsAtStart, requestsAtConvergence),
   cpuSeconds: (user + system) / 1e6,
+  memory: memoryBreakdown(),
 });
 
 process.on('message', (message) => {
@@ -95,6 +100,7 @@ process.on('message', (message) => {
       requests: requestsBetween(requestsAtConvergence, manager.client.requestCounts()),
       reconciles: counts.reconciles - reconcilesAtConvergence,
       watchRestarts: watchRestarts([manager.informerFor(WidgetRef), manager.informerFor(Resources.ConfigMap)]),
+      memory: memoryBreakdown(),
     });
   } else if (message === 'stop') {
     manager.stop();
