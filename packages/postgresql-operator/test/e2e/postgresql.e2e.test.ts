@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, startSeaweedFs, waitFor, type E2eCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
 import { connectToPod, queryPod, watchObjects, type DatabaseLogin, type PodAddress } from './cluster-access.ts';
+import { TcpForwarder } from './tcp-forwarder.ts';
 
 const NS = 'postgresql-e2e';
 const OPERATOR_NS = 'postgresql-operator-system';
@@ -487,6 +488,49 @@ describe('backups in S3', () => {
     await takeBackup(`${database_}-3`, database_);
     expect((await bucketContents()).keys).toEqual([`${database_}-1.dump`, `${database_}-1.manifest.json`, `${database_}-3.dump`, `${database_}-3.manifest.json`]);
   });
+
+  test('an S3 outage while a backup runs fails it with a clear condition, lists nothing partial, and the next backup succeeds', async () => {
+    diagnoseOnFailure();
+    // The store, through a forwarder this test can cut: while cut, connections are reset and new ones refused.
+    const forwarder = await TcpForwarder.start(process.env.E2E_HOST_ADDRESS ?? '127.0.0.1', new URL(s3.endpoint));
+    try {
+      await apply(database('outage', { backup: { suspend: true, s3: { bucket: BUCKET, endpoint: forwarder.url('http'), region: s3.region, forcePathStyle: true, credentialsSecret: 's3-credentials' } } }));
+      const pod = await servingPod('outage');
+      const holder = await connectToPod(cluster, pod, loginOf('outage'));
+      const observer = await connectToPod(cluster, pod, loginOf('outage'));
+      try {
+        await holder.client.query("CREATE TABLE items (body text); INSERT INTO items VALUES ('after the outage')");
+        await holder.client.query('BEGIN');
+        await holder.client.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
+        await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'outage-1' }, spec: { postgresql: 'outage' } }));
+        // The Job has reached the store (it sweeps leftovers first) and pg_dump waits: now the store goes away.
+        await waitFor(async () => {
+          const waiting = await observer.client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'");
+          return Number(waiting.rows[0]?.n) > 0;
+        }, { what: "the backup Job's pg_dump to wait for the lock on items", timeoutMs: 120_000 });
+        await forwarder.cut();
+        await holder.client.query('COMMIT');
+      } finally {
+        await observer.close();
+        await holder.close();
+      }
+      await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', 'postgresqlbackup/outage-1', '--timeout=180s']);
+      const failed = await backupOf('outage-1');
+      expect(failed.status?.error).toContain(`cannot reach S3 at ${forwarder.url('http')}`);
+      expect(failed.status?.sha256).toBeUndefined();
+      expect(await condition('outage', 'BackupSucceeded')).toMatchObject({ status: 'False', reason: 'BackupFailed' });
+
+      await forwarder.restore();
+      await takeBackup('outage-2', 'outage');
+      const listing = await (await s3.request({ method: 'GET', path: `/${BUCKET}`, query: { 'list-type': '2', prefix: `${NS}/outage/` } })).text();
+      expect([...listing.matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]).sort()).toEqual([`${NS}/outage/outage-2.dump`, `${NS}/outage/outage-2.manifest.json`]);
+      // What the outage left half-uploaded, the next backup cleared.
+      const uploads = await (await s3.request({ method: 'GET', path: `/${BUCKET}`, query: { uploads: '' } })).text();
+      expect([...uploads.matchAll(/<UploadId>/g)]).toHaveLength(0);
+    } finally {
+      await forwarder.cut();
+    }
+  }, 360_000);
 });
 
 describe('secrecy', () => {
