@@ -47,6 +47,13 @@ describe('StringPool', () => {
     expect(pool.intern('c')).toBe('c');
   });
 
+  it('keeps recent timestamps apart from the pool', () => {
+    const pool = new StringPool();
+    for (let second = 0; second < 10; second++) expect(pool.recent(`2026-11-26T03:40:0${String(second)}Z`)).toBe(`2026-11-26T03:40:0${String(second)}Z`);
+    expect(pool.recent('2026-11-26T03:40:09Z')).toBe('2026-11-26T03:40:09Z');
+    expect(pool.size).toBe(0);
+  });
+
   it('does not pool long strings', () => {
     const pool = new StringPool();
     pool.intern('x'.repeat(500));
