@@ -15,7 +15,8 @@ import type { PostgreSQLBackup, PostgreSQLBackupStatus } from '../api/postgresql
 import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { runBackup } from '../backup/run-backup.ts';
-import type { BackupKey, BackupStore } from '../backup/store.ts';
+import type { BackupManifest } from '../backup/manifest.ts';
+import type { BackupKey } from '../backup/store.ts';
 import { connectionParameters } from '../postgres/connection.ts';
 import { deleteBackupJob, findBackupJob, jobOutcome, startBackupJob, type BackupJob } from './backup-jobs.ts';
 import { completedStatus, failedStatus, isFinished, runningStatus } from './backup-status.ts';
@@ -117,10 +118,12 @@ export function setupBackupController(context: OperatorContext): Controller {
     let status: PostgreSQLBackupStatus;
     if (outcome.succeeded) {
       // The Job's word is not enough: the published manifest is what makes it a backup.
-      const manifest = await (await storeOf(backup)).manifest(backupKey(backup));
-      status = manifest !== undefined
-        ? completedStatus(manifest)
-        : failedStatus(backup, `the backup Job ${job.metadata?.name ?? ''} succeeded, but the bucket holds no manifest for it: nothing was published`, context.now());
+      const published = await publishedManifest(backup);
+      status = !published.ok
+        ? failedStatus(backup, published.message, context.now())
+        : published.manifest !== undefined
+          ? completedStatus(published.manifest)
+          : failedStatus(backup, `the backup Job ${job.metadata?.name ?? ''} succeeded, but the bucket holds no manifest for it: nothing was published`, context.now());
     } else {
       status = failedStatus(backup, outcome.error, context.now());
     }
@@ -152,11 +155,15 @@ export function setupBackupController(context: OperatorContext): Controller {
     await statusWriter.write(PostgreSQLBackupRef, backup, status);
   };
 
-  /** The store the backup was written to; one that cannot be built is an error for the reconcile to retry. */
-  const storeOf = async (backup: PostgreSQLBackup): Promise<BackupStore> => {
+  /**
+   * The manifest of a Running backup, from the store it was written to. A store that cannot be built (its Secret or
+   * key gone) will not come back by itself: the backup fails saying so. A store that refuses or cannot be reached is
+   * an error, retried with the queue's back-off.
+   */
+  const publishedManifest = async (backup: PostgreSQLBackup): Promise<{ ok: true; manifest: BackupManifest | undefined } | { ok: false; message: string }> => {
     const lookup = await stores.forBackup(backup);
-    if (!lookup.ok) throw new Error(`backup ${backup.metadata.name ?? ''}: its store cannot be reached: ${lookup.message}`);
-    return lookup.store;
+    if (!lookup.ok) return { ok: false, message: `its store cannot be used to check what was published, so it does not count: ${lookup.message}` };
+    return { ok: true, manifest: await lookup.store.manifest(backupKey(backup)) };
   };
 
   /** The event on the backup, and on its PostgreSQL so `kubectl describe pg` shows it too. */
@@ -167,7 +174,14 @@ export function setupBackupController(context: OperatorContext): Controller {
   };
 
   const recoverInterrupted = async (backup: PostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> => {
-    const manifest = await (await storeOf(backup)).manifest(backupKey(backup));
+    const published = await publishedManifest(backup);
+    if (!published.ok) {
+      await finish(backup, failedStatus(backup, published.message, context.now()));
+      await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''}: ${published.message}` });
+      await wakeWaiting(backup);
+      return undefined;
+    }
+    const { manifest } = published;
     if (manifest !== undefined) {
       ctx.log.info('found Running with its manifest published: completed before the operator stopped');
       await finish(backup, completedStatus(manifest));

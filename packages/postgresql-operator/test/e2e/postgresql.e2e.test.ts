@@ -489,6 +489,20 @@ describe('backups in S3', () => {
     expect((await bucketContents()).keys).toEqual([`${database_}-1.dump`, `${database_}-1.manifest.json`, `${database_}-3.dump`, `${database_}-3.manifest.json`]);
   });
 
+  test('a running backup whose store can no longer be built fails saying why, instead of being retried forever', async () => {
+    diagnoseOnFailure();
+    // A backup of a PostgreSQL that does not exist waits, Pending; then it is made to look like one that ran as a Job
+    // into a bucket whose credentials Secret is gone, which is what a new leader finds after such a deletion.
+    await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'orphan-1' }, spec: { postgresql: 'orphan' } }));
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Pending', 'postgresqlbackup/orphan-1', '--timeout=60s']);
+    const status = { phase: 'Running', startTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), s3: { bucket: BUCKET, endpoint: s3.endpoint, forcePathStyle: true, credentialsSecret: 'deleted-credentials' } };
+    await cluster.kubectlOk(['-n', NS, 'patch', 'postgresqlbackup/orphan-1', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', 'postgresqlbackup/orphan-1', '--timeout=90s']);
+    expect((await backupOf('orphan-1')).status?.error).toBe(
+      `its store cannot be used to check what was published, so it does not count: Secret deleted-credentials (spec.backup.s3.credentialsSecret) was not found in namespace ${NS}`,
+    );
+  });
+
   test('an S3 outage while a backup runs fails it with a clear condition, lists nothing partial, and the next backup succeeds', async () => {
     diagnoseOnFailure();
     // The store, through a forwarder this test can cut: while cut, connections are reset and new ones refused.
