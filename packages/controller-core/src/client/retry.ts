@@ -1,3 +1,4 @@
+import { exponentialDelayMs } from '../queue/item-backoff.ts';
 import { isConflict } from './errors.ts';
 
 /**
@@ -79,14 +80,13 @@ export interface RetryOnConflictOptions {
  */
 export async function retryOnConflict<R>(fn: () => Promise<R>, options: RetryOnConflictOptions = {}): Promise<R> {
   const { attempts = 5, delayMs = 10, factor = 1, jitter = 0.1 } = options;
-  let wait = delayMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (error) {
       if (!isConflict(error) || attempt >= attempts) throw error;
     }
+    const wait = exponentialDelayMs(attempt, { baseDelayMs: delayMs, maxDelayMs: Number.POSITIVE_INFINITY, factor });
     await new Promise((resolve) => setTimeout(resolve, wait * (1 + Math.random() * jitter)));
-    wait *= factor;
   }
 }
