@@ -11,7 +11,7 @@ interface Pod {
     phase?: string;
     podIP?: string;
     conditions?: { type: string; status: string }[];
-    containerStatuses?: { containerID?: string; restartCount: number; state?: { waiting?: { reason?: string; message?: string }; terminated?: { exitCode: number } } }[];
+    containerStatuses?: { name: string; containerID?: string; restartCount: number; state?: { waiting?: { reason?: string; message?: string }; terminated?: { exitCode: number; message?: string } } }[];
   };
 }
 interface List<T> { items: T[] }
