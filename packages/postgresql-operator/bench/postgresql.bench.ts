@@ -10,6 +10,10 @@
 // the times and their ratio are printed too: that ratio compares runs from different minutes and moves more (over nine
 // 9-round runs of one build, 1.04-1.13 against 1.02-1.10). Nine rounds, not five, for the same reason. The first round
 // also warms the operator's process (JIT, the pg_dump/pg_restore lookup), as a long-running operator is.
+// --store s3 keeps the operator's backups in a real S3-compatible store (SeaweedFS, started here) instead of a
+// directory; --job (with --store s3) also runs each round's operator backup as the Job the operator creates for a
+// bucket (the operator image's backup-job entry point on the cluster's node), and reports the Job's start overhead:
+// the median of the rounds' Job time minus the in-process backup's time.
 // Prints figures; the last line is one JSON object.
 import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -17,14 +21,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { TestCluster } from '@k8s-operators/testkit';
-import { DirectoryBackupStore, forDatabase, pgClientConfig, restoreBackup, runBackup, type BackupManifest } from '../src/index.ts';
+import { startSeaweedFs, TestCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
+import { resolveS3StoreSpec } from '../src/api/resolve-spec.ts';
+import { openS3BackupStore } from '../src/backup/s3-store-options.ts';
+import { DirectoryBackupStore, forDatabase, pgClientConfig, restoreBackup, runBackup, type BackupManifest, type BackupStore } from '../src/index.ts';
 import { startPostgresPod } from '../test/postgres-pod.ts';
+import { runBackupJob, type BenchJobTarget } from './backup-job-run.ts';
 
-const { values } = parseArgs({ options: { scale: { type: 'string', default: '68' }, rounds: { type: 'string', default: '9' } } });
+const { values } = parseArgs({
+  options: { scale: { type: 'string', default: '68' }, rounds: { type: 'string', default: '9' }, store: { type: 'string', default: 'volume' }, job: { type: 'boolean', default: false } },
+});
 const scale = Number(values.scale);
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, not ${values.rounds}`);
+const storeKind = values.store;
+if (storeKind !== 'volume' && storeKind !== 's3') throw new Error(`--store must be volume or s3, not ${storeKind}`);
+if (values.job && storeKind !== 's3') throw new Error('--job needs --store s3: only backups to a bucket run as Jobs');
 
 async function postgresBin(): Promise<string> {
   const root = '/usr/lib/postgresql';
@@ -58,6 +70,7 @@ async function sql<T extends pg.QueryResultRow>(config: pg.ClientConfig, text: s
 
 const cluster = await TestCluster.start();
 const work = await mkdtemp(join(tmpdir(), 'pg-bench-'));
+let seaweed: RunningSeaweedFs | undefined;
 try {
   const connection = await startPostgresPod(cluster, { name: 'bench', user: 'app', password: 'bench-password', database: 'appdb' });
   const bin = await postgresBin();
@@ -68,12 +81,25 @@ try {
   const databaseBytes = Number(size?.bytes ?? 0);
   console.log(`database: ${(databaseBytes / 2 ** 30).toFixed(2)} GiB, generated in ${generateSeconds.toFixed(1)} s`);
 
-  // The store refuses a missing directory (in a cluster that means the backup volume is not mounted).
-  await mkdir(join(work, 'store'));
-  const store = new DirectoryBackupStore(join(work, 'store'));
+  let store: BackupStore;
+  let jobTarget: BenchJobTarget | undefined;
+  if (storeKind === 's3') {
+    seaweed = await startSeaweedFs({ bucket: 'bench' });
+    const { credentials } = seaweed;
+    store = await openS3BackupStore({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, forcePathStyle: true, credentials });
+    if (values.job) {
+      await cluster.kubectl(['create', 'secret', 'generic', 'bench-s3', `--from-literal=accessKeyId=${credentials.accessKeyId}`, `--from-literal=secretAccessKey=${credentials.secretAccessKey}`]);
+      const s3 = resolveS3StoreSpec({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, forcePathStyle: true, credentialsSecret: 'bench-s3' });
+      jobTarget = { postgresql: 'bench', podIP: connection.host, user: connection.user, database: 'appdb', s3 };
+    }
+  } else {
+    // The store refuses a missing directory (in a cluster that means the backup volume is not mounted).
+    await mkdir(join(work, 'store'));
+    store = new DirectoryBackupStore(join(work, 'store'));
+  }
   const count = async (database: string): Promise<number> => Number((await sql<{ n: string }>(pgClientConfig(forDatabase(connection, database)), 'SELECT count(*) AS n FROM pgbench_accounts'))[0]?.n ?? 0);
   const originalRows = await count('appdb');
-  const seconds = { plainBackup: [] as number[], operatorBackup: [] as number[], plainRestore: [] as number[], operatorRestore: [] as number[] };
+  const seconds = { plainBackup: [] as number[], operatorBackup: [] as number[], jobBackup: [] as number[], plainRestore: [] as number[], operatorRestore: [] as number[] };
   let dumpBytes = 0;
 
   for (let round = 1; round <= rounds; round++) {
@@ -87,6 +113,9 @@ try {
       const started = performance.now();
       manifest = await runBackup({ store, key, trigger: 'OnDemand', connection });
       seconds.operatorBackup.push((performance.now() - started) / 1000);
+    };
+    const jobBackup = async (): Promise<void> => {
+      if (jobTarget !== undefined) seconds.jobBackup.push(await runBackupJob(cluster, jobTarget, `bench-job-${String(round)}`));
     };
     // Each restore starts from the same state: earlier writes checkpointed, and no restored copy left behind for
     // autovacuum to work on while the next one is timed (that made whichever restore came second about 50 % slower).
@@ -115,13 +144,14 @@ try {
     };
     // Alternating the order keeps a slow or fast stretch of the machine from always falling on the same side.
     const plainFirst = round % 2 === 1;
-    for (const step of plainFirst ? [plainBackup, operatorBackup, plainRestore, operatorRestore] : [operatorBackup, plainBackup, operatorRestore, plainRestore]) await step();
+    for (const step of plainFirst ? [plainBackup, operatorBackup, jobBackup, plainRestore, operatorRestore] : [jobBackup, operatorBackup, plainBackup, operatorRestore, plainRestore]) await step();
 
     dumpBytes = manifest?.size ?? 0;
     const at = (list: number[]): string => (list.at(-1) ?? 0).toFixed(2);
     const ratioAt = (operator: number[], plain: number[]): string => ratiosOf(operator, plain)[round - 1]?.toFixed(2) ?? '-';
     console.log(
       `round ${String(round)}/${String(rounds)}: backup plain ${at(seconds.plainBackup)} s, operator ${at(seconds.operatorBackup)} s (${ratioAt(seconds.operatorBackup, seconds.plainBackup)}); ` +
+        (jobTarget === undefined ? '' : `Job ${at(seconds.jobBackup)} s (${ratioAt(seconds.jobBackup, seconds.plainBackup)}); `) +
         `restore plain ${at(seconds.plainRestore)} s, operator ${at(seconds.operatorRestore)} s (${ratioAt(seconds.operatorRestore, seconds.plainRestore)})`,
     );
   }
@@ -135,18 +165,25 @@ try {
   const restoreRatios = ratiosOf(seconds.operatorRestore, seconds.plainRestore);
   const backupRatioOfMedians = operatorBackupSeconds / plainBackupSeconds;
   const restoreRatioOfMedians = operatorRestoreSeconds / plainRestoreSeconds;
-  console.log(`medians of ${String(rounds)} rounds (range), dump ${(dumpBytes / 2 ** 20).toFixed(0)} MiB:`);
+  const jobRatios = ratiosOf(seconds.jobBackup, seconds.plainBackup);
+  const jobOverheads = seconds.jobBackup.map((took, i) => took - (seconds.operatorBackup[i] ?? Number.NaN));
+  console.log(`medians of ${String(rounds)} rounds (range), dump ${(dumpBytes / 2 ** 20).toFixed(0)} MiB, store ${storeKind}:`);
   console.log(`  plain pg_dump -Fc:              ${plainBackupSeconds.toFixed(2)} s (${range(seconds.plainBackup)})`);
   console.log(`  operator backup (verified):     ${operatorBackupSeconds.toFixed(2)} s (${range(seconds.operatorBackup)})`);
+  if (jobTarget !== undefined) {
+    console.log(`  the same as a Job:              ${median(seconds.jobBackup).toFixed(2)} s (${range(seconds.jobBackup)}), ratio ${median(jobRatios).toFixed(2)} (${range(jobRatios)})`);
+    console.log(`  Job start overhead:             ${median(jobOverheads).toFixed(2)} s (${range(jobOverheads)})`);
+  }
   console.log(`  plain pg_restore -1 + ANALYZE:  ${plainRestoreSeconds.toFixed(2)} s (${range(seconds.plainRestore)})`);
   console.log(`  operator restore (checked):     ${operatorRestoreSeconds.toFixed(2)} s (${range(seconds.operatorRestore)})`);
   console.log(`  ratio of the medians:           backup ${backupRatioOfMedians.toFixed(2)}, restore ${restoreRatioOfMedians.toFixed(2)}`);
   console.log(`  median of the rounds' ratios:   backup ${median(backupRatios).toFixed(2)} (${range(backupRatios)}), restore ${median(restoreRatios).toFixed(2)} (${range(restoreRatios)})`);
 
   const result = {
-    benchmark: 'postgresql', scale, rounds, database_bytes: databaseBytes, dump_bytes: dumpBytes, rows: originalRows,
+    benchmark: 'postgresql', store: storeKind, scale, rounds, database_bytes: databaseBytes, dump_bytes: dumpBytes, rows: originalRows,
     plain_backup_seconds: round(plainBackupSeconds), operator_backup_seconds: round(operatorBackupSeconds), backup_ratio: round(median(backupRatios)),
     plain_restore_seconds: round(plainRestoreSeconds), operator_restore_seconds: round(operatorRestoreSeconds), restore_ratio: round(median(restoreRatios)),
+    ...(jobTarget === undefined ? {} : { job_backup_seconds: round(median(seconds.jobBackup)), job_backup_ratio: round(median(jobRatios)), job_start_overhead_seconds: round(median(jobOverheads)) }),
     target_ratio: 1.1,
     backup_ratio_of_medians: round(backupRatioOfMedians), restore_ratio_of_medians: round(restoreRatioOfMedians),
     rounds_seconds: Object.fromEntries(Object.entries(seconds).map(([name, list]) => [name, list.map(round)])),
@@ -154,6 +191,7 @@ try {
   console.log(`ratios (median of the rounds): backup ${String(result.backup_ratio)}, restore ${String(result.restore_ratio)} (target <= 1.10)`);
   console.log(JSON.stringify(result));
 } finally {
+  await seaweed?.stop();
   await cluster.stop();
   await rm(work, { recursive: true, force: true });
 }
