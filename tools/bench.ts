@@ -13,7 +13,7 @@ const BENCHMARKS: Readonly<Record<string, { file: string; summary: string }>> = 
   },
   postgresql: {
     file: 'packages/postgresql-operator/bench/postgresql.bench.ts',
-    summary: 'backup and restore of a ~1 GB database through the operator vs plain pg_dump -Fc / pg_restore (--scale N, --rounds N; medians)',
+    summary: 'backup and restore of a ~1 GB database through the operator vs plain pg_dump -Fc / pg_restore (--scale N, --rounds N, --store volume|s3, --job; medians)',
   },
   'postgresql-secrets': {
     file: 'packages/postgresql-operator/bench/secrets-memory.bench.ts',
