@@ -87,6 +87,9 @@ try {
     seaweed = await startSeaweedFs({ bucket: 'bench' });
     const { credentials } = seaweed;
     store = await openS3BackupStore({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, forcePathStyle: true, credentials });
+    // A fresh SeaweedFS allocates its volumes on the first write (about 8 s here): a store in use has done that long ago.
+    await seaweed.request({ method: 'PUT', path: '/bench/warm-up', body: Buffer.alloc(1024 * 1024) });
+    await seaweed.request({ method: 'DELETE', path: '/bench/warm-up' });
     if (values.job) {
       await cluster.kubectl(['create', 'secret', 'generic', 'bench-s3', `--from-literal=accessKeyId=${credentials.accessKeyId}`, `--from-literal=secretAccessKey=${credentials.secretAccessKey}`]);
       const s3 = resolveS3StoreSpec({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, forcePathStyle: true, credentialsSecret: 'bench-s3' });
