@@ -3,14 +3,27 @@
 // Job deleted, the node drained) stops pg_dump and deletes what was stored.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createLogger } from '@k8s-operators/controller-core';
+// The logger alone: the runtime's index (client, informers, metrics) would add 0.4 s and 30 MiB to every Job's start.
+import { createLogger } from '@k8s-operators/controller-core/log';
 import { BACKUP_JOB_INPUT_ENV, BACKUP_JOB_SECRETS_DIR, parseBackupJobInput, serializeBackupJobResult, TERMINATION_MESSAGE_PATH } from './backup-job-contract.ts';
 import { runBackupJob } from './run-backup-job.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(3),
-  options: { 'secrets-dir': { type: 'string', default: BACKUP_JOB_SECRETS_DIR }, 'termination-log': { type: 'string', default: TERMINATION_MESSAGE_PATH } },
+  options: {
+    'secrets-dir': { type: 'string', default: BACKUP_JOB_SECRETS_DIR },
+    'termination-log': { type: 'string', default: TERMINATION_MESSAGE_PATH },
+    help: { type: 'boolean', default: false },
+  },
 });
+if (values.help) {
+  process.stdout.write(`Usage: postgresql-operator backup-job [--secrets-dir=DIR] [--termination-log=FILE]
+Runs one backup in a Job the operator created: the work is in $${BACKUP_JOB_INPUT_ENV}, the password and the bucket's
+credentials are files in --secrets-dir (default ${BACKUP_JOB_SECRETS_DIR}), the outcome goes to --termination-log
+(default ${TERMINATION_MESSAGE_PATH}).
+`);
+  process.exit(0);
+}
 const logger = createLogger({ name: 'postgresql-backup', level: 'info' });
 const terminationLog = values['termination-log'];
 

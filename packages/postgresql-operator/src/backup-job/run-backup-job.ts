@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { createLogger } from '@k8s-operators/controller-core';
+import type { createLogger } from '@k8s-operators/controller-core/log';
 import { openS3BackupStore } from '../backup/s3-store-options.ts';
 import { BackupFailedError, runBackup } from '../backup/run-backup.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';
