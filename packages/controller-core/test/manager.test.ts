@@ -1,7 +1,6 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ControlPlane, KubeApi, waitFor } from '@k8s-operators/testkit';
@@ -20,12 +19,6 @@ afterAll(async () => {
   await cp.stop();
 });
 
-function kubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromFile(cp.adminKubeconfig);
-  return kc;
-}
-
 async function namespace(name: string): Promise<string> {
   await api.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   return name;
@@ -40,7 +33,7 @@ interface Started { manager: Manager; done: Promise<void>; reconciles: Reconcile
 /** A manager with one ConfigMap controller whose reconciler is given; leader election with short test durations. */
 async function startManager(ns: string, identity: string, reconcile: (ctx: ReconcileContext) => Promise<{ requeueAfterMs?: number } | undefined>, options: { releaseOnCancel?: boolean; maxConcurrentReconciles?: number; watchStaleAfterMs?: number; leaderElection?: boolean } = {}): Promise<Started> {
   const manager = await Manager.create({
-    name: 'test', kubeConfig: kubeConfig(), namespace: ns, logger: quiet,
+    name: 'test', kubeconfig: cp.adminKubeconfig, namespace: ns, logger: quiet,
     // Plain HTTP metrics: these tests read them as admin; the secure server has tests of its own (metrics-auth.test.ts).
     healthProbeBindAddress: '127.0.0.1:0', metricsBindAddress: '127.0.0.1:0', metricsSecure: false, gracefulShutdownTimeoutMs: 5_000,
     ...(options.watchStaleAfterMs ? { watchStaleAfterMs: options.watchStaleAfterMs } : {}),

@@ -6,11 +6,10 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ControlPlane, KubeApi, REPOSITORY_ROOT, waitFor } from '@k8s-operators/testkit';
+import { ControlPlane, KubeApi, REPOSITORY_ROOT, waitFor, writeKubeconfig } from '@k8s-operators/testkit';
 import { Manager, Resources, type ManagerOptions } from '../src/index.ts';
 import { selfSignedCertificate } from '../src/manager/self-signed-certificate.ts';
 
@@ -20,7 +19,7 @@ const quiet = pino({ level: 'silent' });
 
 let cp: ControlPlane;
 let api: KubeApi;
-let operatorKubeConfig: KubeConfig;
+let operatorKubeconfig: string;
 const tokens: Record<string, string> = {};
 
 interface ClusterRole { metadata: { name: string }; rules: unknown[] }
@@ -60,12 +59,8 @@ beforeAll(async () => {
   const operatorToken = await serviceAccount(NS, 'controller-manager');
   await bindClusterRole('maintpage-operator-metrics-auth-role', NS, 'controller-manager');
   await bindClusterRole('configmap-reader', NS, 'controller-manager');
-  operatorKubeConfig = new KubeConfig();
-  operatorKubeConfig.loadFromOptions({
-    clusters: [{ name: 'test', server: cp.url, caData: Buffer.from(cp.pki.caPem).toString('base64') }],
-    users: [{ name: 'operator', token: operatorToken }],
-    contexts: [{ name: 'test', cluster: 'test', user: 'operator' }],
-    currentContext: 'test',
+  operatorKubeconfig = await writeKubeconfig(join(cp.dir, 'operator.kubeconfig'), {
+    server: cp.url, caPem: cp.pki.caPem, user: 'operator', credentials: { kind: 'token', token: operatorToken },
   });
   for (const name of ['prometheus', 'intruder', 'debugger', 'cached', 'crowd']) tokens[name] = await serviceAccount('monitoring', name);
   for (const name of ['prometheus', 'cached', 'crowd']) await bindClusterRole('maintpage-operator-metrics-reader', 'monitoring', name);
@@ -81,7 +76,7 @@ interface Started { manager: Manager; done: Promise<void> }
 
 async function startManager(options: Partial<ManagerOptions> = {}): Promise<Started> {
   const manager = await Manager.create({
-    name: 'maintpage-operator', kubeConfig: operatorKubeConfig, namespace: NS, logger: quiet, leaderElection: { enabled: false },
+    name: 'maintpage-operator', kubeconfig: operatorKubeconfig, namespace: NS, logger: quiet, leaderElection: { enabled: false },
     healthProbeBindAddress: '127.0.0.1:0', metricsBindAddress: '127.0.0.1:0', gracefulShutdownTimeoutMs: 2_000, ...options,
   });
   manager.controller('configmaps').for(Resources.ConfigMap).complete(() => Promise.resolve(undefined));
@@ -229,7 +224,7 @@ test('a mounted certificate (--metrics-cert-dir) is served instead of a self-sig
   }
   const empty = await mkdtemp(join(tmpdir(), 'metrics-cert-'));
   await writeFile(join(empty, 'tls.crt'), mounted.cert);
-  const broken = await Manager.create({ name: 'maintpage-operator', kubeConfig: operatorKubeConfig, namespace: NS, logger: quiet, leaderElection: { enabled: false }, healthProbeBindAddress: '0', metricsBindAddress: '127.0.0.1:0', metricsCertDir: empty });
+  const broken = await Manager.create({ name: 'maintpage-operator', kubeconfig: operatorKubeconfig, namespace: NS, logger: quiet, leaderElection: { enabled: false }, healthProbeBindAddress: '0', metricsBindAddress: '127.0.0.1:0', metricsCertDir: empty });
   await expect(broken.start()).rejects.toThrow(`metrics certificate directory ${empty}: cannot read tls.key`);
   expect(broken.ports).toEqual({});
   await broken.client.close();

@@ -3,7 +3,6 @@
 // local node runs the app and maintenance pods. Prints figures; the last line is one JSON object.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Manager } from '@k8s-operators/controller-core';
 import { REPOSITORY_ROOT, TestCluster, waitFor } from '@k8s-operators/testkit';
 import pino from 'pino';
@@ -27,10 +26,8 @@ try {
   await kubectl(['apply', '-k', join(REPOSITORY_ROOT, 'deploy/maintpage-operator/crd')]);
   await kubectl(['wait', '--for=condition=Established', 'crd/maintpages.maintpage.example.com']);
   await kubectl(['create', 'namespace', NS]);
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(cluster.adminKubeconfig);
   const manager = await Manager.create({
-    name: 'maintpage-operator', kubeConfig, logger: pino({ level: 'silent' }),
+    name: 'maintpage-operator', kubeconfig: cluster.adminKubeconfig, logger: pino({ level: 'silent' }),
     leaderElection: { enabled: false }, healthProbeBindAddress: '0', metricsBindAddress: '0',
   });
   setupMaintPageController(manager, { pageServerImage: 'ghcr.io/k8s-operators/maintpage-page-server:0.1.0' });

@@ -1,8 +1,7 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectKey } from '../objects/object-key.ts';
 import { ApiTransport, parseJson, type ApiCall } from './api-transport.ts';
 import { ApiError, isGone, isNotFound } from './errors.ts';
-import { clientNodeClusterAuth } from './kubeconfig/auth-provider-fallback.ts';
 import type { ClusterAuth } from './kubeconfig/cluster-auth.ts';
 import { loadClusterAuth, type LoadOptions } from './kubeconfig/load-cluster-auth.ts';
 import {
@@ -67,11 +66,6 @@ export class KubeClient {
   /** A client for credentials loaded with {@link loadClusterAuth} (with options `load` does not pass, e.g. `env`). */
   static fromClusterAuth(auth: ClusterAuth, options: KubeClientOptions = {}): KubeClient {
     return new KubeClient(auth, options);
-  }
-
-  /** A client for a client-node KubeConfig's current context, e.g. one a test or a tool has already loaded. */
-  static async fromKubeConfig(kubeConfig: KubeConfig, options: KubeClientOptions = {}): Promise<KubeClient> {
-    return new KubeClient(await clientNodeClusterAuth(kubeConfig, undefined), options);
   }
 
   /**

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient } from '../client/kube-client.ts';
@@ -35,8 +35,6 @@ export interface ManagerOptions {
    * ServiceAccount, else ~/.kube/config.
    */
   kubeconfig?: string;
-  /** A client-node KubeConfig already loaded (tests, tools); takes precedence over `kubeconfig`. */
-  kubeConfig?: KubeConfig;
   /** Limit every informer to one namespace (default: all namespaces). */
   namespace?: string;
   /** The Lease defaults to `<name>-leader` in the Pod's namespace, the identity to `<podName>_<uuid>`. */
@@ -133,10 +131,7 @@ export class Manager implements ControllerHost {
     const logger = options.logger ?? createLogger({ name: options.name });
     const metrics = createMetrics(options.registry ?? new Registry());
     const clientOptions = { metrics: restMetricsSink(metrics), userAgent: options.name };
-    const client =
-      options.kubeConfig === undefined
-        ? await KubeClient.load({ ...clientOptions, kubeconfig: options.kubeconfig })
-        : await KubeClient.fromKubeConfig(options.kubeConfig, clientOptions);
+    const client = await KubeClient.load({ ...clientOptions, kubeconfig: options.kubeconfig });
     return new Manager(options, client, metrics, logger);
   }
 

@@ -58,16 +58,10 @@ export async function authProviderClusterAuth(contextName: string, cluster: Clus
   return clientNodeClusterAuth(kubeConfig, proxy, user.impersonation === undefined ? {} : impersonationHeaders(user.impersonation));
 }
 
-/** The current context of a client-node KubeConfig, its credentials read through client-node; `extraHeaders` on top. */
-export async function clientNodeClusterAuth(kubeConfig: KubeConfig, proxy: URL | undefined, extraHeaders: AuthHeaders = {}): Promise<ClusterAuth> {
+/** The current context of the KubeConfig built above, its credentials read through client-node; `extraHeaders` on top. */
+async function clientNodeClusterAuth(kubeConfig: KubeConfig, proxy: URL | undefined, extraHeaders: AuthHeaders): Promise<ClusterAuth> {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster (check current-context)');
-  if (cluster.skipTLSVerify) {
-    throw new Error(
-      `kubeconfig cluster ${cluster.name} sets insecure-skip-tls-verify; controller-core always verifies the API ` +
-        "server's certificate: give the cluster's certificate-authority(-data) instead",
-    );
-  }
   const options = await applied(kubeConfig);
   const tls: ClusterTls = { ca: asBuffer(options.ca), cert: asBuffer(options.cert), key: asBuffer(options.key), servername: options.servername ?? undefined };
   let headers = headersOf(options);
