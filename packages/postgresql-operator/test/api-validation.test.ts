@@ -53,6 +53,7 @@ describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
         suspend: false,
         retention: { keepLast: 12, keepFailed: 3 },
         onDelete: { finalBackup: true, backups: 'Retain' },
+        job: { ttlSecondsAfterFinished: 86_400 },
       },
     });
     const table = await cluster.kubectl(['get', 'pg', 'foodb']);

@@ -257,6 +257,8 @@ describe('the v4 VM API', () => {
     it('fails the task of a change sent while another runs with VM_ETAG_MISMATCH: the ETag moves when a task ends', async () => {
       const extId = await client.createReadyVm(v4VmBody(simulator, 'put-twice'));
       const { vm, etag } = await client.getVm(extId);
+      // The first change must still run when the second arrives, however busy the machine.
+      simulator.faults.add({ kind: 'slow-task', extraMs: 1_000, operation: 'update', times: 1 });
       const first = await client.request('PUT', `${VMM_VMS_PATH}/${extId}`, { ...vm, numSockets: 2 }, { ifMatch: etag });
       const second = await client.request('POST', `${VMM_VMS_PATH}/${extId}/$actions/power-on`, undefined, { ifMatch: etag });
       expect([first.status, second.status]).toEqual([202, 202]);
