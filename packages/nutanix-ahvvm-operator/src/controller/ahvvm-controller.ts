@@ -31,14 +31,6 @@ function deletionRequested(): Predicate {
   return { update: (oldObj, newObj) => oldObj.metadata?.deletionTimestamp === undefined && newObj.metadata?.deletionTimestamp !== undefined };
 }
 
-/**
- * The work queue's per-AhvVm back-off, after Prism failed a request or a task (`{ requeue: true }`) or a reconcile
- * threw: 1 s doubling to 5 minutes, spread by ±10 %. The queue's default 5 ms start suits API-server conflicts, but
- * would send a Prism request that keeps failing ten times in the first second. The reconciler resets it (the queue's
- * `forget`) only once the VM is in sync: task polls in between keep it.
- */
-export const RETRY_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 300_000, jitter: 0.1 } as const;
-
 /** Who reports the operator's Events. */
 export const REPORTING_CONTROLLER = 'nutanix.com/ahvvm-operator';
 
@@ -57,6 +49,6 @@ export function setupAhvVmController(manager: Manager, options: AhvVmControllerO
   return manager
     .controller('ahvvm')
     .for(AhvVmRef, { predicates: [or(generationChanged(), deletionRequested())] })
-    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10, backoff: RETRY_BACKOFF })
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10 })
     .complete(reconciler.reconcile);
 }

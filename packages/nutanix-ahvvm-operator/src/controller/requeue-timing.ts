@@ -15,10 +15,7 @@ export interface ReconcileIntervals {
 
 export const DEFAULT_INTERVALS: ReconcileIntervals = { taskPollMs: 1_000, driftCheckMs: 60_000, addressPollMs: 5_000 };
 
-/**
- * When a reconcile that is not failing looks at its VM again. Each keeps the AhvVm's back-off (`forget: false`): a
- * task that is polled after a failure may fail again, and should then wait longer than the last. Only `inSync` resets it.
- */
+/** When a reconcile that is not failing looks at its VM again. */
 export class RequeueTiming {
   readonly #intervals: ReconcileIntervals;
 
@@ -28,24 +25,16 @@ export class RequeueTiming {
 
   /** A task runs, or the VM is to be read again at once after a step. */
   poll(): ReconcileResult {
-    return { requeueAfterMs: this.#intervals.taskPollMs, forget: false };
+    return { requeueAfterMs: this.#intervals.taskPollMs };
   }
 
   /** Nothing to do until the spec changes or someone changes the VM in Prism. */
   driftCheck(): ReconcileResult {
-    return { requeueAfterMs: this.#driftCheckMs(), forget: false };
+    return { requeueAfterMs: Math.round(this.#intervals.driftCheckMs * (0.9 + 0.2 * Math.random())) };
   }
 
-  /**
-   * The VM matches its spec: the back-off starts over, and the VM is looked at again for drift, or sooner while DHCP
-   * has yet to give it an address.
-   */
-  inSync(awaitingAddress: boolean): ReconcileResult {
-    if (!awaitingAddress) return { requeueAfterMs: this.#driftCheckMs() };
+  /** In sync, but DHCP has yet to give the VM an address. */
+  addressPoll(): ReconcileResult {
     return { requeueAfterMs: Math.min(this.#intervals.addressPollMs, this.#intervals.driftCheckMs) };
-  }
-
-  #driftCheckMs(): number {
-    return Math.round(this.#intervals.driftCheckMs * (0.9 + 0.2 * Math.random()));
   }
 }

@@ -1,6 +1,5 @@
 import { getCACertificates } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseRetryAfter } from '@k8s-operators/controller-core';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { PrismCredentials } from '../config/prism-credentials.ts';
 import {
@@ -15,6 +14,7 @@ import {
 import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
 import {
   DEFAULT_RETRY_POLICY,
+  parseRetryAfterMs,
   retryDelayMs,
   type AttemptOutcome,
   type RequestRepeatability,
@@ -196,7 +196,6 @@ export class PrismHttp {
         bodyTimeout: this.#timeoutMs,
       });
       const body = await response.body.text();
-      const retryAfterSeconds = parseRetryAfter(response.headers['retry-after']);
       code = String(response.statusCode);
       this.#session.remember(setCookieHeaders(response.headers));
       return {
@@ -204,7 +203,7 @@ export class PrismHttp {
         status: response.statusCode,
         body,
         etag: singleHeader(response.headers.etag),
-        retryAfterMs: retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000,
+        retryAfterMs: parseRetryAfterMs(singleHeader(response.headers['retry-after']), Date.now()),
         sentCookies: cookies,
       };
     } catch (error) {
