@@ -86,6 +86,38 @@ async function takeBackup(name: string, postgresql: string, trigger = 'OnDemand'
   return backup;
 }
 
+/**
+ * Creates the table items (`setup` adds rows), takes an exclusive lock on it, creates the PostgreSQLBackup `backup`
+ * and runs `whileWaiting` once that backup's pg_dump waits for the lock: the backup is certainly still running then.
+ * The lock goes with the transaction's COMMIT afterwards, unless `databaseDies` (the session is gone with its pod).
+ * Watched from a session of its own: inside the holder's transaction pg_stat_activity is a snapshot taken at the first
+ * look, so a pg_dump that starts waiting after that look would never be seen.
+ */
+async function whilePgDumpWaits(
+  postgresql: string,
+  pod: PodAddress,
+  options: { backup: string; setup?: string; databaseDies?: boolean },
+  whileWaiting: () => Promise<void>,
+): Promise<void> {
+  const holder = await connectToPod(cluster, pod, loginOf(postgresql));
+  const observer = await connectToPod(cluster, pod, loginOf(postgresql));
+  try {
+    await holder.client.query(`CREATE TABLE items (body text); ${options.setup ?? ''}`);
+    await holder.client.query('BEGIN');
+    await holder.client.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
+    await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: options.backup }, spec: { postgresql } }));
+    await waitFor(async () => {
+      const waiting = await observer.client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'");
+      return Number(waiting.rows[0]?.n) > 0;
+    }, { what: `the pg_dump of backup ${options.backup} to wait for the lock on items`, timeoutMs: 120_000 });
+    await whileWaiting();
+    if (options.databaseDies !== true) await holder.client.query('COMMIT');
+  } finally {
+    await observer.close();
+    await holder.close();
+  }
+}
+
 async function deletePodAndWaitForSuccessor(name: string, pod: PodAddress & { uid: string }, gracePeriod?: number): Promise<PodAddress & { uid: string }> {
   await cluster.kubectlOk(['-n', NS, 'delete', 'pod', pod.name, '--wait=false', ...(gracePeriod === undefined ? [] : [`--grace-period=${gracePeriod}`])]);
   return waitFor(async () => { const next = await servingPod(name); return next.uid === pod.uid ? undefined : next; }, { what: `a new serving pod of ${name}`, timeoutMs: 90_000 });
@@ -326,29 +358,12 @@ describe('bad input and faults', () => {
     diagnoseOnFailure();
     await apply(database('crash', { backup: { suspend: true } }));
     const pod = await servingPod('crash');
-    // pg_dump waits for this lock, so the backup is certainly still running when the database dies.
-    const holder = await connectToPod(cluster, pod, loginOf('crash'));
-    // Watched from a session of its own: inside the holder's transaction pg_stat_activity is a snapshot taken at the
-    // first look, so a pg_dump that starts waiting after that look would never be seen.
-    const observer = await connectToPod(cluster, pod, loginOf('crash'));
-    try {
-      await holder.client.query('CREATE TABLE items (body text)');
-      await holder.client.query('BEGIN');
-      await holder.client.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
-      await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'crash-1' }, spec: { postgresql: 'crash' } }));
+    await whilePgDumpWaits('crash', pod, { backup: 'crash-1', databaseDies: true }, async () => {
       await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Running', 'postgresqlbackup/crash-1', '--timeout=30s']);
-      // Running is set before the operator's own session and pg_dump start: kill only once pg_dump waits for the lock.
-      await waitFor(async () => {
-        const waiting = await observer.client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'");
-        return Number(waiting.rows[0]?.n) > 0;
-      }, { what: 'pg_dump to wait for the lock on items' });
       const next = deletePodAndWaitForSuccessor('crash', pod, 1);
       await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', 'postgresqlbackup/crash-1', '--timeout=60s']);
       await next;
-    } finally {
-      await observer.close();
-      await holder.close();
-    }
+    });
     const failed = await backupOf('crash-1');
     expect(failed.status?.sha256).toBeUndefined();
     expect(failed.status?.error).toContain('pg_dump');
@@ -510,24 +525,8 @@ describe('backups in S3', () => {
     try {
       await apply(database('outage', { backup: { suspend: true, s3: { bucket: BUCKET, endpoint: forwarder.url('http'), region: s3.region, forcePathStyle: true, credentialsSecret: 's3-credentials' } } }));
       const pod = await servingPod('outage');
-      const holder = await connectToPod(cluster, pod, loginOf('outage'));
-      const observer = await connectToPod(cluster, pod, loginOf('outage'));
-      try {
-        await holder.client.query("CREATE TABLE items (body text); INSERT INTO items VALUES ('after the outage')");
-        await holder.client.query('BEGIN');
-        await holder.client.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
-        await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'outage-1' }, spec: { postgresql: 'outage' } }));
-        // The Job has reached the store (it sweeps leftovers first) and pg_dump waits: now the store goes away.
-        await waitFor(async () => {
-          const waiting = await observer.client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'");
-          return Number(waiting.rows[0]?.n) > 0;
-        }, { what: "the backup Job's pg_dump to wait for the lock on items", timeoutMs: 120_000 });
-        await forwarder.cut();
-        await holder.client.query('COMMIT');
-      } finally {
-        await observer.close();
-        await holder.close();
-      }
+      // The Job has reached the store (it sweeps leftovers first) and pg_dump waits: now the store goes away.
+      await whilePgDumpWaits('outage', pod, { backup: 'outage-1', setup: "INSERT INTO items VALUES ('after the outage')" }, () => forwarder.cut());
       await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', 'postgresqlbackup/outage-1', '--timeout=180s']);
       const failed = await backupOf('outage-1');
       expect(failed.status?.error).toContain(`cannot reach S3 at ${forwarder.url('http')}`);
@@ -619,18 +618,8 @@ describe('a highly available operator', () => {
     await apply(JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'takeover-s3' }, stringData: { accessKeyId: s3.credentials.accessKeyId, secretAccessKey: s3.credentials.secretAccessKey } }));
     await apply(database('takeover', { backup: { suspend: true, s3: { bucket: BUCKET, endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentialsSecret: 'takeover-s3' } } }));
     const pod = await servingPod('takeover');
-    // pg_dump in the Job waits for this lock: the backup is certainly running while the leader goes.
-    const holder = await connectToPod(cluster, pod, loginOf('takeover'));
-    const observer = await connectToPod(cluster, pod, loginOf('takeover'));
-    try {
-      await holder.client.query("CREATE TABLE items (body text); INSERT INTO items VALUES ('taken over')");
-      await holder.client.query('BEGIN');
-      await holder.client.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
-      await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'takeover-1' }, spec: { postgresql: 'takeover' } }));
-      await waitFor(async () => {
-        const waiting = await observer.client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'");
-        return Number(waiting.rows[0]?.n) > 0;
-      }, { what: "the backup Job's pg_dump to wait for the lock on items", timeoutMs: 120_000 });
+    // The leader goes while the Job's pg_dump waits for the lock.
+    await whilePgDumpWaits('takeover', pod, { backup: 'takeover-1', setup: "INSERT INTO items VALUES ('taken over')" }, async () => {
       const jobUid = await jsonpath('job/takeover-1-backup', '{.metadata.uid}');
       const oldLeader = await leaderPod();
       await cluster.kubectlOk(['-n', OPERATOR_NS, 'delete', 'pod', oldLeader, '--wait=false']);
@@ -638,11 +627,7 @@ describe('a highly available operator', () => {
       expect((await operatorPods()).map((p) => p.name)).toContain(newLeader);
       // The Job ran on through the change of leaders: the same one.
       expect(await jsonpath('job/takeover-1-backup', '{.metadata.uid}')).toBe(jobUid);
-      await holder.client.query('COMMIT');
-    } finally {
-      await observer.close();
-      await holder.close();
-    }
+    });
     await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Completed', 'postgresqlbackup/takeover-1', '--timeout=120s']);
     const backup = await backupOf('takeover-1');
     expect(backup.status).toMatchObject({ phase: 'Completed', verified: true });
