@@ -100,6 +100,7 @@ export { Manager, type ManagerOptions } from './manager/manager.ts';
 export { CacheReader, type CacheListOptions, type CacheReadOptions } from './manager/cache-reader.ts';
 export { podName } from './manager/pod-name.ts';
 export { podNamespace } from './manager/pod-namespace.ts';
+export { TokenAuthenticator, type Authentication, type TokenAuthenticatorOptions, type UserInfo } from './auth/token-authenticator.ts';
 
 export { APPLIED_HASH_ANNOTATION, applyOwned, containsDesired, ownershipConflict, type ApplyOwnedOptions } from './writes/apply-owned.ts';
 export { StatusWriter, nextStatus, type ConditionedStatus, type StatusUpdate, type StatusWriterOptions } from './writes/status-writer.ts';

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ControlPlane, KubeApi, REPOSITORY_ROOT, waitFor, writeKubeconfig } from '@k8s-operators/testkit';
-import { Manager, Resources, type ManagerOptions } from '../src/index.ts';
+import { KubeClient, Manager, Resources, TokenAuthenticator, type ManagerOptions } from '../src/index.ts';
 import { selfSignedCertificate } from '../src/manager/self-signed-certificate.ts';
 
 const NS = 'operator-system';
@@ -27,7 +27,14 @@ const deployRole = async (file: string): Promise<ClusterRole> => parse(await rea
 
 async function serviceAccount(namespace: string, name: string): Promise<string> {
   await api.create(`/api/v1/namespaces/${namespace}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
-  const request = await api.create<{ status: { token: string } }>(`/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+  return tokenFor(namespace, name);
+}
+
+/** A token of the ServiceAccount from the TokenRequest API; bound to `audiences` when given, as a projected one is. */
+async function tokenFor(namespace: string, name: string, audiences?: string[]): Promise<string> {
+  const request = await api.create<{ status: { token: string } }>(`/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
+    apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600, ...(audiences === undefined ? {} : { audiences }) },
+  });
   return request.status.token;
 }
 
@@ -228,4 +235,22 @@ test('a mounted certificate (--metrics-cert-dir) is served instead of a self-sig
   await expect(broken.start()).rejects.toThrow(`metrics certificate directory ${empty}: cannot read tls.key`);
   expect(broken.ports).toEqual({});
   await broken.client.close();
+});
+
+test('TokenAuthenticator with an audience accepts only tokens bound to it, as the operator that asks (RBAC: create tokenreviews)', async () => {
+  const client = await KubeClient.load({ kubeconfig: operatorKubeconfig });
+  try {
+    const authenticator = new TokenAuthenticator(client, { audiences: ['backup-store.example'] });
+    expect(await authenticator.authenticate(await tokenFor('monitoring', 'prometheus', ['backup-store.example']))).toMatchObject({ user: { username: 'system:serviceaccount:monitoring:prometheus' } });
+    // A token for the API server (as every pod's default one) or for another service is no token for this one.
+    expect(await authenticator.authenticate(tokens.prometheus ?? '')).toEqual({ error: expect.stringMatching(/audiences.*is invalid for the target audiences \["backup-store\.example"\]/) as unknown });
+    expect(await authenticator.authenticate(await tokenFor('monitoring', 'prometheus', ['another-service']))).toHaveProperty('error');
+    expect(await authenticator.authenticate('not-a-token')).toHaveProperty('error');
+    // Without audiences, the API server's own: the default token passes, a token bound to a service does not.
+    const plain = new TokenAuthenticator(client);
+    expect(await plain.authenticate(tokens.prometheus ?? '')).toMatchObject({ user: { username: 'system:serviceaccount:monitoring:prometheus' } });
+    expect(await plain.authenticate(await tokenFor('monitoring', 'prometheus', ['backup-store.example']))).toHaveProperty('error');
+  } finally {
+    await client.close();
+  }
 });

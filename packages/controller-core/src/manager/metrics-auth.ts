@@ -1,23 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { TokenAuthenticator, type Authentication, type UserInfo } from '../auth/token-authenticator.ts';
+import { TtlCache } from '../auth/ttl-cache.ts';
 import type { KubeClient } from '../client/kube-client.ts';
 import { defineResource } from '../client/resources.ts';
-
-/** Who a token belongs to, as a TokenReview's status.user says. */
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-}
-
-interface TokenReview {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: object;
-  spec: { token: string };
-  status?: { authenticated?: boolean; user?: UserInfo; error?: string };
-}
 
 interface SubjectAccessReview {
   apiVersion?: string;
@@ -27,7 +12,6 @@ interface SubjectAccessReview {
   status?: { allowed?: boolean; denied?: boolean; reason?: string; evaluationError?: string };
 }
 
-const TOKEN_REVIEWS = defineResource<TokenReview>({ group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', namespaced: false });
 const SUBJECT_ACCESS_REVIEWS = defineResource<SubjectAccessReview>({ group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false });
 
 export interface MetricsAuthOptions {
@@ -47,7 +31,6 @@ export interface Refusal {
   body: string;
 }
 
-type Authentication = { user: UserInfo } | { error: string };
 type Decision = { allowed: true } | { allowed: false; reason: string };
 
 /**
@@ -62,7 +45,7 @@ export class MetricsAuthorizer {
   readonly #role: string;
   readonly #allowedTtlMs: number;
   readonly #deniedTtlMs: number;
-  readonly #tokens: TtlCache<Authentication>;
+  readonly #tokens: TokenAuthenticator;
   readonly #decisions: TtlCache<Decision>;
 
   constructor(client: KubeClient, options: MetricsAuthOptions) {
@@ -70,7 +53,7 @@ export class MetricsAuthorizer {
     this.#role = options.readerClusterRole;
     this.#allowedTtlMs = options.allowedTtlMs ?? 60_000;
     this.#deniedTtlMs = options.deniedTtlMs ?? 10_000;
-    this.#tokens = new TtlCache(options.maxEntries ?? 1024);
+    this.#tokens = new TokenAuthenticator(client, options);
     this.#decisions = new TtlCache(options.maxEntries ?? 1024);
   }
 
@@ -85,7 +68,7 @@ export class MetricsAuthorizer {
     let authentication: Authentication;
     let decision: Decision;
     try {
-      authentication = await this.#tokens.getOrLoad(createHash('sha256').update(token).digest('base64'), () => this.#review(token));
+      authentication = await this.#tokens.authenticate(token);
       if ('error' in authentication) return { status: 401, body: `Unauthorized: the bearer token was not accepted (TokenReview: ${authentication.error})\n` };
       const { user } = authentication;
       const key = JSON.stringify([user.username, user.uid, user.groups, user.extra, verb, path]);
@@ -95,13 +78,6 @@ export class MetricsAuthorizer {
       return { status: 500, body: `Internal Server Error: could not check the caller's access with the API server: ${error instanceof Error ? error.message : String(error)}\n` };
     }
     return undefined;
-  }
-
-  async #review(token: string): Promise<{ value: Authentication; ttlMs: number }> {
-    const review = await this.#client.create(TOKEN_REVIEWS, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
-    const status = review.status ?? {};
-    if (status.authenticated === true && status.user?.username !== undefined) return { value: { user: status.user }, ttlMs: this.#allowedTtlMs };
-    return { value: { error: status.error ?? 'not authenticated' }, ttlMs: this.#deniedTtlMs };
   }
 
   async #authorize(user: UserInfo, verb: string, path: string): Promise<{ value: Decision; ttlMs: number }> {
@@ -127,42 +103,5 @@ export class MetricsAuthorizer {
       ? `bind the ClusterRole ${this.#role} (kubectl create clusterrolebinding <name> --clusterrole=${this.#role} ${subject})`
       : `grant it ${verb} on the non-resource URL ${path} (a ClusterRole with rules: [{nonResourceURLs: ["${path}"], verbs: ["${verb}"]}], bound with kubectl create clusterrolebinding <name> --clusterrole=<that role> ${subject}); ${this.#role} grants /metrics only`;
     return `Forbidden: user "${username}" may not ${verb} ${path}: ${grant}${reason === '' ? '' : ` (SubjectAccessReview: ${reason})`}\n`;
-  }
-}
-
-/**
- * A small map whose entries expire, bounded in size (least recently used out first), that also shares one load among
- * concurrent callers of the same key. A load that throws is not remembered.
- */
-class TtlCache<V> {
-  readonly #max: number;
-  readonly #entries = new Map<string, { value: V; expiresAt: number }>();
-  readonly #loading = new Map<string, Promise<V>>();
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  async getOrLoad(key: string, load: () => Promise<{ value: V; ttlMs: number }>): Promise<V> {
-    const entry = this.#entries.get(key);
-    if (entry) {
-      this.#entries.delete(key);
-      if (entry.expiresAt > performance.now()) {
-        this.#entries.set(key, entry);
-        return entry.value;
-      }
-    }
-    const pending = this.#loading.get(key);
-    if (pending) return pending;
-    const loading = load().then(({ value, ttlMs }) => {
-      this.#entries.set(key, { value, expiresAt: performance.now() + ttlMs });
-      for (const oldest of this.#entries.keys()) {
-        if (this.#entries.size <= this.#max) break;
-        this.#entries.delete(oldest);
-      }
-      return value;
-    }).finally(() => { this.#loading.delete(key); });
-    this.#loading.set(key, loading);
-    return loading;
   }
 }
