@@ -1,0 +1,203 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Digest } from '../backup/digest.ts';
+import type { BackupManifest } from '../backup/manifest.ts';
+import {
+  BackupStoreError,
+  checkBackupKey,
+  checkScope,
+  type BackupKey,
+  type BackupScope,
+  type BackupStore,
+  type ChecksumCheck,
+  type StoreListing,
+  type StoredData,
+} from '../backup/store.ts';
+import { routeOf, type StoreErrorBody, type StoreRequest } from './store-protocol.ts';
+
+/**
+ * The backup store service (store-server.ts) as a {@link BackupStore}: what the operator and backup Jobs use when the
+ * backups live on the volume the service mounts. node:http rather than a client library: a backup Job loads nothing
+ * it does not need, and a streamed upload is a pipe into the request.
+ */
+
+export interface RemoteStoreOptions {
+  /** The service's base URL, e.g. `https://postgresql-backup-store.postgresql-operator-system.svc:8443`. */
+  url: string;
+  /** A ServiceAccount token for the service's audience, read anew for each request (the kubelet rotates it). */
+  token: () => Promise<string>;
+  /** PEM certificates to trust for an https URL; default: the system's. */
+  ca?: string;
+}
+
+export class RemoteStoreError extends BackupStoreError {
+  override name = 'RemoteStoreError';
+  readonly status: number | undefined;
+  constructor(message: string, status: number | undefined, options?: ErrorOptions) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+
+async function readAll(response: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of response as AsyncIterable<Buffer>) parts.push(chunk);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+export class RemoteBackupStore implements BackupStore {
+  readonly #url: URL;
+  readonly #options: RemoteStoreOptions;
+
+  constructor(options: RemoteStoreOptions) {
+    this.#url = new URL(options.url);
+    if (this.#url.protocol !== 'https:' && this.#url.protocol !== 'http:') throw new BackupStoreError(`the backup store URL ${options.url} must be http:// or https://`);
+    this.#options = options;
+  }
+
+  /** Sends `route` with `body` and resolves to the answer once its status line is in; a refusal throws what it said. */
+  async #send(route: StoreRequest, body?: AsyncIterable<Uint8Array> | string, signal?: AbortSignal): Promise<IncomingMessage> {
+    const { method, path } = routeOf(route);
+    const token = await this.#options.token();
+    const request = (this.#url.protocol === 'https:' ? httpsRequest : httpRequest)(new URL(path, this.#url), {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(typeof body === 'string' ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) },
+      ...(this.#options.ca === undefined ? {} : { ca: this.#options.ca }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    const answered = new Promise<IncomingMessage>((resolve, reject) => {
+      request.once('response', resolve);
+      request.once('error', reject);
+    });
+    // Looked at below, after the body is sent; until then a failure must not count as unhandled.
+    answered.catch(() => undefined);
+    // The source's own error (pg_dump's) is passed on as it is: run-backup.ts tells the stages apart by it.
+    let sourceError: Error | undefined;
+    const source = async function* (data: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+      try {
+        yield* data;
+      } catch (error) {
+        sourceError = error as Error;
+        throw error;
+      }
+    };
+    try {
+      if (body === undefined || typeof body === 'string') {
+        request.end(body);
+        return await this.#checked(await answered, route);
+      }
+      // Streamed: if the source throws (pg_dump failed), the request is broken off before its last chunk and the
+      // service discards what it received. A refusal may come before the body is sent: then that answer is the error.
+      const failure = await pipeline(Readable.from(source(body), { objectMode: false }), request).then(() => undefined, (error: unknown) => error as Error);
+      if (failure === undefined) return await this.#checked(await answered, route);
+      const response = await answered.catch(() => undefined);
+      if (response !== undefined && (response.statusCode ?? 0) >= 300) return await this.#checked(response, route);
+      throw failure;
+    } catch (error) {
+      if (signal?.aborted === true) throw signal.reason as Error;
+      if (sourceError !== undefined) throw sourceError;
+      throw this.#described(error);
+    }
+  }
+
+  async #checked(response: IncomingMessage, route: StoreRequest): Promise<IncomingMessage> {
+    const status = response.statusCode ?? 0;
+    if (status < 300) return response;
+    const text = await readAll(response);
+    let message: string;
+    try {
+      message = (JSON.parse(text) as StoreErrorBody).error;
+    } catch {
+      message = text.slice(0, 200);
+    }
+    throw new RemoteStoreError(`the backup store at ${this.#url.origin} refused ${route.operation} (${status}): ${message}`, status);
+  }
+
+  #described(error: unknown): Error {
+    if (error instanceof RemoteStoreError) return error;
+    const e = error as NodeJS.ErrnoException;
+    if (e.name === 'AbortError') return e;
+    if (e.code !== undefined && UNREACHABLE.has(e.code)) {
+      return new RemoteStoreError(`cannot reach the backup store at ${this.#url.origin} (${e.code}): check that the postgresql-backup-store Deployment is running and its Service reachable from this pod`, undefined, { cause: error });
+    }
+    if (e.code !== undefined && /CERT|ISSUER|SELF_SIGNED|LEAF_SIGNATURE/.test(e.code)) {
+      return new RemoteStoreError(`the backup store at ${this.#url.origin} presented a certificate that was not accepted (${e.code})`, undefined, { cause: error });
+    }
+    return new RemoteStoreError(`the backup store at ${this.#url.origin}: ${e.message}`, undefined, { cause: error });
+  }
+
+  async #json<T>(route: StoreRequest, body?: string, signal?: AbortSignal): Promise<T> {
+    const response = await this.#send(route, body, signal);
+    try {
+      return JSON.parse(await readAll(response)) as T;
+    } catch (error) {
+      throw this.#described(error);
+    }
+  }
+
+  async write(key: BackupKey, data: AsyncIterable<Uint8Array>, options: { signal?: AbortSignal } = {}): Promise<StoredData> {
+    checkBackupKey(key);
+    const response = await this.#send({ operation: 'write', key }, data, options.signal);
+    return JSON.parse(await readAll(response)) as StoredData;
+  }
+
+  async finalize(manifest: BackupManifest): Promise<void> {
+    checkBackupKey(manifest.key);
+    (await this.#send({ operation: 'finalize', key: manifest.key }, JSON.stringify(manifest))).resume();
+  }
+
+  async list(scope?: BackupScope): Promise<StoreListing> {
+    if (scope !== undefined) checkScope(scope);
+    return this.#json({ operation: 'list', ...(scope === undefined ? {} : { scope }) });
+  }
+
+  async manifest(key: BackupKey): Promise<BackupManifest | undefined> {
+    checkBackupKey(key);
+    try {
+      return await this.#json<BackupManifest>({ operation: 'manifest', key });
+    } catch (error) {
+      if (error instanceof RemoteStoreError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  read(key: BackupKey, options: { signal?: AbortSignal } = {}): AsyncIterable<Uint8Array> {
+    checkBackupKey(key);
+    return this.#stream(key, options.signal);
+  }
+
+  async *#stream(key: BackupKey, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
+    const response = await this.#send({ operation: 'read', key }, undefined, signal);
+    try {
+      // A connection broken before the last chunk throws here: a short read is never taken for the whole dump.
+      yield* response as AsyncIterable<Uint8Array>;
+    } catch (error) {
+      if (signal?.aborted === true) throw signal.reason as Error;
+      throw this.#described(error);
+    }
+  }
+
+  async digest(key: BackupKey, options: { signal?: AbortSignal } = {}): Promise<Digest> {
+    checkBackupKey(key);
+    return this.#json({ operation: 'digest', key }, undefined, options.signal);
+  }
+
+  async verifyChecksum(key: BackupKey, options: { signal?: AbortSignal } = {}): Promise<ChecksumCheck> {
+    checkBackupKey(key);
+    return this.#json({ operation: 'verify', key }, undefined, options.signal);
+  }
+
+  async delete(key: BackupKey): Promise<void> {
+    checkBackupKey(key);
+    (await this.#send({ operation: 'delete', key })).resume();
+  }
+
+  async removeIncomplete(scope: BackupScope): Promise<BackupKey[]> {
+    checkScope(scope);
+    return this.#json({ operation: 'sweep', scope });
+  }
+}
