@@ -114,3 +114,8 @@ export function parseRoute(method: string, pathname: string): StoreRequest | und
 export interface StoreErrorBody {
   error: string;
 }
+
+/** The audience callers' tokens are projected for: a token for the API server is no token here, and the reverse. */
+export const BACKUP_STORE_AUDIENCE = 'postgresql-backup-store';
+/** Where the service listens by default. */
+export const BACKUP_STORE_PORT = 8443;

@@ -1,0 +1,96 @@
+// The backup store service's process (the operator image's entry point with `backup-store` first): the backup volume
+// mounted at --backup-dir, served over HTTPS to the operator and backup Jobs (store-server.ts). SIGTERM stops taking
+// requests and lets those in flight finish, up to the grace period; a write still running then is discarded.
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { KubeClient, TokenAuthenticator } from '@k8s-operators/controller-core';
+import { createLogger } from '@k8s-operators/controller-core/log';
+import { DEFAULT_BACKUP_DIRECTORY, DirectoryBackupStore } from '../backup/directory-store.ts';
+import { BACKUP_STORE_AUDIENCE, BACKUP_STORE_PORT } from './store-protocol.ts';
+import { storeRequestListener } from './store-server.ts';
+
+const USAGE = `Usage: postgresql-operator backup-store --operator-service-account=NAMESPACE:NAME [options]
+Serves the backup volume to the operator and its backup Jobs.
+  --backup-dir=DIR                  where the backup volume is mounted (default ${DEFAULT_BACKUP_DIRECTORY})
+  --bind-address=[HOST]:PORT        where to listen (default :${BACKUP_STORE_PORT})
+  --cert-dir=DIR                    tls.crt and tls.key to serve HTTPS with (a kubernetes.io/tls Secret's mount)
+  --insecure-plain-http             serve plain HTTP instead (tests on one machine only: dumps cross the network)
+  --operator-service-account=NS:SA  the operator's ServiceAccount, the one caller allowed everything
+  --audience=NAME                   the audience callers' tokens must be bound to (default ${BACKUP_STORE_AUDIENCE})
+  --kubeconfig=FILE                 the API server to check tokens with (default: in-cluster)
+  --log-level=LEVEL                 debug, info (default), warn, error
+`;
+
+const { values } = parseArgs({
+  args: process.argv.slice(3),
+  options: {
+    'backup-dir': { type: 'string', default: DEFAULT_BACKUP_DIRECTORY },
+    'bind-address': { type: 'string', default: `:${BACKUP_STORE_PORT}` },
+    'cert-dir': { type: 'string' },
+    'insecure-plain-http': { type: 'boolean', default: false },
+    'operator-service-account': { type: 'string' },
+    audience: { type: 'string', default: BACKUP_STORE_AUDIENCE },
+    kubeconfig: { type: 'string' },
+    'log-level': { type: 'string', default: 'info' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const fail = (message: string): never => {
+  process.stderr.write(`backup-store: ${message}\n${USAGE}`);
+  process.exit(2);
+};
+const operatorAccount = /^([a-z0-9-]+):([a-z0-9.-]+)$/.exec(values['operator-service-account'] ?? '');
+if (operatorAccount === null) fail('--operator-service-account must be NAMESPACE:NAME, the operator\'s ServiceAccount');
+const bind = /^(.*):(\d+)$/.exec(values['bind-address']);
+if (bind === null) fail(`--bind-address ${values['bind-address']} is not [HOST]:PORT`);
+if (values['cert-dir'] === undefined && !values['insecure-plain-http']) fail('give --cert-dir (HTTPS), or --insecure-plain-http for a test on one machine');
+
+const logger = createLogger({ name: 'postgresql-backup-store', level: values['log-level'] as 'info' });
+const client = await KubeClient.load({ ...(values.kubeconfig === undefined ? {} : { kubeconfig: values.kubeconfig }) });
+const listener = storeRequestListener({
+  store: new DirectoryBackupStore(values['backup-dir']),
+  authenticator: new TokenAuthenticator(client, { audiences: [values.audience] }),
+  operatorUsername: `system:serviceaccount:${operatorAccount?.[1] ?? ''}:${operatorAccount?.[2] ?? ''}`,
+  logger,
+});
+
+let server: Server;
+const certDir = values['cert-dir'];
+if (certDir === undefined) {
+  server = createHttpServer(listener);
+} else {
+  const read = (file: string): Promise<string> =>
+    readFile(join(certDir, file), 'utf8').catch((error: unknown) => fail(`cannot read ${join(certDir, file)}: ${(error as Error).message}; --cert-dir must hold tls.crt and tls.key`));
+  server = createHttpsServer({ cert: await read('tls.crt'), key: await read('tls.key') }, listener);
+}
+const host = bind?.[1] === '' ? undefined : bind?.[1];
+server.listen({ port: Number(bind?.[2]), ...(host === undefined ? {} : { host }) }, () => {
+  const address = server.address();
+  logger.info({ address, backupDir: values['backup-dir'], tls: certDir !== undefined, audience: values.audience }, 'backup store serving');
+});
+server.on('error', (error) => {
+  logger.error({ error: error.message }, 'backup store cannot serve');
+  process.exit(1);
+});
+
+const GRACE_MS = 25_000;
+process.once('SIGTERM', () => {
+  logger.info('stopping: no new requests; waiting for those in flight');
+  const timer = setTimeout(() => {
+    logger.warn('requests still running at the end of the grace period are broken off; unfinished writes are discarded');
+    server.closeAllConnections();
+  }, GRACE_MS);
+  timer.unref();
+  server.close(() => {
+    void client.close();
+    logger.info('stopped');
+  });
+  server.closeIdleConnections();
+});
