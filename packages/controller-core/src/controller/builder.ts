@@ -32,6 +32,8 @@ export interface ControllerSettings {
   reconcileTimeoutMs?: number;
   /** The work queue's per-key back-off: see ControllerOptions (default 5 ms doubling to 1000 s). */
   backoff?: ItemExponentialBackoffOptions;
+  /** Back-offs `{ requeue: true, backoff: name }` names, each counted per key on its own: see ControllerOptions (default none). */
+  requeueBackoffs?: Readonly<Record<string, ItemExponentialBackoffOptions>>;
 }
 
 /** Maps an event's object to the keys to reconcile. */

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMetrics } from '../metrics/create-metrics.ts';
 import { Controller, ReconcilesStillRunning, type ControllerOptions } from './controller.ts';
 import type { ReconcileResult, Reconciler } from './reconciler.ts';
@@ -270,5 +270,91 @@ describe('Controller: back-off the reconciler asks for', () => {
     expect(retry?.readyInMs).toBeGreaterThan(59_000);
     expect(retry?.retries).toBe(1);
     await controller.stop(1_000);
+  });
+});
+
+describe('Controller: named requeue back-offs', () => {
+  beforeEach(() => { vi.useFakeTimers(); });
+  afterEach(() => { vi.useRealTimers(); });
+
+  /**
+   * A controller whose reconciler returns, per key, the next of `script[key]` (then `undefined`). `step(ms)` lets that
+   * much (fake) time pass and says when each key is due next, in ms; a key not due is not there.
+   */
+  function scripted(script: Record<string, (ReconcileResult | 'throw')[]>, options: Partial<ControllerOptions>) {
+    const { controller, count } = controllerWith(({ request }) => {
+      const next = script[request.key]?.shift();
+      return next === 'throw' ? Promise.reject(new Error('failed')) : Promise.resolve(next);
+    }, options);
+    const step = async (ms: number): Promise<Record<string, number>> => {
+      await vi.advanceTimersByTimeAsync(ms);
+      return Object.fromEntries(controller.queue.snapshot().delayed.map((d) => [d.key, d.readyInMs]));
+    };
+    return { controller, count, step };
+  }
+
+  const slowAndSpread: Partial<ControllerOptions> = {
+    requeueBackoffs: {
+      slow: { baseDelayMs: 1_000, maxDelayMs: 5_000, jitter: 0.1, random: () => 0.5 },
+      spread: { baseDelayMs: 1_000, maxDelayMs: 5_000, jitter: 0.1, random: () => 0 },
+    },
+  };
+
+  it('waits out its own delays, counted per key and per name, while a thrown error keeps the queue’s 5 ms', async () => {
+    const slow: ReconcileResult = { requeue: true, backoff: 'slow' };
+    const r = scripted({
+      'ns/a': [slow, 'throw', slow, { requeueAfterMs: 50, forget: false }, slow, slow, { requeue: true, backoff: 'spread' }],
+      'ns/b': [slow],
+    }, slowAndSpread);
+    r.controller.start();
+    r.controller.enqueue('ns/a', { event: 'Added' });
+    r.controller.enqueue('ns/b', { event: 'Added' });
+
+    // Each key's first: the base delay of its own count.
+    expect(await r.step(0)).toEqual({ 'ns/a': 1_000, 'ns/b': 1_000 });
+    // The conflict-like error retries after the queue's 5 ms, not after 2 s: its count is not the named one's...
+    expect(await r.step(1_000)).toEqual({ 'ns/a': 5 });
+    expect(r.controller.queue.numRequeues('ns/a')).toBe(1);
+    // ...and the named count goes on from where it was: 2 s, then across a poll that keeps it, 4 s and the 5 s cap.
+    expect(await r.step(5)).toEqual({ 'ns/a': 2_000 });
+    expect(await r.step(2_000)).toEqual({ 'ns/a': 50 });
+    expect(await r.step(50)).toEqual({ 'ns/a': 4_000 });
+    expect(await r.step(4_000)).toEqual({ 'ns/a': 5_000 });
+    // Another name counts on its own, and its jitter spreads the delay by up to ±10 %.
+    expect(await r.step(5_000)).toEqual({ 'ns/a': 900 });
+    expect(await r.count('controller_runtime_reconcile_total', { result: 'requeue' })).toBe(6);
+    expect(await r.count('controller_runtime_reconcile_errors_total')).toBe(1);
+    await r.controller.stop(1_000);
+  });
+
+  it('starts over after a reconcile that forgets, and not after one with forget: false', async () => {
+    const slow: ReconcileResult = { requeue: true, backoff: 'slow' };
+    const r = scripted({ 'ns/a': [slow, slow, { forget: false }, slow, {}, slow, { requeueAfterMs: 10 }, slow] }, slowAndSpread);
+    r.controller.start();
+    r.controller.enqueue('ns/a', { event: 'Added' });
+    expect(await r.step(0)).toEqual({ 'ns/a': 1_000 });
+    expect(await r.step(1_000)).toEqual({ 'ns/a': 2_000 });
+    // forget: false on a plain success keeps the count: the next failure waits 4 s.
+    expect(await r.step(2_000)).toEqual({});
+    r.controller.enqueue('ns/a', { event: 'Updated' });
+    expect(await r.step(0)).toEqual({ 'ns/a': 4_000 });
+    // A success forgets it: 1 s again.
+    expect(await r.step(4_000)).toEqual({});
+    r.controller.enqueue('ns/a', { event: 'Updated' });
+    expect(await r.step(0)).toEqual({ 'ns/a': 1_000 });
+    // So does a requeueAfterMs without forget: false.
+    expect(await r.step(1_000)).toEqual({ 'ns/a': 10 });
+    expect(await r.step(10)).toEqual({ 'ns/a': 1_000 });
+    await r.controller.stop(1_000);
+  });
+
+  it('fails a reconcile that names a back-off the controller does not declare, as a bug', async () => {
+    const r = scripted({ 'ns/a': [{ requeue: true, backoff: 'slwo' }] }, slowAndSpread);
+    r.controller.start();
+    r.controller.enqueue('ns/a', { event: 'Added' });
+    expect(await r.step(0)).toEqual({ 'ns/a': 5 });
+    expect(await r.count('controller_runtime_reconcile_errors_total')).toBe(1);
+    expect(await r.count('controller_runtime_reconcile_panics_total')).toBe(1);
+    await r.controller.stop(1_000);
   });
 });

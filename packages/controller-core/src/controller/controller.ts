@@ -25,6 +25,12 @@ export interface ControllerOptions {
    * jitter: controller-runtime's). A controller whose reconciles call a slow or rate-limited API starts higher.
    */
   backoff?: ItemExponentialBackoffOptions;
+  /**
+   * Back-offs a reconciler names in `{ requeue: true, backoff: name }`, each counting per key apart from the work
+   * queue's (default none). For a dependency slower than the API server: its failures wait seconds to minutes while a
+   * thrown conflict of the same key still waits the queue's milliseconds.
+   */
+  requeueBackoffs?: Readonly<Record<string, ItemExponentialBackoffOptions>>;
 }
 
 class ReconcileTimeout extends Error {}
@@ -52,15 +58,17 @@ export class ReconcilesStillRunning extends Error {
 
 /**
  * The reconcile loop of one controller: workers take keys from a deduplicating work queue and run the reconciler;
- * the outcome decides what happens to the key (controller-runtime's reconcileHandler): success forgets its back-off,
- * `requeueAfterMs` forgets it and schedules the key (neither forgets with `forget: false`), `requeue` and a thrown
- * error retry with per-item exponential back-off (only the error counts as one), a TerminalError is not retried.
+ * the outcome decides what happens to the key (controller-runtime's reconcileHandler): success forgets its back-offs,
+ * `requeueAfterMs` forgets them and schedules the key (neither forgets with `forget: false`), `requeue` and a thrown
+ * error retry with per-item exponential back-off (only the error counts as one; `requeue` with a named `backoff` counts
+ * in that back-off instead of the queue's), a TerminalError is not retried.
  */
 export class Controller {
   readonly name: string;
   readonly queue: WorkQueue;
   readonly #options: ControllerOptions;
   readonly #stop = new AbortController();
+  readonly #requeueBackoffs: ReadonlyMap<string, ItemExponentialBackoff>;
   #workers: Promise<void>[] = [];
   #active = 0;
 
@@ -68,6 +76,9 @@ export class Controller {
     this.name = options.name;
     this.#options = options;
     this.queue = new WorkQueue({ name: options.name, metrics: options.metrics, backoff: new ItemExponentialBackoff(options.backoff) });
+    this.#requeueBackoffs = new Map(
+      Object.entries(options.requeueBackoffs ?? {}).map(([name, backoff]) => [name, new ItemExponentialBackoff(backoff)]),
+    );
   }
 
   get maxConcurrentReconciles(): number {
@@ -148,15 +159,15 @@ export class Controller {
       const result = await this.#options.reconciler({ request, reasons: item.reasons, log, signal, reconcileID })
         .finally(() => { signal.throwIfAborted(); });
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
-        if (result.forget !== false) this.queue.forget(item.key);
+        if (result.forget !== false) this.#forget(item.key);
         this.queue.addAfter(item.key, result.requeueAfterMs, { event: 'RequeueAfter' });
         label = 'requeue_after';
       } else if (result?.requeue === true) {
-        this.queue.addRateLimited(item.key, { event: 'Requeue' });
-        log.debug({ retries: this.queue.numRequeues(item.key) }, 'requeued with back-off');
+        const retries = this.#requeueWithBackoff(item.key, result.backoff);
+        log.debug({ retries, backoff: result.backoff }, 'requeued with back-off');
         label = 'requeue';
       } else {
-        if (result?.forget !== false) this.queue.forget(item.key);
+        if (result?.forget !== false) this.#forget(item.key);
         label = 'success';
       }
     } catch (error) {
@@ -186,6 +197,26 @@ export class Controller {
     metrics.reconcileTotal.inc({ controller, result: label });
     metrics.reconcileTime.observe({ controller }, seconds);
     log.debug({ result: label, seconds }, 'reconcile finished');
+  }
+
+  /** Queues `key` after the delay of the back-off named `name` (the work queue's without one); its failures so far. */
+  #requeueWithBackoff(key: string, name: string | undefined): number {
+    if (name === undefined) {
+      this.queue.addRateLimited(key, { event: 'Requeue' });
+      return this.queue.numRequeues(key);
+    }
+    const backoff = this.#requeueBackoffs.get(name);
+    if (backoff === undefined) {
+      throw new RangeError(`controller ${this.name}: no back-off named ${JSON.stringify(name)}; declare it in withOptions({ requeueBackoffs })`);
+    }
+    this.queue.addAfter(key, backoff.when(key), { event: 'Requeue' });
+    return backoff.retries(key);
+  }
+
+  /** Resets every failure count of `key`: the work queue's and each named back-off's. */
+  #forget(key: string): void {
+    this.queue.forget(key);
+    for (const backoff of this.#requeueBackoffs.values()) backoff.forget(key);
   }
 }
 

@@ -31,18 +31,25 @@ export interface ReconcileResult {
    */
   requeueAfterMs?: number;
   /**
-   * Reconcile again after this key's back-off delay (`ControllerSettings.backoff`), counting one more failure for the
-   * key as a thrown error would, but without being an error: counted as `requeue`, not in
-   * `controller_runtime_reconcile_errors_total`, and not logged as a failure. controller-runtime's `Requeue: true`. For
-   * a failure the reconciler has handled and reported itself (say, in a condition), such as an external API that is
-   * down. `forget` is ignored: this always counts.
+   * Reconcile again after this key's back-off delay (`ControllerSettings.backoff`, or the one named by `backoff`),
+   * counting one more failure for the key as a thrown error would, but without being an error: counted as `requeue`,
+   * not in `controller_runtime_reconcile_errors_total`, and not logged as a failure. controller-runtime's
+   * `Requeue: true`. For a failure the reconciler has handled and reported itself (say, in a condition), such as an
+   * external API that is down. `forget` is ignored: this always counts, and resets no count.
    */
   requeue?: boolean;
   /**
-   * Whether the key's failure count is reset. Default true, as controller-runtime does after any reconcile that did
-   * not fail. `false` keeps the count, so that the next `requeue` (or error) waits longer than the last: for a
-   * reconcile that only checks on work in progress (a task it started, say) between failures and has not yet seen it
-   * succeed.
+   * With `requeue: true`, which of the controller's `requeueBackoffs` to wait out instead of the work queue's own:
+   * its delays, and a count of this key's failures of its own, apart from the count of thrown errors. For a dependency
+   * that must be retried after seconds while API-server conflicts are retried after milliseconds. A name the
+   * controller does not declare fails the reconcile with a RangeError.
+   */
+  backoff?: string;
+  /**
+   * Whether the key's failure counts are reset: the work queue's and every named back-off's. Default true, as
+   * controller-runtime does after any reconcile that did not fail. `false` keeps them, so that the next `requeue` (or
+   * error) waits longer than the last: for a reconcile that only checks on work in progress (a task it started, say)
+   * between failures and has not yet seen it succeed.
    */
   forget?: boolean;
 }
