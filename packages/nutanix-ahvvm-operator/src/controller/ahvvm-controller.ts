@@ -8,7 +8,7 @@ import {
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
 import { AhvVmReconciler } from './ahvvm-reconciler.ts';
-import type { ReconcileIntervals } from './requeue-timing.ts';
+import { REQUEUE_BACKOFFS, type ReconcileIntervals } from './requeue-timing.ts';
 import type { PrismAccessGate } from './prism-access-gate.ts';
 import type { PrismConnection } from './prism-connection.ts';
 
@@ -49,6 +49,6 @@ export function setupAhvVmController(manager: Manager, options: AhvVmControllerO
   return manager
     .controller('ahvvm')
     .for(AhvVmRef, { predicates: [or(generationChanged(), deletionRequested())] })
-    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10 })
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10, requeueBackoffs: REQUEUE_BACKOFFS })
     .complete(reconciler.reconcile);
 }

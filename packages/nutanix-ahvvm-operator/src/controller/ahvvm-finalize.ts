@@ -41,7 +41,7 @@ export async function finalize(deps: PhaseDeps, run: PhaseRun): Promise<Result> 
   if (operation === 'delete' || followCreate) {
     const followed = await followTask(deps, scope, api);
     if (followed === 'running') return deps.requeue.poll();
-    if (followed === 'failed' && operation === 'delete') return { requeueAfterMs: deps.backoff.next(ctx.request.key) };
+    if (followed === 'failed' && operation === 'delete') return deps.requeue.prismRetry();
   }
   let uuid = scope.status.uuid;
   if (uuid === undefined) {

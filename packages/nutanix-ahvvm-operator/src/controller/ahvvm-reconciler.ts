@@ -16,7 +16,6 @@ import { classifyPrismFailure, type PrismFailure } from './prism-failure.ts';
 import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
 import { RequeueTiming, type ReconcileIntervals } from './requeue-timing.ts';
 import { resolveDesiredVm } from './resolve-desired-vm.ts';
-import { RetryBackoff } from './retry-backoff.ts';
 import { ABSENT_STATE, VmStateGauge } from './vm-state-gauge.ts';
 
 export { FINALIZER } from './ahvvm-finalize.ts';
@@ -32,7 +31,6 @@ export interface AhvVmReconcilerOptions {
   intervals?: Partial<ReconcileIntervals>;
   /** Default: a gate closed for 10 s after the first refusal, doubling to 5 minutes. */
   gate?: PrismAccessGate;
-  backoff?: RetryBackoff;
   now?: () => Date;
 }
 
@@ -67,7 +65,6 @@ export class AhvVmReconciler {
       kube: options.kube,
       report: new AhvVmReporter(options.events),
       requeue: new RequeueTiming(options.intervals),
-      backoff: options.backoff ?? new RetryBackoff(),
       metrics: options.metrics,
       names: prism.configured ? new EntityNameCache((kind, name) => prism.client.listEntityUuidsByName(kind, name)) : undefined,
     };
@@ -77,8 +74,8 @@ export class AhvVmReconciler {
     const { key } = ctx.request;
     const cached = await this.#reader.get(AhvVmRef, ctx.request);
     if (cached === undefined) {
+      // Returning nothing also resets the key's back-offs.
       this.#states.delete(key);
-      this.#deps.backoff.reset(key);
       return undefined;
     }
     const scope = new AhvVmScope(cached, this.#writer, this.#now);
@@ -101,7 +98,7 @@ export class AhvVmReconciler {
     const admission = this.#gate.admit();
     if (admission.kind === 'closed') {
       await this.#deps.report.problem(scope, failed(admission.reason, admission.message), 'Connect');
-      return { requeueAfterMs: admission.retryInMs };
+      return this.#deps.requeue.waitOrPrismRetry(admission.retryInMs);
     }
     try {
       const run: PhaseRun = { scope, prism, api: await prism.vms(), ctx };
@@ -136,13 +133,13 @@ export class AhvVmReconciler {
 
   async #converge(run: PhaseRun): Promise<Result> {
     const deps = this.#deps;
-    const { scope, prism, api, ctx } = run;
+    const { scope, prism, api } = run;
     // First, so that no VM can exist without the resource being held until it is deleted (CAPX does the same).
     scope.avm = await ensureFinalizer(deps.kube, AhvVmRef, scope.avm, FINALIZER);
     deps.report.warnIfInsecure(scope, prism);
     const followed = await followTask(deps, scope, api);
     if (followed === 'running') return deps.requeue.poll();
-    if (followed === 'failed') return { requeueAfterMs: deps.backoff.next(ctx.request.key) };
+    if (followed === 'failed') return deps.requeue.prismRetry();
 
     const desired = await resolveDesiredVm(scope.avm, prism, deps.names);
     if (!desired.ok) {
@@ -162,16 +159,16 @@ export class AhvVmReconciler {
   async #prismFailed(scope: AhvVmScope, failure: PrismFailure, error: unknown, ctx: ReconcileContext): Promise<Result> {
     ctx.log.warn({ err: error }, `Prism Central: ${failure.message}`);
     await this.#deps.report.problem(scope, failed(failure.reason, failure.message), 'Connect');
-    const { backoff } = this.#deps;
-    const key = ctx.request.key;
+    // The AhvVm's Prism back-off, unless Prism or the gate said how long to wait.
+    const { requeue } = this.#deps;
     switch (failure.kind) {
       case 'access':
-        return { requeueAfterMs: this.#gate.closedForMs() || backoff.next(key) };
+        return requeue.waitOrPrismRetry(this.#gate.closedForMs());
       case 'rate-limited':
-        return { requeueAfterMs: failure.retryAfterMs ?? backoff.next(key) };
+        return requeue.waitOrPrismRetry(failure.retryAfterMs);
       case 'unavailable':
       case 'refused':
-        return { requeueAfterMs: backoff.next(key) };
+        return requeue.prismRetry();
     }
   }
 }

@@ -33,9 +33,7 @@ export async function sync(deps: PhaseDeps, run: PhaseRun, vm: PrismVm, intent: 
         return applyStep(deps, run, vm, intent, { action: 'apply-spec' }, `Prism shows VM ${uuid} in ERROR (${detail}); sending its spec again to clear it`);
       }
       await scope.report(available(`VM ${uuid} matches the spec`), { ...observed, powerCycleInProgress: undefined });
-      deps.backoff.reset(ctx.request.key);
-      if (awaitsAddress(vm, observed.ipAddresses)) return deps.requeue.addressPoll();
-      return deps.requeue.driftCheck();
+      return deps.requeue.inSync(awaitsAddress(vm, observed.ipAddresses));
     case 'steps': {
       const [step] = plan.steps;
       if (step === undefined) throw new Error('planUpdate returned no steps');

@@ -1,3 +1,5 @@
+import { exponentialDelayMs, type ExponentialDelay } from '@k8s-operators/controller-core';
+
 /**
  * Holds every reconcile back from Prism Central while it refuses the operator's credentials or certificate.
  *
@@ -30,20 +32,19 @@ interface Refusal {
   reason: string;
   message: string;
   until: number;
-  delayMs: number;
+  /** Refusals in a row, one per round: the gate's delay doubles with each. */
+  rounds: number;
 }
 
 export class PrismAccessGate {
-  readonly #initialDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #delay: ExponentialDelay;
   readonly #probeWaitMs: number;
   readonly #now: () => number;
   #refusal: Refusal | undefined;
   #probing = false;
 
   constructor(options: PrismAccessGateOptions = {}) {
-    this.#initialDelayMs = options.initialDelayMs ?? 10_000;
-    this.#maxDelayMs = options.maxDelayMs ?? 300_000;
+    this.#delay = { baseDelayMs: options.initialDelayMs ?? 10_000, maxDelayMs: options.maxDelayMs ?? 300_000 };
     this.#probeWaitMs = options.probeWaitMs ?? 2_000;
     this.#now = options.now ?? Date.now;
   }
@@ -77,8 +78,8 @@ export class PrismAccessGate {
       // Several reconciles admitted before the first refusal may each report one; the delay grows once per round.
       const current = this.#refusal;
       if (current !== undefined && this.#now() < current.until) return;
-      const delayMs = current === undefined ? this.#initialDelayMs : Math.min(current.delayMs * 2, this.#maxDelayMs);
-      this.#refusal = { ...refusal, delayMs, until: this.#now() + delayMs };
+      const rounds = (current?.rounds ?? 0) + 1;
+      this.#refusal = { ...refusal, rounds, until: this.#now() + exponentialDelayMs(rounds, this.#delay) };
     }
   }
 }

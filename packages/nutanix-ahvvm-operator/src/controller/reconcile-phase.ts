@@ -6,7 +6,6 @@ import type { AhvVmScope } from './ahvvm-scope.ts';
 import type { EntityNameCache } from './entity-name-cache.ts';
 import type { PrismConnection } from './prism-connection.ts';
 import type { RequeueTiming } from './requeue-timing.ts';
-import type { RetryBackoff } from './retry-backoff.ts';
 
 export type Result = ReconcileResult | undefined;
 export type ConnectedPrism = Extract<PrismConnection, { configured: true }>;
@@ -16,7 +15,6 @@ export interface PhaseDeps {
   kube: Pick<KubeClient, 'applyStatus' | 'patch' | 'get'>;
   report: AhvVmReporter;
   requeue: RequeueTiming;
-  backoff: RetryBackoff;
   metrics: AhvVmMetrics;
   /** Undefined without a Prism connection, when no phase runs. */
   names: EntityNameCache | undefined;

@@ -1,5 +1,6 @@
 import { getCACertificates } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseRetryAfter } from '@k8s-operators/controller-core';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { PrismCredentials } from '../config/prism-credentials.ts';
 import {
@@ -14,7 +15,6 @@ import {
 import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
 import {
   DEFAULT_RETRY_POLICY,
-  parseRetryAfterMs,
   retryDelayMs,
   type AttemptOutcome,
   type RequestRepeatability,
@@ -196,6 +196,7 @@ export class PrismHttp {
         bodyTimeout: this.#timeoutMs,
       });
       const body = await response.body.text();
+      const retryAfterSeconds = parseRetryAfter(response.headers['retry-after']);
       code = String(response.statusCode);
       this.#session.remember(setCookieHeaders(response.headers));
       return {
@@ -203,7 +204,7 @@ export class PrismHttp {
         status: response.statusCode,
         body,
         etag: singleHeader(response.headers.etag),
-        retryAfterMs: parseRetryAfterMs(singleHeader(response.headers['retry-after']), Date.now()),
+        retryAfterMs: retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000,
         sentCookies: cookies,
       };
     } catch (error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, parseRetryAfterMs, retryDelayMs, type AttemptOutcome } from './retry-policy.ts';
+import { DEFAULT_RETRY_POLICY, retryDelayMs, type AttemptOutcome } from './retry-policy.ts';
 
 const policy = DEFAULT_RETRY_POLICY;
 const top = () => 0.999999;
@@ -44,21 +44,5 @@ describe('retryDelayMs', () => {
   it('gives up after maxAttempts', () => {
     expect(delay({ kind: 'answer', status: 503 }, 'repeatable', policy.maxAttempts)).toBeUndefined();
     expect(delay({ kind: 'answer', status: 429, retryAfterMs: 1 }, 'repeatable', policy.maxAttempts)).toBeUndefined();
-  });
-});
-
-describe('parseRetryAfterMs', () => {
-  const now = Date.UTC(2025, 5, 7, 18, 0, 0);
-
-  it('reads delta-seconds and HTTP dates', () => {
-    expect(parseRetryAfterMs('2', now)).toBe(2000);
-    expect(parseRetryAfterMs(' 0 ', now)).toBe(0);
-    expect(parseRetryAfterMs('Sat, 07 Jun 2025 18:00:05 GMT', now)).toBe(5000);
-    expect(parseRetryAfterMs('Sat, 07 Jun 2025 17:00:00 GMT', now)).toBe(0);
-  });
-
-  it('ignores a missing or unreadable header', () => {
-    expect(parseRetryAfterMs(undefined, now)).toBeUndefined();
-    expect(parseRetryAfterMs('soon', now)).toBeUndefined();
   });
 });

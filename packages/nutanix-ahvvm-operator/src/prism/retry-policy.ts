@@ -1,3 +1,5 @@
+import { exponentialDelayMs } from '@k8s-operators/controller-core';
+
 /**
  * Which failed Prism requests the client repeats on its own, and after how long.
  *
@@ -52,7 +54,7 @@ export function retryDelayMs(
   random: () => number,
 ): number | undefined {
   if (attempt >= policy.maxAttempts) return undefined;
-  const backoff = Math.min(policy.baseDelayMs * 2 ** (attempt - 1), policy.maxDelayMs) * (0.5 + random() / 2);
+  const backoff = exponentialDelayMs(attempt, policy) * (0.5 + random() / 2);
   if (outcome.kind === 'no-answer') {
     return repeatability === 'repeatable' || !outcome.reachedServer ? backoff : undefined;
   }
@@ -62,13 +64,4 @@ export function retryDelayMs(
   }
   if (TRANSIENT_SERVER_ERRORS.has(outcome.status) && repeatability === 'repeatable') return backoff;
   return undefined;
-}
-
-/** `Retry-After` in milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfterMs(header: string | undefined, now: number): number | undefined {
-  if (header === undefined) return undefined;
-  const value = header.trim();
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
