@@ -4,6 +4,7 @@ import type { InformerScope } from '../informer/reflector.ts';
 import type { SharedInformer } from '../informer/shared-informer.ts';
 import { matchesLabels } from '../objects/labels.ts';
 import type { ObjectKey } from '../objects/object-key.ts';
+import type { OwnWrites } from '../writes/own-writes.ts';
 
 export interface CacheReadOptions {
   /**
@@ -37,6 +38,8 @@ export interface CacheReaderSource {
   started(): boolean;
   /** How long a read waits for a cache it opened to sync. */
   syncTimeoutMs: number;
+  /** The manager's writes its caches may not show yet (its status writers record there); reads return them. */
+  ownWrites: OwnWrites;
 }
 
 /**
@@ -44,6 +47,11 @@ export interface CacheReaderSource {
  * server, and objects deep-frozen and shared (copy them before changing). A read of a resource no controller watches
  * opens its informer, in the manager's namespace only, and waits for its first list; later reads are served from
  * memory at once. Reads outside the manager's namespace throw, since the cache cannot hold what was never watched.
+ *
+ * Reads see the manager's own writes: when the cache still holds the version of an object that one of the manager's
+ * status writers changed, a read returns the object the API server stored for that write instead (see
+ * {@link OwnWrites}), so a reconcile that runs before the watch delivers the write does not compute from the status
+ * it just replaced. Once the cache shows any other version, it is read as it is.
  */
 export class CacheReader {
   readonly #source: CacheReaderSource;
@@ -59,7 +67,8 @@ export class CacheReader {
     }
     if (ref.namespaced) this.#checkNamespace(ref, key.namespace, 'get');
     const informer = await this.#syncedInformer(ref, options.scope);
-    return informer.cache.get(ref.namespaced ? key : { name: key.name });
+    const at = ref.namespaced ? key : { name: key.name };
+    return this.#source.ownWrites.latest(ref, at, informer.cache.get(at));
   }
 
   /** The cached objects that match every option given. */
@@ -71,7 +80,9 @@ export class CacheReader {
     let objects = index === undefined ? cache.list(inNamespace) : cache.byIndex(index.name, index.value);
     if (index !== undefined && inNamespace !== undefined) objects = objects.filter((obj) => obj.metadata?.namespace === inNamespace);
     if (matchingLabels !== undefined) objects = objects.filter((obj) => matchesLabels(obj, matchingLabels));
-    return objects;
+    const { ownWrites } = this.#source;
+    // Labels and indexed fields are not what a status write changes, so filtering the cached versions is enough.
+    return ownWrites.size === 0 ? objects : objects.map((obj) => ownWrites.latest(ref, obj, obj) ?? obj);
   }
 
   async #syncedInformer<T extends KubernetesObject>(ref: ResourceRef<T>, scope: CacheReadOptions['scope']): Promise<SharedInformer<T>> {

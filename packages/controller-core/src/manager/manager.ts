@@ -18,6 +18,7 @@ import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elec
 import { createLogger } from '../log.ts';
 import { createMetrics, type ControllerCoreMetrics } from '../metrics/create-metrics.ts';
 import { EventRecorder } from '../writes/event-recorder.ts';
+import { OwnWrites } from '../writes/own-writes.ts';
 import { StatusWriter } from '../writes/status-writer.ts';
 import { parseBindAddress } from './bind-address.ts';
 import { CacheReader } from './cache-reader.ts';
@@ -94,6 +95,10 @@ export class Manager implements ControllerHost {
   readonly #informers: SharedInformerFactory;
   readonly #eventRecorders = new Map<string, EventRecorder>();
   readonly #statusWriters = new Map<string, StatusWriter>();
+  /** What the status writers wrote and the caches do not show yet: the reader returns it. */
+  readonly #ownWrites = new OwnWrites();
+  /** Informers whose events end records of {@link #ownWrites}. */
+  readonly #observedInformers = new WeakSet<SharedInformer<KubernetesObject>>();
   readonly #controllers: Controller[] = [];
   readonly #probes = new ProbeServer();
   #metricsServer: ProbeServer | undefined;
@@ -124,6 +129,7 @@ export class Manager implements ControllerHost {
       namespace: this.namespace,
       started: () => this.#informersStarted,
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? 120_000,
+      ownWrites: this.#ownWrites,
     });
   }
 
@@ -141,7 +147,25 @@ export class Manager implements ControllerHost {
    * into an informer of its own; the manager's namespace always applies. To read objects, {@link reader} is shorter.
    */
   informerFor<T extends KubernetesObject>(ref: ResourceRef<T>, scope: InformerScope = {}): SharedInformer<T> {
-    return this.#informers.informerFor(ref, { ...scope, ...(this.namespace === undefined || this.namespace === '' ? {} : { namespace: this.namespace }) });
+    const informer = this.#informers.informerFor(ref, { ...scope, ...(this.namespace === undefined || this.namespace === '' ? {} : { namespace: this.namespace }) });
+    this.#endOwnWritesOnEvents(ref, informer);
+    return informer;
+  }
+
+  /**
+   * Ends the record of a write as soon as the informer shows the object at another version (or gone), so records of
+   * objects no reconcile reads again do not wait for the time bound.
+   */
+  #endOwnWritesOnEvents<T extends KubernetesObject>(ref: ResourceRef<T>, informer: SharedInformer<T>): void {
+    const shared = informer as unknown as SharedInformer<KubernetesObject>;
+    if (this.#observedInformers.has(shared)) return;
+    this.#observedInformers.add(shared);
+    const ownWrites = this.#ownWrites;
+    informer.addEventHandler({
+      onAdd: (obj) => { ownWrites.observed(ref, obj); },
+      onUpdate: (_old, obj) => { ownWrites.observed(ref, obj); },
+      onDelete: (obj) => { ownWrites.observed(ref, obj, true); },
+    });
   }
 
   /**
@@ -159,13 +183,14 @@ export class Manager implements ControllerHost {
   }
 
   /**
-   * The status writer of `fieldManager`: one per field manager, so every reconciler that writes status under that name
-   * shares the record of writes the cache does not show yet, and none sends a status another just sent.
+   * The status writer of `fieldManager`, one per field manager. Every writer of the manager records its writes where
+   * {@link reader} reads them until the caches show them, so a reconcile reads the status it just wrote and no writer
+   * sends a status another just sent.
    */
   statusWriter(fieldManager: string): StatusWriter {
     let writer = this.#statusWriters.get(fieldManager);
     if (writer === undefined) {
-      writer = new StatusWriter(this.client, { fieldManager });
+      writer = new StatusWriter(this.client, { fieldManager, ownWrites: this.#ownWrites });
       this.#statusWriters.set(fieldManager, writer);
     }
     return writer;

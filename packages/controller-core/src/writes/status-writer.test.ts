@@ -4,7 +4,8 @@ import { ApiError } from '../client/errors.ts';
 import type { ApplyConfiguration } from '../client/kube-client.ts';
 import { defineResource, type ResourceRef } from '../client/resources.ts';
 import type { Condition } from '../conditions.ts';
-import { nextStatus, PENDING_WRITE_TTL_MS, StatusWriter, type ConditionedStatus } from './status-writer.ts';
+import { OwnWrites } from './own-writes.ts';
+import { nextStatus, StatusWriter, type ConditionedStatus } from './status-writer.ts';
 
 interface Gadget extends KubernetesObject {
   status?: ConditionedStatus & { phase?: string };
@@ -20,7 +21,7 @@ function gadget(status?: Gadget['status']): Gadget {
   return Object.freeze({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { namespace: 'ns', name: 'g', resourceVersion: '7' }, ...(status && { status }) });
 }
 
-/** Records each status write and answers like the API server, with a new resourceVersion. */
+/** Records each status write and answers like the API server, with the object's UID and a new resourceVersion. */
 function fakeClient(answer?: Error) {
   const written: KubernetesObject[] = [];
   return {
@@ -28,9 +29,8 @@ function fakeClient(answer?: Error) {
     applyStatus<T extends KubernetesObject>(_ref: ResourceRef<T>, obj: ApplyConfiguration<T>): Promise<T> {
       written.push(obj as KubernetesObject);
       if (answer) return Promise.reject(answer);
-      const stored = structuredClone(obj) as T;
-      if (stored.metadata) stored.metadata.resourceVersion = '8';
-      return Promise.resolve(stored);
+      const { metadata, ...rest } = structuredClone(obj) as KubernetesObject;
+      return Promise.resolve({ ...rest, metadata: { name: metadata?.name, namespace: metadata?.namespace, uid: 'uid-1', resourceVersion: String(100 + written.length) } } as T);
     },
   };
 }
@@ -74,7 +74,7 @@ describe('StatusWriter', () => {
     const client = fakeClient();
     const writer = new StatusWriter(client);
     const stored = await writer.write(GadgetResource, gadget(), { phase: 'Running', observedGeneration: 3 });
-    expect(stored.metadata?.resourceVersion).toBe('8');
+    expect(stored.metadata?.resourceVersion).toBe('101');
     expect(client.written).toEqual([{ metadata: { namespace: 'ns', name: 'g' }, status: { phase: 'Running', observedGeneration: 3 } }]);
 
     const current = gadget({ phase: 'Running', observedGeneration: 3 });
@@ -106,8 +106,8 @@ describe('StatusWriter', () => {
       const client = fakeClient();
       const writer = new StatusWriter(client);
       const stale = cached('7');
-      await writer.write(GadgetResource, stale, { phase: 'Running' });
-      expect(await writer.write(GadgetResource, stale, { phase: 'Running' })).toBe(stale);
+      const stored = await writer.write(GadgetResource, stale, { phase: 'Running' });
+      expect(await writer.write(GadgetResource, stale, { phase: 'Running' })).toEqual(stored);
       expect({ sent: client.written.length, writes: writer.writes, skipped: writer.skipped }).toEqual({ sent: 1, writes: 1, skipped: 1 });
     });
 
@@ -136,39 +136,70 @@ describe('StatusWriter', () => {
 
     it('writes again when the cache shows another version without that status (someone changed it)', async () => {
       const client = fakeClient();
-      const writer = new StatusWriter(client);
+      const ownWrites = new OwnWrites();
+      const writer = new StatusWriter(client, { ownWrites });
       await writer.write(GadgetResource, cached('7'), { phase: 'Running' });
       await writer.write(GadgetResource, cached('9', { phase: 'Reset' }), { phase: 'Running' });
       expect(client.written).toHaveLength(2);
-      expect(writer.pending).toBe(1);
+      expect(ownWrites.size).toBe(1);
     });
 
-    it('keeps no record once the cache caught up, nor after a failed write', async () => {
+    it('builds on the object it stored, and returns it when it sends nothing', async () => {
       const writer = new StatusWriter(fakeClient());
+      const stored = await writer.write(GadgetResource, cached('7'), { phase: 'Running' });
+      expect(await writer.write(GadgetResource, cached('7'), { phase: 'Running' })).toEqual(stored);
+      // The stored copy itself, as a reader that reads own writes returns it, keeps the record.
+      await writer.write(GadgetResource, stored, { phase: 'Running' });
+      expect(await writer.write(GadgetResource, cached('7'), { phase: 'Running' })).toEqual(stored);
+      expect(writer.writes).toBe(1);
+    });
+
+    it('keeps no record once the cache shows the write, nor after a failed write', async () => {
+      const ownWrites = new OwnWrites();
+      const writer = new StatusWriter(fakeClient(), { ownWrites });
       await writer.write(GadgetResource, cached('7'), { phase: 'Running' });
-      expect(writer.pending).toBe(1);
-      await writer.write(GadgetResource, cached('8', { phase: 'Running' }), { phase: 'Running' });
-      expect(writer.pending).toBe(0);
+      expect(ownWrites.size).toBe(1);
+      ownWrites.observed(GadgetResource, cached('8', { phase: 'Running' }));
+      expect(ownWrites.size).toBe(0);
 
       const refused = new ApiError({ status: 500, body: { kind: 'Status', message: 'etcdserver: request timed out' }, request: 'PATCH x' });
-      const failing = new StatusWriter(fakeClient(refused));
+      const failingRecord = new OwnWrites();
+      const failing = new StatusWriter(fakeClient(refused), { ownWrites: failingRecord });
       await failing.write(GadgetResource, cached('7'), { phase: 'Running' }).catch(() => undefined);
-      expect(failing.pending).toBe(0);
+      expect(failingRecord.size).toBe(0);
     });
 
-    it(`forgets a write the cache never showed after ${String(PENDING_WRITE_TTL_MS / 60_000)} minutes`, async () => {
+    it('forgets a write the cache never showed after the time bound', async () => {
       let now = 0;
       const client = fakeClient();
-      const writer = new StatusWriter(client, { clock: () => now });
+      const writer = new StatusWriter(client, { ownWrites: new OwnWrites({ ttlMs: 60_000, clock: () => now }) });
       const stale = cached('7');
       await writer.write(GadgetResource, stale, { phase: 'Running' });
-      now = PENDING_WRITE_TTL_MS - 1;
+      now = 59_999;
       await writer.write(GadgetResource, stale, { phase: 'Running' });
       expect(client.written).toHaveLength(1);
-      now = PENDING_WRITE_TTL_MS;
+      now = 60_000;
       await writer.write(GadgetResource, stale, { phase: 'Running' });
       expect(client.written).toHaveLength(2);
     });
+  });
+
+  it('sends the resourceVersion of what the status was computed from only when fenced', async () => {
+    const client = fakeClient();
+    const writer = new StatusWriter(client);
+    const current = Object.freeze({ ...gadget(), metadata: { namespace: 'ns', name: 'g', uid: 'uid-1', resourceVersion: '7' } });
+    const first = await writer.write(GadgetResource, current, { phase: 'Running' }, { fenced: true });
+    // Computed from the stored object (as manager.reader returns it after the write), fenced on that version.
+    await writer.write(GadgetResource, first, { phase: 'Stopped' }, { fenced: true });
+    // Computed from the version our write replaced: fenced on that one, which the API server refuses.
+    await writer.write(GadgetResource, current, { phase: 'Gone' }, { fenced: true });
+    await writer.write(GadgetResource, current, { phase: 'Unfenced' });
+    expect(client.written.map((obj) => obj.metadata)).toEqual([
+      { namespace: 'ns', name: 'g', resourceVersion: '7' },
+      { namespace: 'ns', name: 'g', resourceVersion: '101' },
+      { namespace: 'ns', name: 'g', resourceVersion: '7' },
+      { namespace: 'ns', name: 'g' },
+    ]);
   });
 
   it('lets an API error surface, so the reconcile is retried', async () => {

@@ -3,25 +3,29 @@ import type { ApplyConfiguration, KubeClient } from '../client/kube-client.ts';
 import type { ResourceRef } from '../client/resources.ts';
 import { setStatusCondition, type Condition, type NewCondition } from '../conditions.ts';
 import { jsonEqual } from './json-equal.ts';
+import { OwnWrites } from './own-writes.ts';
 
 export interface StatusWriterOptions {
   /** Recorded in managedFields as the writer of `status`. Default: the server's choice (from the User-Agent). */
   fieldManager?: string;
-  /** Milliseconds since the epoch; for tests of how long a write is remembered. Default: Date.now. */
-  clock?: () => number;
+  /**
+   * Where the writes are recorded until the cache shows them; the manager passes the one its reader reads through, so
+   * a reconcile reads the status it just wrote. Default: a record of this writer's own.
+   */
+  ownWrites?: OwnWrites;
 }
 
-/**
- * How long a write is remembered while the cache does not show it. The cache normally catches up within milliseconds;
- * the bound only keeps the record of objects that are never reconciled again (deleted, say) from growing.
- */
-export const PENDING_WRITE_TTL_MS = 10 * 60_000;
-
-/** A status this writer sent, and the resourceVersion of the cached object it was computed from. */
-interface PendingWrite {
-  status: unknown;
-  basedOn: string;
-  at: number;
+export interface StatusWriteOptions {
+  /**
+   * Send the resourceVersion of `current`, the object the status was computed from, as a precondition: the API server
+   * refuses the write with 409 Conflict when the object changed since — by anyone, this process included, for a status
+   * computed from a version our own write replaced has not seen that write — and the reconcile runs again. For status
+   * that is the operator's memory (a VM's UUID, a task in flight), where writing over a change not seen would lose what
+   * the status alone remembers. Read `current` through `manager.reader`, which shows our own writes, and a reconcile
+   * right after one does not conflict with it. Default false: the status is a report computed from the whole cache, so
+   * the last write is the right one.
+   */
+  fenced?: boolean;
 }
 
 /** The status fields {@link StatusWriter.writeConditions} maintains; any status with conditions has them. */
@@ -70,29 +74,27 @@ export function nextStatus<S extends ConditionedStatus>(current: S | undefined, 
  * `SubResource("status").Apply`). They carry no resourceVersion, so a reconcile that runs before the cache has seen
  * the controller's own previous status write does not fail with 409 Conflict and retry — the everyday "the object has
  * been modified" error of controller-runtime operators. The status is always computed from the cache as a whole, so
- * the last write is the right one; a change made meanwhile queues another reconcile that writes again.
+ * the last write is the right one; a change made meanwhile queues another reconcile that writes again. Status that is
+ * the operator's memory rather than a report takes `{ fenced: true }` (see {@link StatusWriteOptions}).
  *
- * It also remembers each status it sent until the cache shows a newer version of the object (client-go's
- * "expectations"): a reconcile that runs in between — woken by an owned object's event that overtook the status
- * write's own — still holds the version the write was computed from, finds the same status to write, and sends
- * nothing instead of writing it a second time. Any other version in the cache (the write arrived, or someone else
- * changed the object) ends the record and the status is compared as usual.
+ * Each write is recorded in {@link OwnWrites} until the cache shows it (client-go's "expectations"): `current` is read
+ * through that record, so a reconcile that runs in between — woken by an owned object's event that overtook the status
+ * write's own — compares with and builds on the status it just sent, and sends nothing instead of writing it a second
+ * time. The manager's writers share their record with `manager.reader`, which returns the written object itself.
  *
  * `writes` and `skipped` count what happened, for tests and benchmarks.
  */
 export class StatusWriter {
   readonly #client: Pick<KubeClient, 'applyStatus'>;
   readonly #fieldManager: string;
-  readonly #clock: () => number;
-  /** By object UID, oldest first. */
-  readonly #pending = new Map<string, PendingWrite>();
+  readonly #ownWrites: OwnWrites;
   #writes = 0;
   #skipped = 0;
 
   constructor(client: Pick<KubeClient, 'applyStatus'>, options: StatusWriterOptions = {}) {
     this.#client = client;
     this.#fieldManager = options.fieldManager ?? 'controller-core';
-    this.#clock = options.clock ?? Date.now;
+    this.#ownWrites = options.ownWrites ?? new OwnWrites();
   }
 
   /** Status writes sent to the API server, failed ones included. */
@@ -105,59 +107,41 @@ export class StatusWriter {
     return this.#skipped;
   }
 
-  /** Status writes sent whose result the cache may not show yet (for tests: the record stays bounded). */
-  get pending(): number {
-    return this.#pending.size;
-  }
-
   /**
-   * Sets the status of `current` to `status`. Returns the object the API server stored, or `current` itself when
-   * nothing was sent: `status` equals its status (as JSON, whatever the key order), or this writer already sent
-   * exactly `status` for this version of the object.
+   * Sets the status of `current` to `status`. Returns the object the API server stored, or, when nothing was sent
+   * because the status already is `status`, the newest version known: `current`, or the object this writer stored
+   * when `current` is the version that write replaced. With `fenced`, a 409 Conflict rejects when the object changed
+   * since `current`.
    */
   async write<T extends KubernetesObject & { status?: unknown }>(
     ref: ResourceRef<T>,
     current: T,
     status: NonNullable<T['status']>,
+    options: StatusWriteOptions = {},
   ): Promise<T> {
-    const { name, namespace, uid, resourceVersion } = current.metadata ?? {};
-    const unconfirmed = this.#unconfirmedStatus(current);
-    if (jsonEqual(current.status, status) || (unconfirmed !== undefined && jsonEqual(unconfirmed.status, status))) {
+    const latest = this.#latest(ref, current);
+    if (jsonEqual(latest.status, status)) {
       this.#skipped++;
-      return current;
+      return latest;
     }
+    const { name, namespace, resourceVersion } = current.metadata ?? {};
     if (name === undefined || name === '') throw new Error(`StatusWriter: the ${ref.kind} has no metadata.name`);
+    if (options.fenced === true && resourceVersion === undefined) throw new Error(`StatusWriter: a fenced write needs the ${ref.kind}'s resourceVersion`);
     this.#writes++;
-    const metadata = namespace === undefined || namespace === '' ? { name } : { name, namespace };
+    const metadata = {
+      name,
+      ...(namespace === undefined || namespace === '' ? {} : { namespace }),
+      ...(options.fenced === true ? { resourceVersion } : {}),
+    };
     const stored = await this.#client.applyStatus(ref, { metadata, status } as ApplyConfiguration<T>, { fieldManager: this.#fieldManager, force: true });
-    if (uid !== undefined && resourceVersion !== undefined) {
-      // Deleted first so the entry moves to the end: the map stays ordered by time for #forgetExpired.
-      this.#pending.delete(uid);
-      this.#pending.set(uid, { status, basedOn: resourceVersion, at: this.#clock() });
-    }
+    this.#ownWrites.record(ref, latest, stored);
     return stored;
   }
 
-  /**
-   * The status this writer sent for the very version of `current` the cache holds, if the cache does not show it yet.
-   * A record for any other version is dropped: the cache has moved on, so it is the truth again.
-   */
-  #unconfirmedStatus(current: KubernetesObject): { status: unknown } | undefined {
-    this.#forgetExpired();
-    const { uid, resourceVersion } = current.metadata ?? {};
-    const pending = uid === undefined ? undefined : this.#pending.get(uid);
-    if (pending === undefined || uid === undefined) return undefined;
-    if (pending.basedOn === resourceVersion) return pending;
-    this.#pending.delete(uid);
-    return undefined;
-  }
-
-  #forgetExpired(): void {
-    const cutoff = this.#clock() - PENDING_WRITE_TTL_MS;
-    for (const [uid, { at }] of this.#pending) {
-      if (at > cutoff) break;
-      this.#pending.delete(uid);
-    }
+  /** `current`, or what this process wrote over that version and the cache does not show yet. */
+  #latest<T extends KubernetesObject>(ref: ResourceRef<T>, current: T): T {
+    const name = current.metadata?.name;
+    return name === undefined || name === '' ? current : (this.#ownWrites.latest(ref, current, current) ?? current);
   }
 
   /**
@@ -169,8 +153,9 @@ export class StatusWriter {
     ref: ResourceRef<T>,
     current: T,
     update: StatusUpdate<NonNullable<T['status']>>,
+    options: StatusWriteOptions = {},
   ): Promise<T> {
-    const base = (this.#unconfirmedStatus(current)?.status as T['status'] | undefined) ?? current.status;
-    return this.write(ref, current, nextStatus(base, update));
+    const latest = this.#latest(ref, current);
+    return this.write(ref, latest, nextStatus(latest.status, update), options);
   }
 }

@@ -1,0 +1,117 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { defineResource } from '../client/resources.ts';
+import { OwnWrites } from './own-writes.ts';
+
+interface Gadget extends KubernetesObject {
+  status?: { phase?: string };
+}
+const GadgetResource = defineResource<Gadget>({ group: 'example.com', version: 'v1', resource: 'gadgets', kind: 'Gadget', namespaced: true });
+
+/** The Gadget `ns/<name>` at `resourceVersion`, as a cache or the API server holds it. */
+function gadget(resourceVersion: string, phase?: string, name = 'g', uid = 'uid-1'): Gadget {
+  return {
+    apiVersion: 'example.com/v1',
+    kind: 'Gadget',
+    metadata: { namespace: 'ns', name, uid, resourceVersion, managedFields: [{ manager: 'gadget-operator', operation: 'Apply' }] },
+    ...(phase === undefined ? {} : { status: { phase } }),
+  };
+}
+
+const key = { namespace: 'ns', name: 'g' };
+
+describe('OwnWrites', () => {
+  it('answers with the stored object while the cache holds the version the write replaced', () => {
+    const own = new OwnWrites();
+    const stored = gadget('8', 'Running');
+    own.record(GadgetResource, gadget('7'), stored);
+    const seen = own.latest(GadgetResource, key, gadget('7'));
+    expect(seen?.status?.phase).toBe('Running');
+    expect(seen?.metadata?.resourceVersion).toBe('8');
+    // As a cache holds objects: frozen and without managedFields; the caller's object is left as it was.
+    expect(Object.isFrozen(seen)).toBe(true);
+    expect(seen?.metadata?.managedFields).toBeUndefined();
+    expect(stored.metadata?.managedFields).toHaveLength(1);
+  });
+
+  it('follows a chain of writes made before the cache caught up with the first', () => {
+    const own = new OwnWrites();
+    own.record(GadgetResource, gadget('7'), gadget('8', 'Creating'));
+    // The second write was computed from the first one's answer (a read of our own write).
+    own.record(GadgetResource, gadget('8', 'Creating'), gadget('9', 'Running'));
+    expect(own.latest(GadgetResource, key, gadget('7'))?.status?.phase).toBe('Running');
+    expect(own.latest(GadgetResource, key, gadget('8', 'Creating'))?.status?.phase).toBe('Running');
+    expect(own.size).toBe(1);
+  });
+
+  it('ends the record when the cache shows any other version, the object is gone, or another object took its name', () => {
+    const own = new OwnWrites();
+    const write = (): void => { own.record(GadgetResource, gadget('7'), gadget('8', 'Running')); };
+
+    write();
+    // Our own version: the record may end (the cache caught up) and the cache is read as it is.
+    own.observed(GadgetResource, gadget('8', 'Running'));
+    expect(own.size).toBe(0);
+
+    write();
+    const theirs = gadget('12', 'Reset');
+    expect(own.latest(GadgetResource, key, theirs)).toBe(theirs);
+    expect(own.size).toBe(0);
+
+    write();
+    expect(own.latest(GadgetResource, key, undefined)).toBeUndefined();
+    expect(own.size).toBe(0);
+
+    write();
+    own.observed(GadgetResource, gadget('8', 'Running'), true);
+    expect(own.size).toBe(0);
+
+    write();
+    const successor = gadget('7', undefined, 'g', 'uid-2');
+    expect(own.latest(GadgetResource, key, successor)).toBe(successor);
+    expect(own.size).toBe(0);
+  });
+
+  it('keeps the record while the cache holds the replaced version, or a caller holds the stored one', () => {
+    const own = new OwnWrites();
+    own.record(GadgetResource, gadget('7'), gadget('8', 'Running'));
+    own.observed(GadgetResource, gadget('7'));
+    own.latest(GadgetResource, key, gadget('8', 'Running'));
+    expect(own.latest(GadgetResource, key, gadget('7'))?.status?.phase).toBe('Running');
+  });
+
+  it('records nothing for a write that changed nothing', () => {
+    const own = new OwnWrites();
+    own.record(GadgetResource, gadget('7', 'Running'), gadget('7', 'Running'));
+    expect(own.size).toBe(0);
+  });
+
+  it('keeps records apart by resource and object', () => {
+    const own = new OwnWrites();
+    const Other = defineResource<Gadget>({ group: 'example.com', version: 'v1', resource: 'gizmos', kind: 'Gizmo', namespaced: true });
+    own.record(GadgetResource, gadget('7'), gadget('8', 'Running'));
+    expect(own.latest(Other, key, gadget('7'))?.status).toBeUndefined();
+    expect(own.latest(GadgetResource, { namespace: 'ns', name: 'h' }, gadget('7', undefined, 'h'))?.status).toBeUndefined();
+    expect(own.latest(GadgetResource, key, gadget('7'))?.status?.phase).toBe('Running');
+  });
+
+  it('forgets writes the cache never showed after the time bound, and the oldest beyond the count bound', () => {
+    let now = 0;
+    const own = new OwnWrites({ ttlMs: 60_000, maxRecords: 3, clock: () => now });
+    for (const name of ['a', 'b', 'c', 'd']) {
+      now += 1_000;
+      own.record(GadgetResource, gadget('7', undefined, name), gadget('8', 'Running', name));
+    }
+    expect(own.size).toBe(3);
+    expect(own.latest(GadgetResource, { namespace: 'ns', name: 'a' }, gadget('7', undefined, 'a'))?.status).toBeUndefined();
+    expect(own.latest(GadgetResource, { namespace: 'ns', name: 'b' }, gadget('7', undefined, 'b'))?.status?.phase).toBe('Running');
+
+    now = 2_000 + 60_000;
+    expect(own.latest(GadgetResource, { namespace: 'ns', name: 'c' }, gadget('7', undefined, 'c'))?.status?.phase).toBe('Running');
+    // b was written at 2 s: gone at 62 s.
+    expect(own.latest(GadgetResource, { namespace: 'ns', name: 'b' }, gadget('7', undefined, 'b'))?.status).toBeUndefined();
+    now = 1_000_000;
+    expect(own.latest(GadgetResource, key, gadget('7'))?.status).toBeUndefined();
+    expect(own.size).toBe(0);
+  });
+});
