@@ -3,8 +3,8 @@
 # cache directory outside the repository: `promtool` (the delivery tests check and unit-test the shipped alert rules
 # and the dashboard's PromQL with it) and, on request, `prometheus` itself. The version is pinned here and in
 # prometheus-module/go.mod + go.sum and nowhere else; the build is reproducible (-trimpath, no cgo, no VCS stamping,
-# fixed build date and user), so two machines produce the same binaries. The first build of promtool took 7.5 minutes
-# on a busy 2-core machine, module downloads included; prometheus then took 4 more.
+# fixed build date and user), so two machines produce the same binaries. A first build takes minutes (module downloads
+# included), prometheus some more.
 #
 # Usage: build-promtool.sh [promtool] [prometheus]    (default: promtool)
 #        build-promtool.sh --print-dir

@@ -1,4 +1,4 @@
-// Authentication as contract 1.1 describes it: Basic credentials on any request, or the session cookies
+// Authentication as the v3 API documents it: Basic credentials on any request, or the session cookies
 // the server sets on the first Basic-authenticated call. Sessions live 15 minutes ("Session tokens are
 // alive for 15m"); after that the client must send Basic credentials again. Failures are a 401 whose body
 // is not JSON, which is what prism-go-client expects from the real server.
@@ -67,7 +67,7 @@ export class SessionAuthenticator {
   }
 }
 
-/** The non-JSON 401. The realm is the one PC's gateway is reported to send; it is not in the anchor. */
+/** The non-JSON 401. The realm is the one PC's gateway is reported to send (unverified). */
 export function unauthorizedReply(): HttpReply {
   return {
     status: 401,

@@ -1,7 +1,7 @@
 // The v3 categories API: keys (`/categories/{name}`) and their values (`/categories/{name}/{value}`), which VMs
 // carry in `metadata.categories` / `metadata.categories_mapping`. Shapes follow the v3.1 swagger
 // (`category_key`, `category_key_status`, `category_value`, `category_value_status`, `category_list_metadata`)
-// and prism-go-client's structs. The anchors say nothing about categories; the answers to unknown keys and values
+// and prism-go-client's structs. The documentation does not say how unknown keys and values are answered; the answers
 // follow what clients test for against real Prism Centrals (see the README's choices):
 //
 //   unknown key                    -> 404 ENTITY_NOT_FOUND           (TF's category-key acceptance test waits for it)

@@ -1,4 +1,4 @@
-// The v3 error model (contract 1.8): every error body carries `state: "ERROR"`, because prism-go-client
+// The v3 error model: every error body carries `state: "ERROR"`, because prism-go-client
 // treats a non-2xx JSON body whose `state` is anything else as a success.
 
 export const API_VERSION = '3.1';
@@ -68,7 +68,7 @@ export function vmNotFound(uuid: string): PrismApiError {
 
 /**
  * The edit-conflict answer. The wording is the one public reports show for CAS mismatches on v3 PUTs; the
- * anchor marks the exact 409 text as unverified.
+ * exact 409 text is unverified.
  */
 export const EDIT_CONFLICT_REASON = 'CONCURRENT_REQUESTS_NOT_ALLOWED';
 export const EDIT_CONFLICT_MESSAGE = 'Edit conflict: please retry change. Entity CAS version mismatch.';

@@ -8,7 +8,7 @@
 //
 // One selector per list call: `vm_name` for POST /vms/list, `name` for POST /clusters/list, /images/list and
 // /subnets/list. `==` is an exact, case-sensitive match. Whether the real API treats `==` as
-// exact, substring or regex is unverified (contract 1.6), so clients must re-check names themselves, as
+// exact, substring or regex is unverified, so clients must re-check names themselves, as
 // kubermatic and the Ansible modules do. Values are percent-decoded, so a name containing ',' ';' '(' or ')'
 // can be sent as %2C %3B %28 %29.
 

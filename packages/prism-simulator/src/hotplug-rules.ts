@@ -1,4 +1,4 @@
-// What AHV refuses to change on a running VM (contract 2.3, from the Terraform provider and the Ansible
+// What AHV refuses to change on a running VM (from the Terraform provider and the Ansible
 // modules, which both power the VM off first): fewer sockets, less memory, or a different number of vCPUs
 // per socket. More sockets and more memory are hot-added.
 //

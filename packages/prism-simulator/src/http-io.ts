@@ -14,7 +14,7 @@ export interface HttpReply {
   headers?: Record<string, string | string[]>;
 }
 
-/** Headers every recorded Prism Central response carries (contract 1.1). */
+/** Headers every recorded Prism Central response carries. */
 const PRISM_HEADERS = { server: 'envoy', 'x-ntnx-env': 'pc', 'x-ntnx-product': 'pc.2024.3.0.1' };
 
 /** Cloud-init user data may be 128000 characters of base64; anything far bigger is not a VM spec. */

@@ -1,4 +1,4 @@
-// Idempotence identifiers (contract 1.9): the only way to choose a VM's uuid. A client reserves UUIDs with
+// Idempotence identifiers: the only way to choose a VM's uuid. A client reserves UUIDs with
 // POST /idempotence_identifiers and passes one as `metadata.uuid` when it creates the VM; a retried create
 // with the same uuid cannot produce a second VM.
 

@@ -1,4 +1,4 @@
-// Sorting and paging for v3 list calls (contract 1.6).
+// Sorting and paging for v3 list calls.
 
 /** virt-who saw "only the first 20 VMs" when it sent no length: the real default page length is 20. */
 export const DEFAULT_PAGE_LENGTH = 20;

@@ -87,7 +87,7 @@ export async function servePrismEndpoint(match: EndpointMatch, readBody: () => P
       // The recorded response is 200 with the JSON body `null`.
       return { status: 200, json: null };
     case 'GET /users/me':
-      // prism-go-client's session mode fetches its cookies with this call (contract 2.2).
+      // prism-go-client's session mode fetches its cookies with this call.
       return {
         status: 200,
         json: {

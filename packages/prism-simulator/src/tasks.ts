@@ -1,4 +1,4 @@
-// Tasks as GET /tasks/{uuid} shows them (contract 1.7): QUEUED while an earlier task on the same VM runs,
+// Tasks as GET /tasks/{uuid} shows them: QUEUED while an earlier task on the same VM runs,
 // RUNNING with a growing percentage_complete for the operation's configured duration, then SUCCEEDED or
 // FAILED with error_code and error_detail. The change a task makes is applied when it completes, so a GET
 // of the VM keeps showing the old version until then, as the real API promises.
@@ -29,7 +29,7 @@ export interface TaskFaultSource {
 
 /**
  * PC's own operation names for v3 VM intents (`update_vm_intentful` is seen in real PC task lists; the
- * anchor marks the values as unverified) and the matching human progress messages.
+ * others are unverified) and the matching human progress messages.
  */
 const OPERATION_TYPES: Record<TaskOperation, string> = { create: 'create_vm_intentful', update: 'update_vm_intentful', delete: 'delete_vm_intentful' };
 const PROGRESS_MESSAGES: Record<TaskOperation, string> = { create: 'Create the VM', update: 'Update the VM', delete: 'Delete the VM' };

@@ -127,7 +127,7 @@ const vmMetadata: ObjectSchema = {
 
 /**
  * `vm_intent_input`. The top level is closed: sending `status` back (as a naive GET-modify-PUT would) is
- * rejected, because the documented practice is to drop `status` before a PUT (contract 1.4).
+ * rejected, because the documented practice is to drop `status` before a PUT.
  */
 export const vmIntentSchema: ObjectSchema = {
   type: 'object',

@@ -168,7 +168,7 @@ export class VmService {
     if (!vm) throw vmNotFound(uuid);
     const metadata = this.clientMetadata(input.metadata, vm.metadata);
     const entity = { kind: 'vm', uuid: vm.uuid, name: vm.spec.name };
-    // One change at a time, based on the version the client read (contract 1.4). A change based on an
+    // One change at a time, based on the version the client read. A change based on an
     // older version, or sent while another change or the create/delete is still running, is a conflict.
     const applied = vm.applied;
     if (input.metadata.spec_version !== vm.specVersion || vm.tasksInFlight > 0 || vm.phase !== 'ready' || !applied) {
@@ -231,7 +231,7 @@ export class VmService {
     return vm.lastTaskUuid;
   }
 
-  /** DELETE has no version check and always deletes (contract 1.5); a repeated DELETE reports the same task. */
+  /** DELETE has no version check and always deletes; a repeated DELETE reports the same task. */
   remove(uuid: string): HttpReply {
     const taskUuid = this.submitDelete(uuid);
     return {

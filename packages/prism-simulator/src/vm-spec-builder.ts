@@ -1,5 +1,5 @@
 // Turns a client's `spec` into the spec the server stores and shows: the defaults of the recorded GET
-// (contract 1.3) filled in, disk and NIC uuids, `disk_size_bytes`, MAC and IP addresses assigned,
+// filled in, disk and NIC uuids, `disk_size_bytes`, MAC and IP addresses assigned,
 // references completed with names. A PUT is a full replace: what the client leaves out falls back to the
 // defaults (a PUT without `nic_list` removes the NICs); only disks and NICs that carry their uuid keep
 // their server-assigned values.

@@ -64,7 +64,7 @@ export interface VmClientMetadata {
 /** `creating`: the create task has not succeeded yet; `deleting`: a delete was accepted. */
 export type VmPhase = 'creating' | 'ready' | 'deleting';
 
-/** `status.state` values seen on real VMs (contract 1.3), plus DELETE_PENDING while a delete runs. */
+/** `status.state` values seen on real VMs, plus DELETE_PENDING while a delete runs. */
 export type VmState = 'PENDING' | 'RUNNING' | 'COMPLETE' | 'ERROR' | 'DELETE_PENDING';
 
 export interface StatusMessage {

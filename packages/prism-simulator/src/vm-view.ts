@@ -1,5 +1,5 @@
-// A VM as GET /vms/{uuid} and POST /vms/list show it, modelled on the recorded pc.2024.3 responses
-// (contract 1.3, 1.6): `spec` is the latest accepted intent, `status` what was last applied, with the
+// A VM as GET /vms/{uuid} and POST /vms/list show it, modelled on the recorded pc.2024.3 responses:
+// `spec` is the latest accepted intent, `status` what was last applied, with the
 // read-only facts the hypervisor adds and, once the VM has run long enough, the IPs a DHCP server gave it.
 
 import { isoSeconds } from './tasks.ts';

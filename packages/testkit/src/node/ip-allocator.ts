@@ -6,8 +6,8 @@ import { randomInt } from 'node:crypto';
  * after the Pod that had one is gone.
  *
  * Each node takes its own /16, 127.B.0.0 with B drawn at random from 1-254: test files and packages run side by side,
- * each with its own cluster, and nodes that all counted from the same first address gave two clusters' Pods the same
- * IP, so one of them failed with EADDRINUSE. 127.0.0.0/16, where the control plane listens, is never handed out.
+ * each with its own cluster, and nodes that all counted from the same first address would give two clusters' Pods the
+ * same IP, and one of them would fail with EADDRINUSE. 127.0.0.0/16, where the control plane listens, is never handed out.
  */
 export class PodIpAllocator {
   readonly #inUse = new Map<string, string>();
