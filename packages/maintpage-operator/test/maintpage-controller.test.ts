@@ -2,7 +2,7 @@
 // pods here): what it applies, reports and deletes, reading through the manager's reader and writing Events and status
 // through the manager's recorder and status writer, as the operator's main sets it up.
 import { fileURLToPath } from 'node:url';
-import { KubeClient, Manager, Resources, createLogger, type ResourceRef } from '@k8s-operators/controller-core';
+import { KubeClient, Manager, Resources, createLogger, type Controller, type ResourceRef } from '@k8s-operators/controller-core';
 import { TestCluster, waitFor } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MaintPageRef } from '../src/api/maintpage-ref.ts';
@@ -16,6 +16,7 @@ const POD_NAME = 'maintpage-operator-controller-manager-5c9d7-abcde';
 let cluster: TestCluster;
 let client: KubeClient;
 let manager: Manager;
+let controller: Controller;
 let running: Promise<void>;
 
 beforeAll(async () => {
@@ -42,7 +43,7 @@ async function startLeader(): Promise<void> {
     leaderElection: { enabled: false }, healthProbeBindAddress: '0', metricsBindAddress: '0',
   });
   vi.unstubAllEnvs();
-  setupMaintPageController(manager, { pageServerImage: 'ghcr.io/k8s-operators/maintpage-page-server:0.1.0' });
+  controller = setupMaintPageController(manager, { pageServerImage: 'ghcr.io/k8s-operators/maintpage-page-server:0.1.0' });
   running = manager.start();
 }
 
@@ -65,6 +66,18 @@ function maintPage(name: string, appname: string): MaintPage {
 
 const exists = async (ref: ResourceRef, name: string): Promise<boolean> =>
   (await client.get(ref, { namespace: NS, name })) !== undefined;
+
+/** Marks the MaintPage's maintenance pods Ready, as the kubelet would report them. */
+async function maintenancePodsReady(instance: string): Promise<void> {
+  const pods = await client.list(Resources.Pod, { namespace: NS, labelSelector: `maintpage.example.com/instance=${instance},maintpage.example.com/role=maintenance` });
+  expect(pods.items.length).toBeGreaterThan(0);
+  for (const pod of pods.items) {
+    await client.patchStatus(Resources.Pod, { namespace: NS, name: pod.metadata?.name ?? '' }, {
+      type: 'merge',
+      patch: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }] } },
+    });
+  }
+}
 
 describe('the MaintPage controller', () => {
   it('reports a Service it does not own as a Conflict, in status and in an Event from this Pod', async () => {
@@ -120,16 +133,9 @@ describe('the MaintPage controller', () => {
     }, { what: 'the new leader to reconcile the edited MaintPage' });
     expect(continued.status?.switchWantedTime).toBe(wantedTime);
 
-    // A maintenance pod becomes Ready (as the kubelet would report it), and the new leader switches.
+    // A maintenance pod becomes Ready, and the new leader switches.
     const readyAt = Date.now();
-    const pods = await client.list(Resources.Pod, { namespace: NS, labelSelector: 'maintpage.example.com/instance=timed,maintpage.example.com/role=maintenance' });
-    expect(pods.items.length).toBeGreaterThan(0);
-    for (const pod of pods.items) {
-      await client.patchStatus(Resources.Pod, { namespace: NS, name: pod.metadata?.name ?? '' }, {
-        type: 'merge',
-        patch: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }] } },
-      });
-    }
+    await maintenancePodsReady('timed');
     const switched = await waitFor(async () => {
       const stored = await client.get(MaintPageRef, { namespace: NS, name: 'timed' });
       return stored?.status?.maintpublishstatus === 'Published' ? stored : undefined;
@@ -145,5 +151,42 @@ describe('the MaintPage controller', () => {
     expect(observed('count')).toBe(1);
     // From the first leader's wish, not from the new leader's start.
     expect(observed('sum')).toBeGreaterThanOrEqual((readyAt - Date.parse(wantedTime)) / 1000);
+  });
+
+  // Runs last: it stops the MaintPage informer of the manager running now.
+  it('keeps the switch it just reported when the next reconcile runs before the MaintPage\'s own event arrives', async () => {
+    const key = { namespace: NS, name: 'quick' };
+    await client.create(MaintPageRef, maintPage('quick', 'quick-app'));
+    await waitFor(() => exists(Resources.Deployment, 'quick-app'), { what: 'the app Deployment' });
+    await client.patch(MaintPageRef, key, { type: 'merge', patch: { spec: { maintpageconfig: { maintpagetoggle: true } } } });
+    const maintPages = manager.informerFor(MaintPageRef);
+    await waitFor(() => maintPages.cache.get(`${NS}/quick`)?.status?.switchWantedTime, { what: 'the cache to show the switch waiting for Ready pods' });
+
+    // From here the MaintPage's own events do not arrive, as a watch that lags behind the status writes.
+    await maintPages.stop();
+    await maintenancePodsReady('quick');
+    const switched = await waitFor(async () => {
+      const stored = await client.get(MaintPageRef, key);
+      return stored?.status?.maintpublishstatus === 'Published' ? stored : undefined;
+    }, { what: 'the Service to switch to the maintenance page' });
+    expect(switched.status?.lastSwitchTime).toBeDefined();
+
+    // An owned object's event wakes the next reconcile: a hand-made image change it reverts.
+    await client.patch(Resources.Deployment, { namespace: NS, name: 'quick-app' }, {
+      type: 'json', patch: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'example.com/hand-made:1' }],
+    });
+    await waitFor(async () => (await client.get(Resources.Deployment, { namespace: NS, name: 'quick-app' }))?.spec?.template.spec?.containers[0]?.image === 'quay.io/daein/prodpage:latest', {
+      what: 'the reconcile to revert the image',
+    });
+    await waitFor(() => {
+      const queue = controller.queue.snapshot();
+      return queue.processing.length === 0 && queue.queued.length === 0;
+    }, { what: 'that reconcile to finish' });
+
+    // It read the status it had just written, not the cache's: the switch stays reported.
+    const after = await client.get(MaintPageRef, key);
+    expect(after?.status?.maintpublishstatus).toBe('Published');
+    expect(after?.status?.lastSwitchTime).toBe(switched.status?.lastSwitchTime);
+    expect(after?.status?.switchWantedTime).toBeUndefined();
   });
 });

@@ -52,7 +52,9 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
   const metrics = registerMaintPageMetrics(manager.metrics.registry);
   const events = manager.eventRecorderFor('maintpage.example.com/maintpage-operator');
   const statusWriter = manager.statusWriter(FIELD_MANAGER);
-  // Reads come from the caches the controller's for() and owns() watch.
+  // Reads come from the caches the controller's for() and owns() watch, and show this process's own status writes the
+  // caches do not show yet: a reconcile right after a status write keeps its switchWantedTime and lastSwitchTime
+  // instead of computing from the status that write replaced.
   const { reader } = manager;
 
   const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
