@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { connectionPool } from './connection-pool.ts';
 import { ApiError } from './errors.ts';
 import type { ClusterAuth, ClusterTls } from './kubeconfig/cluster-auth.ts';
@@ -81,7 +81,7 @@ export class ApiTransport {
   exchange(call: ApiCall, mode: 'stream'): Promise<Dispatcher.ResponseData>;
   async exchange(call: ApiCall, mode: 'text' | 'stream'): Promise<{ text: string } | Dispatcher.ResponseData> {
     const query = call.query?.toString() ?? '';
-    const url = `${this.server}${call.path}${query === '' ? '' : (call.path.includes('?') ? '&' : '?') + query}`;
+    const url = new URL(`${this.server}${call.path}${query === '' ? '' : (call.path.includes('?') ? '&' : '?') + query}`);
     const requestName = `${call.method} ${call.path}`;
     let retries = 0;
     let reauthenticated = false;
@@ -93,9 +93,10 @@ export class ApiTransport {
       try {
         // Headers first: reading credentials may renew the client certificate that picks the connection pool.
         const headers = await this.#headers(call);
-        response = await request(url, {
+        response = await this.#dispatcher().request({
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
           method: call.method,
-          dispatcher: this.#dispatcher(),
           headers,
           body: call.body === undefined ? null : JSON.stringify(call.body),
           signal: call.signal ?? null,

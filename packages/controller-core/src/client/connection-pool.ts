@@ -1,5 +1,6 @@
-import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { ClusterTls } from './kubeconfig/cluster-auth.ts';
+import { Agent, ProxyAgent } from './undici-parts.ts';
 
 /** The keep-alive settings of every pool to the API server. */
 const POOL_OPTIONS = {
