@@ -12,6 +12,7 @@ import {
   type ReconcileResult,
   type ResourceRef,
 } from '@k8s-operators/controller-core';
+import { PostgreSQLConditionType } from '../api/postgresql-conditions.ts';
 import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
@@ -40,17 +41,22 @@ const CONFLICT_RECHECK_MS = 30_000;
 /** Wake a little after a schedule slot, so the slot is at or before "now" when the reconcile runs. */
 const SLOT_MARGIN_MS = 500;
 
-/** What one reconcile leaves for the next about one PostgreSQL. */
-interface InstanceMemory {
+/**
+ * What this process keeps about the restores of one PostgreSQL's pods. Everything else a reconcile needs from the one
+ * before — the latest scheduled slot it created a backup for, the verdict on the pod examined last — is in the status,
+ * which `manager.reader` shows with this process's own writes.
+ */
+interface RestoreMemory {
   uid: string;
-  servedSlot?: Date;
-  /** The `Restored` verdict on the pod examined last. */
-  restored?: ConditionOutcome;
-  restoreBackoff: RestoreBackoff;
+  /**
+   * When to try a failed restore again. A back-off, like the work queue's: a new leader that starts it over only tries
+   * once more at once.
+   */
+  backoff: RestoreBackoff;
   /**
    * The pod this process labelled appReady=ok last. Until the label reaches the cache the pod still looks unexamined;
    * examining it again would find the data just restored and replace the Restored verdict with "serves the data it
-   * already holds".
+   * already holds". The label is the durable record; this only covers the cache's lag behind that patch.
    */
   labelledPodUid?: string;
 }
@@ -67,16 +73,13 @@ const deletionStarted: Predicate = {
  */
 export function setupPostgreSQLController(context: OperatorContext): Controller {
   const { manager, events, statusWriter, metrics } = context;
-  // What this process learned that the status must keep, per PostgreSQL (key and UID, so one created again under the
-  // same name starts afresh): the latest slot it created a backup for, and the verdict on the pod it examined last.
-  // Every status write carries them: a reconcile may run before the cache shows our previous write, and computing from
-  // that stale status alone would write older values back.
-  const memories = new Map<string, InstanceMemory>();
+  // Per PostgreSQL (key and UID, so one created again under the same name starts afresh).
+  const restores = new Map<string, RestoreMemory>();
 
   const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
     const cached = await manager.reader.get(PostgreSQLRef, ctx.request);
     if (cached === undefined) {
-      memories.delete(ctx.request.key);
+      restores.delete(ctx.request.key);
       removeDatabaseGauges(metrics, { namespace: ctx.request.namespace ?? '', postgresql: ctx.request.name });
       return undefined;
     }
@@ -87,16 +90,21 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     const key = instanceKey(cached);
     const uid = cached.metadata.uid ?? '';
     const backups = await backupsOf(manager, key);
-    const remembered = memories.get(key);
-    const memory: InstanceMemory = remembered?.uid === uid ? remembered : { uid, restoreBackoff: new RestoreBackoff() };
-    memories.set(key, memory);
-    const schedule = backupSchedulePlan(cached, now, memory.servedSlot);
+    const remembered = restores.get(key);
+    const memory: RestoreMemory = remembered?.uid === uid ? remembered : { uid, backoff: new RestoreBackoff() };
+    restores.set(key, memory);
+    // The reader shows this process's own status writes, so the slot served last and the verdict on the pod examined
+    // last are in `cached` even when its watch has not delivered them yet.
+    const schedule = backupSchedulePlan(cached, now);
+    /** Learned in this reconcile, for its status writes. */
+    let restored: ConditionOutcome | undefined;
+    let servedSlot: Date | undefined;
 
     const writeStatus = async (postgresql: PostgreSQL, ready: ConditionOutcome): Promise<PostgreSQL> => {
       const outcome = {
         ready, backups, schedule,
-        ...(memory.restored === undefined ? {} : { restored: memory.restored }),
-        ...(memory.servedSlot === undefined ? {} : { servedSlot: memory.servedSlot }),
+        ...(restored === undefined ? {} : { restored }),
+        ...(servedSlot === undefined ? {} : { servedSlot }),
       };
       const { status, changed } = desiredStatus(postgresql, outcome, context.now());
       setDatabaseGauges(metrics, { namespace, postgresql: instanceName(postgresql) }, databaseBackupFigures(backups, schedule));
@@ -137,20 +145,25 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     if (!password.ok) return blocked(password.reason, password.message, recheck);
 
     const pods = await podsOf(manager, key);
-    memory.restoreBackoff.retain(new Set(pods.map((pod) => pod.metadata?.uid ?? '')));
+    memory.backoff.retain(new Set(pods.map((pod) => pod.metadata?.uid ?? '')));
     let serving = servingPod(pods);
     let retryRestoreMs: number | undefined;
+    // The newest version this reconcile knows: a status written while restoring is the base of the next one.
+    let latest = postgresql;
     if (serving === undefined) {
       const restore = await restoreAwaitingPod(postgresql, podsAwaitingRestore(pods)[0], {
         password: password.password, inputs: restoreInputs(password.secretVersion, backups), memory, writeStatus, ctx,
       });
       serving = restore.serving;
       retryRestoreMs = restore.retryMs;
+      restored = restore.restored;
+      latest = restore.postgresql ?? postgresql;
     }
 
-    if (serving !== undefined) await createDueBackup(postgresql, schedule, memory, ctx);
+    if (serving !== undefined) servedSlot = await createDueBackup(postgresql, schedule, ctx);
     await applyRetention(postgresql, ctx);
-    await writeStatus(postgresql, readyCondition(postgresql, serving, retryRestoreMs === undefined ? undefined : memory.restored));
+    const failedRestore = retryRestoreMs === undefined ? undefined : (restored ?? storedCondition(latest, PostgreSQLConditionType.Restored));
+    await writeStatus(latest, readyCondition(postgresql, serving, failedRestore));
     const nextSlotMs = schedule.state === 'active' ? schedule.next.getTime() - context.now().getTime() + SLOT_MARGIN_MS : undefined;
     const requeueAfterMs = [retryRestoreMs, nextSlotMs].filter((ms): ms is number => ms !== undefined).reduce<number | undefined>((a, b) => (a === undefined ? b : Math.min(a, b)), undefined);
     return requeueAfterMs === undefined ? undefined : { requeueAfterMs: Math.max(requeueAfterMs, 1) };
@@ -158,7 +171,8 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
 
   /**
    * Restores the pod awaiting it (if any and if its back-off allows): the pod it returns as serving is labelled now;
-   * `retryMs` is set while a failed restore waits to be tried again.
+   * `retryMs` is set while a failed restore waits to be tried again; `restored` is the verdict when a pod was examined,
+   * and `postgresql` the object as the status write announcing the examination stored it.
    */
   const restoreAwaitingPod = async (
     postgresql: PostgreSQL,
@@ -167,33 +181,34 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
       password: string;
       /** What the restore depends on (see restoreInputs). */
       inputs: string;
-      memory: InstanceMemory;
+      memory: RestoreMemory;
       writeStatus: (postgresql: PostgreSQL, ready: ConditionOutcome) => Promise<PostgreSQL>;
       ctx: ReconcileContext;
     },
-  ): Promise<{ serving?: V1Pod; retryMs?: number }> => {
+  ): Promise<{ serving?: V1Pod; retryMs?: number; restored?: ConditionOutcome; postgresql?: PostgreSQL }> => {
     if (pod === undefined) return {};
     const { memory, inputs, ctx } = request;
     const uid = pod.metadata?.uid ?? '';
     if (memory.labelledPodUid === uid) return { serving: pod };
-    const waitMs = memory.restoreBackoff.waitMs(uid, inputs, Date.now());
+    const waitMs = memory.backoff.waitMs(uid, inputs, Date.now());
     if (waitMs > 0) return { retryMs: waitMs };
     const message = `examining the database of pod ${pod.metadata?.name ?? ''} before it receives traffic`;
     const restoring = await request.writeStatus(postgresql, { status: 'False', reason: 'Restoring', message });
     const verdict = await restorePod(context, { postgresql: restoring, pod, password: request.password, signal: ctx.signal, log: ctx.log });
-    memory.restored = verdict.condition;
-    if (!verdict.serve) return { retryMs: memory.restoreBackoff.failed(uid, inputs, Date.now()) };
-    memory.restoreBackoff.succeeded(uid);
+    const examined = { restored: verdict.condition, postgresql: restoring };
+    if (!verdict.serve) return { ...examined, retryMs: memory.backoff.failed(uid, inputs, Date.now()) };
+    memory.backoff.succeeded(uid);
     memory.labelledPodUid = uid;
-    return { serving: pod };
+    return { ...examined, serving: pod };
   };
 
   /**
    * Creates the PostgreSQLBackup of an owed slot; only while a pod serves, so a backup never waits for a database that
-   * is not there (the slot stays owed until one serves). Its name is fixed per slot: a retry finds it exists.
+   * is not there (the slot stays owed until one serves). Its name is fixed per slot: a retry finds it exists. Returns
+   * the slot served, for `status.lastScheduledBackupTime`.
    */
-  const createDueBackup = async (postgresql: PostgreSQL, schedule: SchedulePlan, memory: InstanceMemory, ctx: ReconcileContext): Promise<void> => {
-    if (schedule.state !== 'active' || schedule.due === undefined) return;
+  const createDueBackup = async (postgresql: PostgreSQL, schedule: SchedulePlan, ctx: ReconcileContext): Promise<Date | undefined> => {
+    if (schedule.state !== 'active' || schedule.due === undefined) return undefined;
     const { slot, missed, backupName } = schedule.due;
     try {
       await manager.client.create(PostgreSQLBackupRef, desiredBackup(postgresql, backupName, 'Scheduled'));
@@ -204,7 +219,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     if (missed > 0) {
       events.event(postgresql, { type: 'Warning', reason: 'MissedSchedule', action: 'Schedule', note: `${missed} earlier schedule slots were missed (operator down or database not serving); took one backup, ${backupName}, for the latest` });
     }
-    memory.servedSlot = slot;
+    return slot;
   };
 
   /** Deletes the scheduled backups the retention policy no longer keeps; their finalizer deletes the stored dumps. */
@@ -236,6 +251,12 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     .watches(PostgreSQLBackupRef, postgresqlOfBackup)
     .withOptions({ maxConcurrentReconciles: 4 })
     .complete(reconcile);
+}
+
+/** A condition of the stored status, as an outcome to write again. */
+function storedCondition(postgresql: PostgreSQL, type: string): ConditionOutcome | undefined {
+  const condition = postgresql.status?.conditions?.find((c) => c.type === type);
+  return condition === undefined ? undefined : { status: condition.status, reason: condition.reason, message: condition.message };
 }
 
 /** Ready: a pod serves; else why the pod awaiting a retry failed its restore; else the wait for a pod. */
