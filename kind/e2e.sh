@@ -111,7 +111,8 @@ collect() {
     echo "e2e failed; collecting logs and events into $artifacts" >&2
     mkdir -p "$artifacts"
     KUBECONFIG="$kubeconfig" kubectl get events -A --sort-by=.lastTimestamp > "$artifacts/events.txt" 2>&1 || true
-    KUBECONFIG="$kubeconfig" kubectl -n "$operator-system" logs "deployment/$operator-controller-manager" --all-containers --prefix > "$artifacts/operator.log" 2>&1 || true
+    KUBECONFIG="$kubeconfig" kubectl -n "$operator-system" logs -l control-plane=controller-manager --all-containers --prefix --tail=-1 > "$artifacts/operator.log" 2>&1 || true
+    KUBECONFIG="$kubeconfig" kubectl -n "$operator-system" logs -l app.kubernetes.io/component=backup-store --prefix --tail=-1 > "$artifacts/backup-store.log" 2>&1 || true
     KUBECONFIG="$kubeconfig" kubectl describe pods -A > "$artifacts/pods.txt" 2>&1 || true
     "$kind" export logs "$artifacts/kind" --name "$cluster" >/dev/null 2>&1 || true
   fi

@@ -101,6 +101,7 @@ export { CacheReader, type CacheListOptions, type CacheReadOptions } from './man
 export { podName } from './manager/pod-name.ts';
 export { podNamespace } from './manager/pod-namespace.ts';
 export { TokenAuthenticator, type Authentication, type TokenAuthenticatorOptions, type UserInfo } from './auth/token-authenticator.ts';
+export { selfSignedCertificate, type SelfSignedOptions, type ServingCertificate } from './manager/self-signed-certificate.ts';
 
 export { APPLIED_HASH_ANNOTATION, applyOwned, containsDesired, ownershipConflict, type ApplyOwnedOptions } from './writes/apply-owned.ts';
 export { StatusWriter, nextStatus, type ConditionedStatus, type StatusUpdate, type StatusWriteOptions, type StatusWriterOptions } from './writes/status-writer.ts';

@@ -41,7 +41,7 @@ function objects(target: BenchJobTarget, backupName: string): { postgresql: Post
 /** Runs one backup Job and returns its seconds; fails with the Job Pod's log when the backup fails. */
 export async function runBackupJob(cluster: TestCluster, target: BenchJobTarget, backupName: string): Promise<number> {
   const { postgresql, backup } = objects(target, backupName);
-  const job = desiredBackupJob({ backup, postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), s3: target.s3, podIP: target.podIP, image: OPERATOR_IMAGE });
+  const job = desiredBackupJob({ backup, postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), target: { kind: 's3', s3: target.s3 }, podIP: target.podIP, image: OPERATOR_IMAGE });
   // No owners here: the garbage collector would delete objects whose owner does not exist.
   const account = desiredBackupServiceAccount(postgresql);
   delete account.metadata?.ownerReferences;

@@ -78,13 +78,13 @@ async function createUnrelatedSecrets(client: KubeClient): Promise<void> {
 }
 
 /** Starts the operator, waits for /readyz and the settle time, and reads its memory; then stops it. */
-async function measureOperator(kubeconfig: string, backupDir: string): Promise<{ rss: number; peak: number; secondsToReady: number }> {
+async function measureOperator(kubeconfig: string): Promise<{ rss: number; peak: number; secondsToReady: number }> {
   const healthPort = await freePort();
   const source = join(import.meta.dirname, '..', 'src', 'main.ts');
   const started = performance.now();
   const operator: ChildProcess = spawn(
     process.execPath,
-    ['--conditions=source', ...OPERATOR_NODE_FLAGS, source, `--kubeconfig=${kubeconfig}`, `--backup-dir=${backupDir}`,
+    ['--conditions=source', ...OPERATOR_NODE_FLAGS, source, `--kubeconfig=${kubeconfig}`, '--backup-store-service=default/postgresql-operator-backup-store',
       `--health-probe-bind-address=127.0.0.1:${String(healthPort)}`, '--metrics-bind-address=0', '--leader-elect=false', '--log-level=warn'],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
@@ -115,12 +115,12 @@ try {
   const client = await KubeClient.load({ kubeconfig: controlPlane.adminKubeconfig, userAgent: 'postgresql-secrets-bench' });
   await installCrds(client);
   console.log('operator with no Secrets in the cluster ...');
-  const without = await measureOperator(controlPlane.adminKubeconfig, dir);
+  const without = await measureOperator(controlPlane.adminKubeconfig);
   console.log(`  RSS ${without.rss.toFixed(1)} MiB (peak ${without.peak.toFixed(1)}), ready after ${without.secondsToReady.toFixed(1)} s`);
   console.log(`creating ${String(secretCount)} unrelated Secrets of ${String(secretBytes)} bytes in ${String(SECRET_NAMESPACES)} namespaces ...`);
   await createUnrelatedSecrets(client);
   console.log(`operator with ${String(secretCount)} unrelated Secrets in the cluster ...`);
-  const withSecrets = await measureOperator(controlPlane.adminKubeconfig, dir);
+  const withSecrets = await measureOperator(controlPlane.adminKubeconfig);
   console.log(`  RSS ${withSecrets.rss.toFixed(1)} MiB (peak ${withSecrets.peak.toFixed(1)}), ready after ${withSecrets.secondsToReady.toFixed(1)} s`);
   console.log(`the Secrets cost the operator ${(withSecrets.rss - without.rss).toFixed(1)} MiB of resident memory`);
   await client.close();

@@ -1,17 +1,25 @@
 // The postgresql-operator's operator process: flags in, a controller-core Manager with the PostgreSQL and PostgreSQLBackup
-// controllers and a backup store on the backup volume, out on SIGTERM.
-import { createLogger, flagsOrExit, Manager, managerOptionsFrom } from '@k8s-operators/controller-core';
-import { DirectoryBackupStore } from './backup/directory-store.ts';
+// controllers, the backup volume reached through the backup store service, out on SIGTERM.
+import { createLogger, flagsOrExit, Manager, managerOptionsFrom, podNamespace } from '@k8s-operators/controller-core';
+import { ensureStoreCertificate } from './backup-store/store-certificate.ts';
 import { ownImage } from './controller/own-image.ts';
 import { setupControllers } from './controller/setup-controllers.ts';
 import { parseOperatorFlags, USAGE } from './flags.ts';
 
-const flags = flagsOrExit('postgresql-operator', USAGE, () => parseOperatorFlags(process.argv.slice(2), process.env));
+const flags = flagsOrExit('postgresql-operator', USAGE, () => parseOperatorFlags(process.argv.slice(2), process.env, () => podNamespace()));
 
 const logger = createLogger({ name: 'postgresql-operator', level: flags.logLevel });
 const manager = await Manager.create({ name: 'postgresql-operator', logger, ...managerOptionsFrom(flags) });
 const backupImage = flags.backupImage ?? (await ownImage(manager.client, manager.podName, process.env.POD_NAMESPACE));
 if (backupImage === undefined) logger.warn('the operator cannot tell which image it runs (no --backup-image, and its own Pod was not found): backups to S3 buckets will fail until --backup-image is set');
-setupControllers(manager, { store: new DirectoryBackupStore(flags.backupDir), ...(backupImage === undefined ? {} : { backupImage }) });
-logger.info({ backupDir: flags.backupDir, backupImage, namespace: flags.namespace ?? 'all', leaderElection: flags.leaderElect }, 'postgresql-operator starting');
+// The service cannot start before its certificate exists: every replica makes sure of it before anything else.
+try {
+  await ensureStoreCertificate(manager.client, flags.storeService);
+} catch (error) {
+  const { namespace, secretName } = flags.storeService;
+  logger.error({ error: (error as Error).message }, `cannot keep the backup store service's certificate in Secret ${namespace}/${secretName}: the operator needs get, create and update on Secrets in that namespace (deploy/postgresql-operator/rbac/backup_store_certificate_role.yaml)`);
+  process.exit(1);
+}
+setupControllers(manager, { storeService: flags.storeService, storeTokenFile: flags.storeTokenFile, ...(backupImage === undefined ? {} : { backupImage }) });
+logger.info({ backupStore: `${flags.storeService.namespace}/${flags.storeService.name}`, backupImage, namespace: flags.namespace ?? 'all', leaderElection: flags.leaderElect }, 'postgresql-operator starting');
 await manager.runUntilSignalled();

@@ -1,20 +1,27 @@
-// The backup store service as it runs: its own process (the image's entry point with `backup-store`), HTTPS with a
-// certificate from --cert-dir, callers' tokens checked by a real API server, the store service's ServiceAccount
-// allowed only to create TokenReviews.
+// The backup store service as it runs: its own process (the image's entry point with `backup-store`), HTTPS with the
+// certificate the operator keeps in a Secret, found through its EndpointSlice, callers' tokens checked by a real API
+// server, the store service's ServiceAccount allowed only to create TokenReviews.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createServingCertificate, freePort, TestCluster, waitFor } from '@k8s-operators/testkit';
+import { KubeClient, Resources } from '@k8s-operators/controller-core';
+import { freePort, TestCluster, waitFor } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunks, key, manifestFor } from './backup-store-contract.ts';
 import { RemoteBackupStore } from '../src/backup-store/remote-store.ts';
+import { ensureStoreCertificate, RENEW_BEFORE_MS } from '../src/backup-store/store-certificate.ts';
+import { StoreEndpoints } from '../src/backup-store/store-endpoint.ts';
 import { BACKUP_STORE_AUDIENCE } from '../src/backup-store/store-protocol.ts';
 
 const ENTRY = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const OPERATOR_NS = 'postgresql-operator-system';
 
+const SERVICE = { namespace: OPERATOR_NS, name: 'backup-store', secretName: 'backup-store-tls' };
+
 let cluster: TestCluster;
+let admin: KubeClient;
 let service: ChildProcess;
 let url: string;
 let ca: string;
@@ -48,16 +55,22 @@ beforeAll(async () => {
   tokens.job = await token('shop', 'foodb-backup', BACKUP_STORE_AUDIENCE);
   tokens.operatorForApiServer = await token(OPERATOR_NS, 'controller-manager');
 
-  const certificate = await createServingCertificate(cluster.dir, cluster.controlPlane.pki, 'backup-store');
-  ca = cluster.controlPlane.pki.caPem;
-  backupDir = join(cluster.dir, 'backups');
-  // Mounted as a kubernetes.io/tls Secret would be.
+  // The operator makes the certificate; the service gets the Secret mounted.
+  admin = await KubeClient.load({ kubeconfig: cluster.adminKubeconfig });
+  ca = await ensureStoreCertificate(admin, SERVICE);
+  const secret = await admin.get(Resources.Secret, { namespace: OPERATOR_NS, name: SERVICE.secretName });
   await mkdir(join(cluster.dir, 'tls'));
-  await copyFile(certificate.cert, join(cluster.dir, 'tls', 'tls.crt'));
-  await copyFile(certificate.key, join(cluster.dir, 'tls', 'tls.key'));
+  for (const file of ['tls.crt', 'tls.key']) await writeFile(join(cluster.dir, 'tls', file), Buffer.from(secret?.data?.[file] ?? '', 'base64'));
+  backupDir = join(cluster.dir, 'backups');
   await mkdir(backupDir);
   const port = await freePort();
   url = `https://127.0.0.1:${port}`;
+  // What the endpointslice controller writes for the Service once the service's Pod is ready.
+  await admin.create(Resources.EndpointSlice, {
+    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4',
+    metadata: { namespace: OPERATOR_NS, name: 'backup-store-abcde', labels: { 'kubernetes.io/service-name': SERVICE.name } },
+    endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'https', port, protocol: 'TCP' }],
+  });
   service = spawn(process.execPath, ['--conditions=source', ENTRY, 'backup-store', `--backup-dir=${backupDir}`, `--bind-address=127.0.0.1:${port}`,
     `--cert-dir=${join(cluster.dir, 'tls')}`, `--operator-service-account=${OPERATOR_NS}:controller-manager`,
     `--kubeconfig=${await cluster.serviceAccountKubeconfig(OPERATOR_NS, 'backup-store')}`], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -68,12 +81,44 @@ beforeAll(async () => {
 
 afterAll(async () => {
   service.kill('SIGKILL');
+  await admin.close();
   await cluster.stop();
 });
 
-/** The service as a store for a caller with `bearer`, trusting the cluster CA unless told to trust only the system's. */
-const remote = (bearer: string | undefined, trust: 'cluster CA' | 'system CAs' = 'cluster CA'): RemoteBackupStore =>
-  new RemoteBackupStore({ url, token: () => Promise.resolve(bearer ?? ''), ...(trust === 'cluster CA' ? { ca } : {}) });
+/** The service at its address, for a caller with `bearer`, trusting its certificate unless told to trust only the system's. */
+const remote = (bearer: string | undefined, trust: 'its certificate' | 'system CAs' = 'its certificate'): RemoteBackupStore =>
+  new RemoteBackupStore({ endpoint: { url, serverName: 'backup-store.postgresql-operator-system.svc', ...(trust === 'its certificate' ? { ca } : {}) }, token: () => Promise.resolve(bearer ?? '') });
+
+describe("the service's certificate, kept by the operator", () => {
+  it('is made once for the Service\'s names, kept while valid, and replaced a month before it expires', async () => {
+    const service = { namespace: 'shop', name: 'store', secretName: 'store-tls' };
+    // Two replicas starting at once agree on one certificate.
+    const [first, second] = await Promise.all([ensureStoreCertificate(admin, service), ensureStoreCertificate(admin, service)]);
+    expect(second).toBe(first);
+    const certificate = new X509Certificate(first);
+    expect(certificate.subjectAltName).toBe('DNS:store, DNS:store.shop, DNS:store.shop.svc, DNS:store.shop.svc.cluster.local');
+    const secret = await admin.get(Resources.Secret, { namespace: 'shop', name: 'store-tls' });
+    expect(secret?.type).toBe('kubernetes.io/tls');
+    expect(await ensureStoreCertificate(admin, service)).toBe(first);
+    const nearExpiry = Date.parse(certificate.validTo) - RENEW_BEFORE_MS + 60_000;
+    const renewed = await ensureStoreCertificate(admin, service, () => nearExpiry);
+    expect(renewed).not.toBe(first);
+    expect(Buffer.from((await admin.get(Resources.Secret, { namespace: 'shop', name: 'store-tls' }))?.data?.['tls.crt'] ?? '', 'base64').toString()).toBe(renewed);
+  });
+});
+
+describe('the service found through its EndpointSlices', () => {
+  it('says so when no endpoint is ready', async () => {
+    await admin.create(Resources.EndpointSlice, {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4',
+      metadata: { namespace: 'shop', name: 'down-abcde', labels: { 'kubernetes.io/service-name': 'down' } },
+      endpoints: [{ addresses: ['10.0.0.9'], conditions: { ready: false } }], ports: [{ name: 'https', port: 8443, protocol: 'TCP' }],
+    });
+    await expect(new StoreEndpoints(admin, { namespace: 'shop', name: 'down', secretName: 'down-tls' }).current()).rejects.toThrow(
+      'the backup store service down in namespace shop has no ready endpoint: check its Deployment (kubectl -n shop get deploy,pods -l app.kubernetes.io/component=backup-store)',
+    );
+  });
+});
 
 describe('the backup store service', () => {
   it("takes a backup Job's upload into the volume and serves it to the operator", async () => {
@@ -84,7 +129,9 @@ describe('the backup store service', () => {
     await job.finalize(manifestFor(k, stored));
     // On the volume, as the operator wrote it before: the same files, the same layout.
     expect(await readFile(join(backupDir, 'shop', 'foodb', 'foodb-1.dump'), 'utf8')).toBe('PGDMP a custom-format dump');
-    const listing = await remote(tokens.operator).list({ namespace: 'shop' });
+    // The operator finds the service through its EndpointSlice and checks the certificate against the Service's name.
+    const operator = new RemoteBackupStore({ endpoint: new StoreEndpoints(admin, SERVICE), token: () => Promise.resolve(tokens.operator ?? '') });
+    const listing = await operator.list({ namespace: 'shop' });
     expect(listing.backups.map((b) => b.key.backup)).toEqual(['foodb-1']);
     await expect(job.list({ namespace: 'shop' })).rejects.toThrow(/refused list \(403\): system:serviceaccount:shop:foodb-backup may not list/);
   });

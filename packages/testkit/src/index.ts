@@ -4,7 +4,6 @@ export { ControlPlane, type AuditedRequest, type ControlPlaneOptions, SERVICE_AC
 export { KubeApi, KubeApiError, type WatchEvent } from './kube-api.ts';
 export { writeKubeconfig } from './kubeconfig.ts';
 export { freePort } from './free-port.ts';
-export { createServingCertificate } from './pki.ts';
 export { LocalNode, type LocalNodeOptions } from './node/local-node.ts';
 export { DEFAULT_IMAGE_RULES, loadImageMap, type ImageMap, type ImageRule } from './node/image-map.ts';
 export { waitFor, type WaitForOptions } from './wait-for.ts';

@@ -34,7 +34,7 @@ export const PROJECT_IMAGES: readonly ProjectImage[] = [
     args: (p) => [...operatorArgs(p), `--page-server-image=${IMAGE_REGISTRY}/maintpage-page-server:${IMAGE_TAG}`] },
   { name: 'maintpage-page-server', distroless: true, healthPath: '/healthz', args: ({ health }) => ['--bind-address=127.0.0.1', `--port=${health}`] },
   { name: 'postgresql-operator', distroless: false, crds: 'deploy/postgresql-operator/crd', healthPath: '/readyz',
-    args: (p) => [...operatorArgs(p), '--backup-dir=/tmp'] },
+    args: (p) => [...operatorArgs(p), '--backup-store-service=default/backup-store'] },
   { name: 'nutanix-ahvvm-operator', distroless: true, crds: 'deploy/nutanix-ahvvm-operator/crd', healthPath: '/readyz', args: operatorArgs,
     // Prism Central is called for AhvVms only; none exist in a standalone start.
     env: { PRISM_HOST: '127.0.0.1', PRISM_PORT: '9440', PRISM_USER: 'admin', PRISM_PASS: 'unused', PRISM_CLUSTERUUID: '00000000-0000-0000-0000-000000000001' } },

@@ -5,12 +5,14 @@ const input = {
   key: { namespace: 'shop', postgresql: 'foodb', backup: 'foodb-1' },
   trigger: 'Scheduled',
   connection: { host: '10.0.0.7', port: 5432, database: 'foo', user: 'foo' },
-  s3: { bucket: 'pg', prefix: 'db/', region: 'us-east-1', forcePathStyle: false, caBundle: false },
+  store: { kind: 's3', bucket: 'pg', prefix: 'db/', region: 'us-east-1', forcePathStyle: false, caBundle: false },
 };
+const toVolume = { ...input, store: { kind: 'volume', url: 'https://10.0.0.9:8443', serverName: 'backup-store.ops.svc', ca: '-----BEGIN CERTIFICATE-----' } };
 
 describe('parseBackupJobInput', () => {
   it('reads what the operator wrote', () => {
     expect(parseBackupJobInput(JSON.stringify(input))).toEqual(input);
+    expect(parseBackupJobInput(JSON.stringify(toVolume))).toEqual(toVolume);
   });
 
   it('says what is wrong with input it cannot use', () => {
@@ -19,6 +21,8 @@ describe('parseBackupJobInput', () => {
     expect(() => parseBackupJobInput(JSON.stringify({ ...input, trigger: 'Sometimes' }))).toThrow('BACKUP_JOB: trigger must be one of Scheduled, OnDemand, Final');
     expect(() => parseBackupJobInput(JSON.stringify({ ...input, connection: { ...input.connection, port: 0 } }))).toThrow('BACKUP_JOB: port must be a port number');
     expect(() => parseBackupJobInput(JSON.stringify({ ...input, key: { ...input.key, backup: '../etc' } }))).toThrow('is not a Kubernetes object name');
+    expect(() => parseBackupJobInput(JSON.stringify({ ...input, store: { kind: 'tape' } }))).toThrow('BACKUP_JOB: store.kind must be s3 or volume');
+    expect(() => parseBackupJobInput(JSON.stringify({ ...toVolume, store: { ...toVolume.store, ca: '' } }))).toThrow('BACKUP_JOB: ca must be a PEM certificate');
   });
 });
 

@@ -13,9 +13,12 @@ import { checkBackupKey, type BackupKey } from '../backup/store.ts';
 export const BACKUP_JOB_SUBCOMMAND = 'backup-job';
 /** The environment variable that holds the Job's {@link BackupJobInput}, as JSON. */
 export const BACKUP_JOB_INPUT_ENV = 'BACKUP_JOB';
-/** Where the Job's projected volume is mounted: `password`, and for S3 `accessKeyId`, `secretAccessKey`, `ca.crt`. */
+/**
+ * Where the Job's projected volume is mounted: `password`; for S3 `accessKeyId`, `secretAccessKey`, `ca.crt`; for the
+ * backup volume `store-token`, a ServiceAccount token for the backup store service's audience.
+ */
 export const BACKUP_JOB_SECRETS_DIR = '/var/run/secrets/exp.wheel.jp/backup';
-export const BACKUP_JOB_FILES = { password: 'password', accessKeyId: 'accessKeyId', secretAccessKey: 'secretAccessKey', caBundle: 'ca.crt' } as const;
+export const BACKUP_JOB_FILES = { password: 'password', accessKeyId: 'accessKeyId', secretAccessKey: 'secretAccessKey', caBundle: 'ca.crt', storeToken: 'store-token' } as const;
 /** The kubelet's default terminationMessagePath. */
 export const TERMINATION_MESSAGE_PATH = '/dev/termination-log';
 /** The kubelet keeps this much of a termination message. */
@@ -26,9 +29,17 @@ export interface BackupJobInput {
   trigger: BackupTrigger;
   /** The serving pod's address and who to connect as; the password is the mounted file. */
   connection: { host: string; port: number; database: string; user: string };
-  /** The bucket the dump goes to; the credentials (and a CA bundle when `caBundle`) are mounted files. */
-  s3: { bucket: string; prefix: string; endpoint?: string; region: string; forcePathStyle: boolean; caBundle: boolean };
+  store: BackupJobStore;
 }
+
+export type BackupJobStore =
+  /** A bucket; the credentials (and a CA bundle when `caBundle`) are mounted files. */
+  | { kind: 's3'; bucket: string; prefix: string; endpoint?: string; region: string; forcePathStyle: boolean; caBundle: boolean }
+  /**
+   * The backup volume, through the backup store service: its address, the name and the (public) certificate it must
+   * present; the token is a mounted file.
+   */
+  | { kind: 'volume'; url: string; serverName: string; ca: string };
 
 export type BackupJobResult =
   | { result: 'Completed'; sha256: string; size: number }
@@ -63,7 +74,7 @@ export function parseBackupJobInput(json: string | undefined): BackupJobInput {
   if (!isRecord(raw)) throw new BackupJobInputError(`${BACKUP_JOB_INPUT_ENV} must be a JSON object`);
   const key = field(raw, 'key', isObject, 'an object');
   const connection = field(raw, 'connection', isObject, 'an object');
-  const s3 = field(raw, 's3', isObject, 'an object');
+  const store = field(raw, 'store', isObject, 'an object');
   const input: BackupJobInput = {
     key: { namespace: field(key, 'namespace', isString, 'a namespace'), postgresql: field(key, 'postgresql', isString, 'a name'), backup: field(key, 'backup', isString, 'a name') },
     trigger: field(raw, 'trigger', isTrigger, `one of ${BACKUP_TRIGGERS.join(', ')}`),
@@ -73,17 +84,31 @@ export function parseBackupJobInput(json: string | undefined): BackupJobInput {
       database: field(connection, 'database', isString, 'a database name'),
       user: field(connection, 'user', isString, 'a user name'),
     },
-    s3: {
-      bucket: field(s3, 'bucket', isString, 'a bucket name'),
-      prefix: typeof s3.prefix === 'string' ? s3.prefix : '',
-      ...(s3.endpoint === undefined ? {} : { endpoint: field(s3, 'endpoint', isString, 'a URL') }),
-      region: field(s3, 'region', isString, 'a region'),
-      forcePathStyle: field(s3, 'forcePathStyle', isBoolean, 'true or false'),
-      caBundle: field(s3, 'caBundle', isBoolean, 'true or false'),
-    },
+    store: parseStore(store),
   };
   checkBackupKey(input.key);
   return input;
+}
+
+function parseStore(store: Record<string, unknown>): BackupJobStore {
+  if (store.kind === 'volume') {
+    return {
+      kind: 'volume',
+      url: field(store, 'url', isString, 'the backup store service\'s URL'),
+      serverName: field(store, 'serverName', isString, 'a DNS name'),
+      ca: field(store, 'ca', isString, 'a PEM certificate'),
+    };
+  }
+  if (store.kind !== 's3') throw new BackupJobInputError(`${BACKUP_JOB_INPUT_ENV}: store.kind must be s3 or volume`);
+  return {
+    kind: 's3',
+    bucket: field(store, 'bucket', isString, 'a bucket name'),
+    prefix: typeof store.prefix === 'string' ? store.prefix : '',
+    ...(store.endpoint === undefined ? {} : { endpoint: field(store, 'endpoint', isString, 'a URL') }),
+    region: field(store, 'region', isString, 'a region'),
+    forcePathStyle: field(store, 'forcePathStyle', isBoolean, 'true or false'),
+    caBundle: field(store, 'caBundle', isBoolean, 'true or false'),
+  };
 }
 
 /** The termination message for `result`, within what the kubelet keeps: a long error loses its middle. */

@@ -18,7 +18,7 @@ const { values } = parseArgs({
 });
 if (values.help) {
   process.stdout.write(`Usage: postgresql-operator backup-job [--secrets-dir=DIR] [--termination-log=FILE]
-Runs one backup in a Job the operator created: the work is in $${BACKUP_JOB_INPUT_ENV}, the password and the bucket's
+Runs one backup in a Job the operator created: the work is in $${BACKUP_JOB_INPUT_ENV}, the password and the store's
 credentials are files in --secrets-dir (default ${BACKUP_JOB_SECRETS_DIR}), the outcome goes to --termination-log
 (default ${TERMINATION_MESSAGE_PATH}).
 `);
@@ -38,5 +38,6 @@ try {
 }
 const stop = new AbortController();
 process.once('SIGTERM', () => { stop.abort(new Error('the backup Job was stopped (SIGTERM)')); });
-logger.info({ backup: `${input.key.namespace}/${input.key.postgresql}/${input.key.backup}`, bucket: input.s3.bucket }, 'backup starting');
+const where = input.store.kind === 's3' ? { bucket: input.store.bucket } : { store: input.store.url };
+logger.info({ backup: `${input.key.namespace}/${input.key.postgresql}/${input.key.backup}`, ...where }, 'backup starting');
 process.exitCode = await runBackupJob({ input, secretsDir: values['secrets-dir'], terminationLog, logger, signal: stop.signal });

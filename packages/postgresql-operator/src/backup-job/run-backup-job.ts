@@ -4,7 +4,9 @@ import type { createLogger } from '@k8s-operators/controller-core/log';
 import { openS3BackupStore } from '../backup/s3-store-options.ts';
 import { BackupFailedError, runBackup } from '../backup/run-backup.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';
-import { BACKUP_JOB_FILES, serializeBackupJobResult, type BackupJobInput, type BackupJobResult } from './backup-job-contract.ts';
+import type { BackupStore } from '../backup/store.ts';
+import { RemoteBackupStore } from '../backup-store/remote-store.ts';
+import { BACKUP_JOB_FILES, serializeBackupJobResult, type BackupJobInput, type BackupJobResult, type BackupJobStore } from './backup-job-contract.ts';
 
 /**
  * One backup Job's work, in the Job's Pod: what the operator did in its own process before backups ran as Jobs. It
@@ -32,6 +34,28 @@ async function mounted(dir: string, file: string, what: string): Promise<string>
   }
 }
 
+async function openStore(store: BackupJobStore, secretsDir: string): Promise<BackupStore> {
+  if (store.kind === 'volume') {
+    return new RemoteBackupStore({
+      endpoint: { url: store.url, serverName: store.serverName, ca: store.ca },
+      // Read for each request: the kubelet rotates the projected token.
+      token: () => mounted(secretsDir, BACKUP_JOB_FILES.storeToken, 'backup store token'),
+    });
+  }
+  return openS3BackupStore({
+    bucket: store.bucket,
+    prefix: store.prefix,
+    ...(store.endpoint === undefined ? {} : { endpoint: store.endpoint }),
+    region: store.region,
+    forcePathStyle: store.forcePathStyle,
+    credentials: {
+      accessKeyId: await mounted(secretsDir, BACKUP_JOB_FILES.accessKeyId, 'S3 access key id'),
+      secretAccessKey: await mounted(secretsDir, BACKUP_JOB_FILES.secretAccessKey, 'S3 secret access key'),
+    },
+    ...(store.caBundle ? { caBundle: await mounted(secretsDir, BACKUP_JOB_FILES.caBundle, 'S3 CA bundle') } : {}),
+  });
+}
+
 /** Runs the backup and reports it; resolves to the process's exit code (0 only for a published, verified backup). */
 export async function runBackupJob(options: BackupJobOptions): Promise<number> {
   const { input, secretsDir, terminationLog, logger, signal } = options;
@@ -39,19 +63,7 @@ export async function runBackupJob(options: BackupJobOptions): Promise<number> {
   let result: BackupJobResult;
   try {
     const password = await mounted(secretsDir, BACKUP_JOB_FILES.password, 'database password');
-    const { s3 } = input;
-    const store = await openS3BackupStore({
-      bucket: s3.bucket,
-      prefix: s3.prefix,
-      ...(s3.endpoint === undefined ? {} : { endpoint: s3.endpoint }),
-      region: s3.region,
-      forcePathStyle: s3.forcePathStyle,
-      credentials: {
-        accessKeyId: await mounted(secretsDir, BACKUP_JOB_FILES.accessKeyId, 'S3 access key id'),
-        secretAccessKey: await mounted(secretsDir, BACKUP_JOB_FILES.secretAccessKey, 'S3 secret access key'),
-      },
-      ...(s3.caBundle ? { caBundle: await mounted(secretsDir, BACKUP_JOB_FILES.caBundle, 'S3 CA bundle') } : {}),
-    });
+    const store = await openStore(input.store, secretsDir);
     const cleared = await store.removeIncomplete({ namespace: input.key.namespace, postgresql: input.key.postgresql });
     if (cleared.length > 0) logger.info({ cleared: cleared.map((k) => k.backup) }, 'removed unfinished backup data');
     const manifest = await runBackup({ store, key: input.key, trigger: input.trigger, connection: { ...input.connection, password }, signal, ...(options.tools === undefined ? {} : { tools: options.tools }) });

@@ -18,7 +18,8 @@ Serves the backup volume to the operator and its backup Jobs.
   --bind-address=[HOST]:PORT        where to listen (default :${BACKUP_STORE_PORT})
   --cert-dir=DIR                    tls.crt and tls.key to serve HTTPS with (a kubernetes.io/tls Secret's mount)
   --insecure-plain-http             serve plain HTTP instead (tests on one machine only: dumps cross the network)
-  --operator-service-account=NS:SA  the operator's ServiceAccount, the one caller allowed everything
+  --operator-service-account=[NS:]SA  the operator's ServiceAccount, the one caller allowed everything
+                                    (without NS: in $POD_NAMESPACE)
   --audience=NAME                   the audience callers' tokens must be bound to (default ${BACKUP_STORE_AUDIENCE})
   --kubeconfig=FILE                 the API server to check tokens with (default: in-cluster)
   --log-level=LEVEL                 debug, info (default), warn, error
@@ -46,8 +47,10 @@ const fail = (message: string): never => {
   process.stderr.write(`backup-store: ${message}\n${USAGE}`);
   process.exit(2);
 };
-const operatorAccount = /^([a-z0-9-]+):([a-z0-9.-]+)$/.exec(values['operator-service-account'] ?? '');
-if (operatorAccount === null) fail('--operator-service-account must be NAMESPACE:NAME, the operator\'s ServiceAccount');
+// NAME alone is in the service's own namespace, as deploy/ runs both.
+const operatorAccount = /^(?:([a-z0-9-]+):)?([a-z0-9.-]+)$/.exec(values['operator-service-account'] ?? '');
+const operatorNamespace = operatorAccount?.[1] ?? process.env.POD_NAMESPACE;
+if (operatorAccount === null || operatorNamespace === undefined) fail('--operator-service-account must be NAMESPACE:NAME (or NAME with POD_NAMESPACE set): the operator\'s ServiceAccount');
 const bind = /^(.*):(\d+)$/.exec(values['bind-address']);
 if (bind === null) fail(`--bind-address ${values['bind-address']} is not [HOST]:PORT`);
 if (values['cert-dir'] === undefined && !values['insecure-plain-http']) fail('give --cert-dir (HTTPS), or --insecure-plain-http for a test on one machine');
@@ -57,18 +60,32 @@ const client = await KubeClient.load({ ...(values.kubeconfig === undefined ? {} 
 const listener = storeRequestListener({
   store: new DirectoryBackupStore(values['backup-dir']),
   authenticator: new TokenAuthenticator(client, { audiences: [values.audience] }),
-  operatorUsername: `system:serviceaccount:${operatorAccount?.[1] ?? ''}:${operatorAccount?.[2] ?? ''}`,
+  operatorUsername: `system:serviceaccount:${operatorNamespace ?? ''}:${operatorAccount?.[2] ?? ''}`,
   logger,
 });
 
 let server: Server;
 const certDir = values['cert-dir'];
+/** How often the mounted certificate is looked at: the operator replaces it a month before it expires. */
+const CERTIFICATE_CHECK_MS = 60_000;
 if (certDir === undefined) {
   server = createHttpServer(listener);
 } else {
-  const read = (file: string): Promise<string> =>
-    readFile(join(certDir, file), 'utf8').catch((error: unknown) => fail(`cannot read ${join(certDir, file)}: ${(error as Error).message}; --cert-dir must hold tls.crt and tls.key`));
-  server = createHttpsServer({ cert: await read('tls.crt'), key: await read('tls.key') }, listener);
+  const read = async (): Promise<{ cert: string; key: string }> => ({
+    cert: await readFile(join(certDir, 'tls.crt'), 'utf8'),
+    key: await readFile(join(certDir, 'tls.key'), 'utf8'),
+  });
+  let served = await read().catch((error: unknown) => fail(`cannot read tls.crt and tls.key in --cert-dir ${certDir}: ${(error as Error).message}`));
+  const https = createHttpsServer(served, listener);
+  server = https;
+  setInterval(() => {
+    read().then((next) => {
+      if (next.cert === served.cert && next.key === served.key) return;
+      https.setSecureContext(next);
+      served = next;
+      logger.info('serving the renewed certificate');
+    }, (error: unknown) => { logger.warn({ error: (error as Error).message }, 'cannot read the mounted certificate; still serving the previous one'); });
+  }, CERTIFICATE_CHECK_MS).unref();
 }
 const host = bind?.[1] === '' ? undefined : bind?.[1];
 server.listen({ port: Number(bind?.[2]), ...(host === undefined ? {} : { host }) }, () => {

@@ -27,7 +27,7 @@ const close = (server: Server): Promise<void> => new Promise((resolve) => {
   server.closeAllConnections();
   server.close(() => { resolve(); });
 });
-const remote = (url: string, token: string): RemoteBackupStore => new RemoteBackupStore({ url, token: () => Promise.resolve(token) });
+const remote = (url: string, token: string): RemoteBackupStore => new RemoteBackupStore({ endpoint: { url }, token: () => Promise.resolve(token) });
 
 describe('the backup store service, through RemoteBackupStore', () => {
   // The operator's view: every BackupStore promise holds over HTTP, checked on the directory behind the service.
@@ -76,6 +76,8 @@ describe('the backup store service, through RemoteBackupStore', () => {
       await expect(remote(url, 'stranger-token').list()).rejects.toThrow(/\(403\).*system:serviceaccount:default:web may not use the backup store/);
       const answer = await fetch(`${url}/v1/backups`);
       expect(answer.status).toBe(401);
+      // The kubelet's probe needs no token, and learns nothing about the backups.
+      expect(await (await fetch(`${url}/healthz`)).text()).toBe('ok\n');
     });
 
     it('keeps nothing of an upload whose source fails, and passes the source error on as it is', async () => {

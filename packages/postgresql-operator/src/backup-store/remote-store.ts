@@ -23,13 +23,27 @@ import { routeOf, type StoreErrorBody, type StoreRequest } from './store-protoco
  * it does not need, and a streamed upload is a pipe into the request.
  */
 
-export interface RemoteStoreOptions {
-  /** The service's base URL, e.g. `https://postgresql-backup-store.postgresql-operator-system.svc:8443`. */
+/** Where the service answers: its base URL, the name its certificate must carry, and the certificate to trust. */
+export interface StoreEndpoint {
   url: string;
-  /** A ServiceAccount token for the service's audience, read anew for each request (the kubelet rotates it). */
-  token: () => Promise<string>;
+  /** Checked against the certificate instead of the URL's host (an address from the EndpointSlice). */
+  serverName?: string;
   /** PEM certificates to trust for an https URL; default: the system's. */
   ca?: string;
+}
+
+/** Finds the service anew (store-endpoint.ts follows its EndpointSlices, so a restarted service is found again). */
+export interface StoreEndpointSource {
+  current(): Promise<StoreEndpoint>;
+  /** Called when the endpoint could not be reached: look again next time. */
+  forget(): void;
+}
+
+export interface RemoteStoreOptions {
+  /** Where the service is: a fixed endpoint (a backup Job's), or a source asked before each request (the operator's). */
+  endpoint: StoreEndpoint | StoreEndpointSource;
+  /** A ServiceAccount token for the service's audience, read anew for each request (the kubelet rotates it). */
+  token: () => Promise<string>;
 }
 
 export class RemoteStoreError extends BackupStoreError {
@@ -50,23 +64,34 @@ async function readAll(response: IncomingMessage): Promise<string> {
 }
 
 export class RemoteBackupStore implements BackupStore {
-  readonly #url: URL;
   readonly #options: RemoteStoreOptions;
+  /** The last endpoint used, for messages. */
+  #origin = 'the backup store service';
 
   constructor(options: RemoteStoreOptions) {
-    this.#url = new URL(options.url);
-    if (this.#url.protocol !== 'https:' && this.#url.protocol !== 'http:') throw new BackupStoreError(`the backup store URL ${options.url} must be http:// or https://`);
     this.#options = options;
+  }
+
+  async #endpoint(): Promise<{ url: URL; serverName: string | undefined; ca: string | undefined }> {
+    const { endpoint } = this.#options;
+    const found = 'current' in endpoint ? await endpoint.current() : endpoint;
+    const url = new URL(found.url);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new BackupStoreError(`the backup store URL ${found.url} must be http:// or https://`);
+    this.#origin = url.origin;
+    return { url, serverName: found.serverName, ca: found.ca };
   }
 
   /** Sends `route` with `body` and resolves to the answer once its status line is in; a refusal throws what it said. */
   async #send(route: StoreRequest, body?: AsyncIterable<Uint8Array> | string, signal?: AbortSignal): Promise<IncomingMessage> {
     const { method, path } = routeOf(route);
+    const { url, serverName, ca } = await this.#endpoint();
     const token = await this.#options.token();
-    const request = (this.#url.protocol === 'https:' ? httpsRequest : httpRequest)(new URL(path, this.#url), {
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(new URL(path, url), {
       method,
+      // The certificate names the Service; the connection goes to the address its EndpointSlice gave.
+      ...(serverName === undefined ? {} : { servername: serverName }),
       headers: { authorization: `Bearer ${token}`, ...(typeof body === 'string' ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) },
-      ...(this.#options.ca === undefined ? {} : { ca: this.#options.ca }),
+      ...(ca === undefined ? {} : { ca }),
       ...(signal === undefined ? {} : { signal }),
     });
     const answered = new Promise<IncomingMessage>((resolve, reject) => {
@@ -114,7 +139,7 @@ export class RemoteBackupStore implements BackupStore {
     } catch {
       message = text.slice(0, 200);
     }
-    throw new RemoteStoreError(`the backup store at ${this.#url.origin} refused ${route.operation} (${status}): ${message}`, status);
+    throw new RemoteStoreError(`the backup store at ${this.#origin} refused ${route.operation} (${status}): ${message}`, status);
   }
 
   #described(error: unknown): Error {
@@ -122,12 +147,14 @@ export class RemoteBackupStore implements BackupStore {
     const e = error as NodeJS.ErrnoException;
     if (e.name === 'AbortError') return e;
     if (e.code !== undefined && UNREACHABLE.has(e.code)) {
-      return new RemoteStoreError(`cannot reach the backup store at ${this.#url.origin} (${e.code}): check that the postgresql-backup-store Deployment is running and its Service reachable from this pod`, undefined, { cause: error });
+      const { endpoint } = this.#options;
+      if ('forget' in endpoint) endpoint.forget();
+      return new RemoteStoreError(`cannot reach the backup store at ${this.#origin} (${e.code}): check that the postgresql-backup-store Deployment is running and its Service reachable from this pod`, undefined, { cause: error });
     }
     if (e.code !== undefined && /CERT|ISSUER|SELF_SIGNED|LEAF_SIGNATURE/.test(e.code)) {
-      return new RemoteStoreError(`the backup store at ${this.#url.origin} presented a certificate that was not accepted (${e.code})`, undefined, { cause: error });
+      return new RemoteStoreError(`the backup store at ${this.#origin} presented a certificate that was not accepted (${e.code})`, undefined, { cause: error });
     }
-    return new RemoteStoreError(`the backup store at ${this.#url.origin}: ${e.message}`, undefined, { cause: error });
+    return new RemoteStoreError(`the backup store at ${this.#origin}: ${e.message}`, undefined, { cause: error });
   }
 
   async #json<T>(route: StoreRequest, body?: string, signal?: AbortSignal): Promise<T> {

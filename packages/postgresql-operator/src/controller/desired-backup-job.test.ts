@@ -3,7 +3,7 @@ import { postgresqlFixture } from '../../test/postgresql-fixture.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { resolvePostgreSQLSpec, resolveS3StoreSpec } from '../api/resolve-spec.ts';
 import { parseBackupJobInput } from '../backup-job/backup-job-contract.ts';
-import { backupJobName, desiredBackupJob, desiredBackupServiceAccount } from './desired-backup-job.ts';
+import { backupJobName, desiredBackupJob, desiredBackupServiceAccount, type BackupJobTarget } from './desired-backup-job.ts';
 
 const backupNamed = (name: string): PostgreSQLBackup => ({
   apiVersion: 'exp.wheel.jp/v1',
@@ -13,9 +13,11 @@ const backupNamed = (name: string): PostgreSQLBackup => ({
 });
 const s3 = resolveS3StoreSpec({ bucket: 'pg', endpoint: 'https://s3.example:8333', forcePathStyle: true, credentialsSecret: 's3-credentials', caBundle: { configMapKeyRef: { name: 's3-ca', key: 'ca.crt' } } });
 
-function jobFor(spec: Parameters<typeof postgresqlFixture>[0] = {}) {
+const volume: BackupJobTarget = { kind: 'volume', endpoint: { url: 'https://10.0.0.9:8443', serverName: 'postgresql-operator-backup-store.postgresql-operator-system.svc', ca: '-----BEGIN CERTIFICATE-----\n…' } };
+
+function jobFor(spec: Parameters<typeof postgresqlFixture>[0] = {}, target: BackupJobTarget = { kind: 's3', s3 }) {
   const postgresql = postgresqlFixture(spec);
-  return desiredBackupJob({ backup: backupNamed('foodb-1'), postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), s3, podIP: '10.0.0.7', image: 'registry.example/postgresql-operator:1.2.3' });
+  return desiredBackupJob({ backup: backupNamed('foodb-1'), postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), target, podIP: '10.0.0.7', image: 'registry.example/postgresql-operator:1.2.3' });
 }
 
 describe('desiredBackupJob', () => {
@@ -34,9 +36,22 @@ describe('desiredBackupJob', () => {
       key: { namespace: 'shop', postgresql: 'foodb', backup: 'foodb-1' },
       trigger: 'OnDemand',
       connection: { host: '10.0.0.7', port: 5432, database: 'foo', user: 'foo' },
-      s3: { bucket: 'pg', prefix: '', endpoint: 'https://s3.example:8333', region: 'us-east-1', forcePathStyle: true, caBundle: true },
+      store: { kind: 's3', bucket: 'pg', prefix: '', endpoint: 'https://s3.example:8333', region: 'us-east-1', forcePathStyle: true, caBundle: true },
     });
     expect(container?.env).toHaveLength(1);
+  });
+
+  it('to the backup volume: the service\'s address, name and certificate, and a token only that service accepts', () => {
+    const job = jobFor({}, volume);
+    const [container] = job.spec?.template.spec?.containers ?? [];
+    expect(parseBackupJobInput(container?.env?.[0]?.value).store).toEqual({ kind: 'volume', ...volume.endpoint });
+    const [secrets] = job.spec?.template.spec?.volumes ?? [];
+    expect(secrets?.projected?.sources).toEqual([
+      { secret: { name: 'foodb-password', items: [{ key: 'postgresql_password', path: 'password' }] } },
+      { serviceAccountToken: { audience: 'postgresql-backup-store', expirationSeconds: 3600, path: 'store-token' } },
+    ]);
+    // Still no token for the API server.
+    expect(job.spec?.template.spec?.automountServiceAccountToken).toBe(false);
   });
 
   it('mounts the password, the credentials and the CA bundle from the objects the PostgreSQL names', () => {

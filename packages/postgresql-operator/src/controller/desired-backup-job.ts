@@ -14,7 +14,10 @@ import {
   BACKUP_JOB_SUBCOMMAND,
   TERMINATION_MESSAGE_PATH,
   type BackupJobInput,
+  type BackupJobStore,
 } from '../backup-job/backup-job-contract.ts';
+import type { StoreEndpoint } from '../backup-store/remote-store.ts';
+import { BACKUP_STORE_AUDIENCE } from '../backup-store/store-protocol.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';
 import { containerResources } from './container-resources.ts';
 import { MANAGED_BY } from './labels.ts';
@@ -22,14 +25,15 @@ import { instanceName } from './object-names.ts';
 import { ownedMetadata } from './owned-metadata.ts';
 
 /**
- * The Job a backup to a bucket runs as, and the ServiceAccount its Pod runs under. The Job is the record of a running
+ * The Job a backup runs as, and the ServiceAccount its Pod runs under. The Job is the record of a running
  * backup: it is named after the PostgreSQLBackup (so a second create is AlreadyExists, never a second backup), owned
  * by it, and runs once (no retries: a failed backup is Failed, and the schedule takes the next one).
  *
  * Its Pod passes the restricted Pod Security Standard: non-root, no privilege escalation, no capabilities, the
- * runtime's seccomp profile, a read-only root. It talks to no API server (no token is mounted, its ServiceAccount has
- * no permissions): the database password and the bucket's credentials are files of a projected volume, from the
- * Secrets the PostgreSQL names, and the outcome is its termination message.
+ * runtime's seccomp profile, a read-only root. It talks to no API server (no API token is mounted, its ServiceAccount
+ * has no permissions): the database password and the store's credentials are files of a projected volume (from the
+ * Secrets the PostgreSQL names, or for the backup volume a token bound to the backup store service's audience, which
+ * lets it write this PostgreSQL's backups only), and the outcome is its termination message.
  */
 
 /** On the Job and its Pod: the PostgreSQL whose backup it runs. Not the instance label: a Job Pod is no database pod. */
@@ -63,20 +67,31 @@ export function desiredBackupServiceAccount(postgresql: PostgreSQL): V1ServiceAc
   };
 }
 
+/** Where a Job writes: the bucket the spec names, or the backup volume through the backup store service. */
+export type BackupJobTarget = { kind: 's3'; s3: ResolvedS3StoreSpec } | { kind: 'volume'; endpoint: Required<StoreEndpoint> };
+
 export interface BackupJobRequest {
   backup: PostgreSQLBackup;
   postgresql: PostgreSQL;
   spec: ResolvedPostgreSQLSpec;
-  s3: ResolvedS3StoreSpec;
+  target: BackupJobTarget;
   /** The address of the pod that serves the database. */
   podIP: string;
   /** The operator's own image. */
   image: string;
 }
 
-function secretProjections(spec: ResolvedPostgreSQLSpec, s3: ResolvedS3StoreSpec): V1VolumeProjection[] {
+/** Tokens the kubelet projects for the backup store live this long (the shortest it allows is 10 minutes). */
+const STORE_TOKEN_SECONDS = 3600;
+
+function secretProjections(spec: ResolvedPostgreSQLSpec, target: BackupJobTarget): V1VolumeProjection[] {
+  const password: V1VolumeProjection = { secret: { name: spec.password, items: [{ key: PASSWORD_SECRET_KEY, path: BACKUP_JOB_FILES.password }] } };
+  if (target.kind === 'volume') {
+    return [password, { serviceAccountToken: { audience: BACKUP_STORE_AUDIENCE, expirationSeconds: STORE_TOKEN_SECONDS, path: BACKUP_JOB_FILES.storeToken } }];
+  }
+  const { s3 } = target;
   const projections: V1VolumeProjection[] = [
-    { secret: { name: spec.password, items: [{ key: PASSWORD_SECRET_KEY, path: BACKUP_JOB_FILES.password }] } },
+    password,
     {
       secret: {
         name: s3.credentialsSecret,
@@ -93,21 +108,28 @@ function secretProjections(spec: ResolvedPostgreSQLSpec, s3: ResolvedS3StoreSpec
   return projections;
 }
 
+function jobStore(target: BackupJobTarget): BackupJobStore {
+  if (target.kind === 'volume') return { kind: 'volume', ...target.endpoint };
+  const { s3 } = target;
+  return {
+    kind: 's3',
+    bucket: s3.bucket,
+    prefix: s3.prefix,
+    ...(s3.endpoint === undefined ? {} : { endpoint: s3.endpoint }),
+    region: s3.region,
+    forcePathStyle: s3.forcePathStyle,
+    caBundle: s3.caBundle !== undefined,
+  };
+}
+
 export function desiredBackupJob(request: BackupJobRequest): V1Job {
-  const { backup, postgresql, spec, s3, podIP, image } = request;
+  const { backup, postgresql, spec, target, podIP, image } = request;
   const name = instanceName(postgresql);
   const input: BackupJobInput = {
     key: { namespace: backup.metadata.namespace ?? '', postgresql: name, backup: backup.metadata.name ?? '' },
     trigger: backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER,
     connection: { host: podIP, port: POSTGRES_PORT, database: spec.db, user: spec.user },
-    s3: {
-      bucket: s3.bucket,
-      prefix: s3.prefix,
-      ...(s3.endpoint === undefined ? {} : { endpoint: s3.endpoint }),
-      region: s3.region,
-      forcePathStyle: s3.forcePathStyle,
-      caBundle: s3.caBundle !== undefined,
-    },
+    store: jobStore(target),
   };
   const labels = {
     'app.kubernetes.io/name': 'postgresql-backup',
@@ -154,7 +176,7 @@ export function desiredBackupJob(request: BackupJobRequest): V1Job {
             },
           ],
           volumes: [
-            { name: 'secrets', projected: { sources: secretProjections(spec, s3) } },
+            { name: 'secrets', projected: { sources: secretProjections(spec, target) } },
             { name: 'tmp', emptyDir: {} },
           ],
         },

@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import type { EventRecorder, Manager, StatusWriter } from '@k8s-operators/controller-core';
-import type { BackupStore } from '../backup/store.ts';
+import { RemoteBackupStore } from '../backup-store/remote-store.ts';
+import { StoreEndpoints, type StoreServiceRef } from '../backup-store/store-endpoint.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';
 import { BackupStores } from './backup-stores.ts';
 import { DatabaseLocks } from './database-locks.ts';
@@ -16,13 +18,15 @@ export const POSTGRESQL_FINALIZER = 'exp.wheel.jp/final-backup';
 export const BACKUP_FINALIZER = 'exp.wheel.jp/backup-data';
 
 export interface OperatorOptions {
-  /** The backup volume's store: the default, and the seed's. */
-  store: BackupStore;
+  /** The backup store service, which serves the backup volume (the default store, and the seed's). */
+  storeService: StoreServiceRef;
+  /** A ServiceAccount token for the backup store service's audience, projected into the operator's Pod. */
+  storeTokenFile: string;
   /** The clock (tests). */
   now?: () => Date;
   /** Where pg_dump and pg_restore are looked for (default /usr/lib/postgresql/<major>/bin, then PATH). */
   tools?: DiscoverOptions;
-  /** The image backup Jobs run: the operator's own. Undefined: backups to a bucket fail, saying so. */
+  /** The image backup Jobs run: the operator's own. Undefined: backups fail, saying so. */
   backupImage?: string;
 }
 
@@ -31,6 +35,8 @@ export interface OperatorContext {
   manager: Manager;
   /** The store of each PostgreSQL and each backup: the backup volume or an S3 bucket. */
   stores: BackupStores;
+  /** Where the backup store service answers, for backup Jobs to the volume. */
+  storeEndpoints: StoreEndpoints;
   events: EventRecorder;
   statusWriter: StatusWriter;
   metrics: PostgreSQLMetrics;
@@ -42,9 +48,13 @@ export interface OperatorContext {
 
 export function operatorContext(manager: Manager, options: OperatorOptions): OperatorContext {
   addPostgreSQLIndexes(manager);
+  const storeEndpoints = new StoreEndpoints(manager.client, options.storeService);
+  // Read for each request: the kubelet rotates the projected token.
+  const volume = new RemoteBackupStore({ endpoint: storeEndpoints, token: async () => (await readFile(options.storeTokenFile, 'utf8')).trim() });
   return {
     manager,
-    stores: new BackupStores(manager.client, options.store),
+    stores: new BackupStores(manager.client, volume),
+    storeEndpoints,
     events: manager.eventRecorderFor(REPORTING_CONTROLLER),
     statusWriter: manager.statusWriter(FIELD_MANAGER),
     metrics: registerPostgreSQLMetrics(manager.metrics.registry),

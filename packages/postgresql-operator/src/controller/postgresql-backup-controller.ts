@@ -14,15 +14,13 @@ import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQLBackup, PostgreSQLBackupStatus } from '../api/postgresql-backup-resource.ts';
 import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
-import { runBackup } from '../backup/run-backup.ts';
 import type { BackupManifest } from '../backup/manifest.ts';
-import type { BackupKey } from '../backup/store.ts';
-import { connectionParameters } from '../postgres/connection.ts';
+import { BackupStoreError, type BackupKey } from '../backup/store.ts';
 import { deleteBackupJob, findBackupJob, jobOutcome, startBackupJob, type BackupJob } from './backup-jobs.ts';
 import { completedStatus, failedStatus, isFinished, runningStatus } from './backup-status.ts';
 import { readDatabasePassword } from './database-password.ts';
 import { podAddress, servingPod } from './database-pods.ts';
-import { BACKUP_JOB_LABEL, backupJobName } from './desired-backup-job.ts';
+import { BACKUP_JOB_LABEL, backupJobName, type BackupJobTarget } from './desired-backup-job.ts';
 import { INSTANCE_LABEL } from './labels.ts';
 import { timeOf } from './metav1-time.ts';
 import { BACKUP_FINALIZER, type OperatorContext } from './operator-context.ts';
@@ -50,11 +48,12 @@ const isPending = (backup: PostgreSQLBackup): boolean => backup.status?.phase ==
 /**
  * Registers the PostgreSQLBackup controller: it runs each backup once, Pending → Running → Completed or Failed,
  * against the pod that serves the database (labelled `appReady=ok`) and never another, one backup per database at a
- * time. A backup to a bucket runs as a Job (backup-jobs.ts), which is its record: whichever replica leads follows it
- * and records its outcome once, read from the Job and checked against the manifest in the bucket. A backup to the
- * backup volume runs in this process; one found Running that no process runs (no Job, or a volume backup this process
- * is not running) was interrupted: it is Completed if its manifest was published, otherwise Failed. Deleting a PostgreSQLBackup deletes
- * its stored dump, except while its namespace is being deleted (the PostgreSQL's `onDelete.backups` decides then).
+ * time. Every backup runs as a Job (backup-jobs.ts), to the bucket the spec names or to the backup volume through the
+ * backup store service; the Job is its record: whichever replica leads follows it and records its outcome once, read
+ * from the Job and checked against the manifest in the store. One found Running without its Job was interrupted (by
+ * an operator version that ran backups in its own process): it is Completed if its manifest was published, otherwise
+ * Failed. Deleting a PostgreSQLBackup deletes its stored dump, except while its namespace is being deleted (the
+ * PostgreSQL's `onDelete.backups` decides then).
  */
 export function setupBackupController(context: OperatorContext): Controller {
   const { manager, events, statusWriter, metrics, locks, stores } = context;
@@ -81,7 +80,7 @@ export function setupBackupController(context: OperatorContext): Controller {
     }
     const backup = await ensureFinalizer(manager.client, PostgreSQLBackupRef, cached, BACKUP_FINALIZER);
     if (backup.status?.phase === 'Running') {
-      const job = backup.status.s3 === undefined ? undefined : await jobOf(backup);
+      const job = await jobOf(backup);
       return job === undefined ? recoverInterrupted(backup, ctx) : followJob(backup, job, ctx);
     }
     return runWhenPossible(backup, ctx);
@@ -92,7 +91,7 @@ export function setupBackupController(context: OperatorContext): Controller {
 
   /** A completed backup's Job goes once it is recorded: by whoever recorded it, or by the next leader. */
   const removeRecordedJob = async (backup: PostgreSQLBackup): Promise<void> => {
-    if (backup.status?.phase !== 'Completed' || backup.status.s3 === undefined) return;
+    if (backup.status?.phase !== 'Completed') return;
     const job = await manager.reader.get(Resources.Job, { namespace: backup.metadata.namespace ?? '', name: backupJobName(backup) }, { scope: JOB_SCOPE });
     if (job !== undefined && isControlledBy(job, backup)) await deleteBackupJob(manager.client, job);
   };
@@ -238,7 +237,25 @@ export function setupBackupController(context: OperatorContext): Controller {
       await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name}: ${error}` });
       return undefined;
     }
-    const { store } = target;
+    // The backup volume is reached through the backup store service: while it has no ready endpoint, wait for it.
+    let jobTarget: BackupJobTarget;
+    if (target.s3 !== undefined) {
+      jobTarget = { kind: 's3', s3: target.s3 };
+    } else {
+      try {
+        jobTarget = { kind: 'volume', endpoint: await context.storeEndpoints.current() };
+      } catch (error) {
+        if (!(error instanceof BackupStoreError)) throw error;
+        return waitOr(error.message);
+      }
+    }
+    if (context.backupImage === undefined) {
+      const error = 'the operator does not know which image to run the backup Job with: start it with --backup-image, or run it in a Pod whose container is named manager';
+      await finish(backup, failedStatus(backup, error, now));
+      metrics.backups.inc({ trigger, result: 'failed' });
+      await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name}: ${error}` });
+      return undefined;
+    }
     // The lock covers this process; a sibling found Running covers a Job another leader started.
     // One this process has just finished may still show Running in the cache.
     const runningSibling = (await backupsOf(manager, databaseKey)).find(
@@ -246,62 +263,17 @@ export function setupBackupController(context: OperatorContext): Controller {
     );
     if (runningSibling !== undefined) return waitOr(`backup ${runningSibling.metadata.name ?? ''} of the same database is running`);
     if (!locks.tryAcquire(databaseKey, name)) return waitOr(`backup ${locks.holder(databaseKey) ?? ''} of the same database is running`);
-    if (target.s3 !== undefined) {
-      const s3 = target.s3;
-      if (context.backupImage === undefined) {
-        locks.release(databaseKey, name);
-        const error = 'the operator does not know which image to run the backup Job with: start it with --backup-image, or run it in a Pod whose container is named manager';
-        await finish(backup, failedStatus(backup, error, now));
-        metrics.backups.inc({ trigger, result: 'failed' });
-        await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name}: ${error}` });
-        return undefined;
-      }
-      try {
-        const job = await startBackupJob(manager.client, { backup, postgresql, spec, s3, podIP: address, image: context.backupImage });
-        await statusWriter.write(PostgreSQLBackupRef, backup, { ...runningStatus(now), s3 });
-        ctx.log.info({ job: job.metadata?.name, pod: pod?.metadata?.name }, 'backup Job started');
-        events.event(backup, { type: 'Normal', reason: 'BackupJobCreated', action: 'Backup', note: `backup Job ${job.metadata?.name ?? ''} started against pod ${pod?.metadata?.name ?? ''}` });
-      } catch (error) {
-        locks.release(databaseKey, name);
-        throw error;
-      }
-      // The lock stays taken until the Job's outcome is recorded (followJob).
-      return undefined;
-    }
-
     try {
-      const running = await statusWriter.write(PostgreSQLBackupRef, backup, runningStatus(now));
-      const started = performance.now();
-      const connection = connectionParameters({ podIP: address, database: spec.db, user: spec.user, password: password.password });
-      let outcome: PostgreSQLBackupStatus;
-      try {
-        // Only now, holding the database's lock, is nothing of this database being written: clear what crashes left.
-        // A store that refuses this (wrong credentials, unreachable) fails the backup like any later step.
-        const cleared = await store.removeIncomplete({ namespace, postgresql: backup.spec.postgresql });
-        if (cleared.length > 0) ctx.log.info({ cleared: cleared.map((k) => k.backup) }, 'removed unfinished backup data');
-        const manifest = await runBackup({ store, key: backupKey(running), trigger, connection, signal: ctx.signal, tools: context.tools });
-        outcome = completedStatus(manifest);
-      } catch (error) {
-        // Stopping (shutdown or lost leadership): leave it Running; whoever runs next finds it interrupted.
-        if (ctx.signal.aborted) throw error;
-        outcome = failedStatus(running, error instanceof Error ? error.message : String(error), context.now());
-      }
-      const seconds = (performance.now() - started) / 1000;
-      await finish(running, outcome);
-      if (outcome.phase === 'Completed') {
-        recordBackup(metrics, trigger, 'completed', seconds);
-        ctx.log.info({ bytes: outcome.sizeBytes, seconds, pod: pod?.metadata?.name }, 'backup completed');
-        await tell(running, { type: 'Normal', reason: 'BackupCompleted', note: `backup ${name} of database ${spec.db} completed: ${outcome.sizeBytes ?? 0} bytes, read back in full` });
-      } else {
-        recordBackup(metrics, trigger, 'failed', seconds);
-        ctx.log.warn({ error: outcome.error, pod: pod?.metadata?.name }, 'backup failed');
-        await tell(running, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name} failed; nothing was published: ${outcome.error ?? ''}` });
-      }
-      return undefined;
-    } finally {
+      const job = await startBackupJob(manager.client, { backup, postgresql, spec, target: jobTarget, podIP: address, image: context.backupImage });
+      await statusWriter.write(PostgreSQLBackupRef, backup, { ...runningStatus(now), ...(target.s3 === undefined ? {} : { s3: target.s3 }) });
+      ctx.log.info({ job: job.metadata?.name, pod: pod?.metadata?.name }, 'backup Job started');
+      events.event(backup, { type: 'Normal', reason: 'BackupJobCreated', action: 'Backup', note: `backup Job ${job.metadata?.name ?? ''} started against pod ${pod?.metadata?.name ?? ''}` });
+    } catch (error) {
       locks.release(databaseKey, name);
-      await wakeWaiting(backup);
+      throw error;
     }
+    // The lock stays taken until the Job's outcome is recorded (followJob).
+    return undefined;
   };
 
   /**

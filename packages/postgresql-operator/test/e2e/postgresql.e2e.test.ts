@@ -39,7 +39,7 @@ afterAll(async () => {
 /** On failure, show what the person on call would look at first. */
 function diagnoseOnFailure(): void {
   onTestFailed(async () => {
-    const logs = await cluster.kubectl(['-n', OPERATOR_NS, 'logs', OPERATOR, '--tail=80']);
+    const logs = await cluster.kubectl(['-n', OPERATOR_NS, 'logs', '-l', 'control-plane=controller-manager', '--prefix', '--tail=80']);
     const events = await cluster.kubectl(['-n', NS, 'get', 'events.events.k8s.io', '-o', 'custom-columns=REGARDING:.regarding.name,TYPE:.type,REASON:.reason,NOTE:.note']);
     const objects = await cluster.kubectl(['-n', NS, 'get', 'postgresqls,postgresqlbackups,deployments,pods,endpointslices', '-o', 'wide', '--show-labels']);
     console.error(`--- operator logs\n${logs.stdout}${logs.stderr}\n--- events\n${events.stdout}\n--- objects\n${objects.stdout}`);
@@ -48,6 +48,9 @@ function diagnoseOnFailure(): void {
 
 const apply = (manifest: string): Promise<string> => cluster.kubectlOk(['-n', NS, 'apply', '-f', '-'], { input: manifest });
 const jsonpath = (resource: string, path: string, namespace = NS): Promise<string> => cluster.kubectlOk(['-n', namespace, 'get', resource, '-o', `jsonpath=${path}`]);
+/** The operator Pod whose manager holds the Lease (its identity is `<pod>_<uuid>`): the one that reconciles. */
+const leaderPod = async (): Promise<string> =>
+  (await jsonpath('lease/postgresql-operator-leader', '{.spec.holderIdentity}', OPERATOR_NS)).split('_')[0] ?? '';
 const conditions = async (name: string): Promise<Condition[]> => JSON.parse((await jsonpath(`postgresql/${name}`, '{.status.conditions}')) || '[]') as Condition[];
 const condition = async (name: string, type: string): Promise<Condition | undefined> => (await conditions(name)).find((c) => c.type === type);
 const backupOf = async (name: string): Promise<Backup> => JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'postgresqlbackup', name, '-o', 'json'])) as Backup;
@@ -179,7 +182,8 @@ async function metricsScraperToken(): Promise<string> {
  * machine has no route to Pods.
  */
 async function operatorMetrics(): Promise<string> {
-  const ip = await cluster.kubectlOk(['-n', OPERATOR_NS, 'get', 'pods', '-l', 'control-plane=controller-manager', '-o', 'jsonpath={.items[0].status.podIP}']);
+  // The leader's: the other replica runs no reconciles, so its backup metrics are empty.
+  const ip = await jsonpath(`pod/${await leaderPod()}`, '{.status.podIP}', OPERATOR_NS);
   const token = await metricsScraperToken();
   if (!cluster.podNetworkFromHost) {
     return cluster.curlInCluster(['-sSfk', '--max-time', '5', '-H', `Authorization: Bearer ${token}`, `https://${ip}:8443/metrics`]);
@@ -388,7 +392,11 @@ describe('backups', () => {
     await waitFor(async () => (await jsonpath('postgresqlbackups', '{.items[*].metadata.name}')).split(' ').filter((n) => n.startsWith('retain-')).join(' ') === 'retain-3', { what: 'only retain-3 to be left' });
     expect(await storedFiles('retain')).toEqual(['retain-3.dump', 'retain-3.manifest.json']);
     expect(await events('retain', 'BackupDeleted')).toHaveLength(2);
-  });
+    // Each ran as a Job (writing to the volume through the backup store service), gone with its Pod once recorded.
+    expect(await events('retain-3', 'BackupJobCreated')).toEqual([expect.stringMatching(/^backup Job retain-3-backup started against pod retain-/)]);
+    await waitFor(async () => (await backupJobObjects('retain')) === '', { what: 'the completed backup Jobs and their Pods to be deleted' });
+    // Three backup Jobs one after the other, each starting a Pod.
+  }, 300_000);
 
   test('the schedule creates one PostgreSQLBackup per slot, named after the slot, and reports the next one', async () => {
     diagnoseOnFailure();
@@ -398,6 +406,7 @@ describe('backups', () => {
     }, { what: 'a completed scheduled backup of sched', timeoutMs: 120_000 });
     expect(scheduled.metadata.name).toMatch(/^sched-\d{12}$/);
     expect(scheduled.spec.trigger).toBe('Scheduled');
+    expect(await events(scheduled.metadata.name, 'BackupJobCreated')).toHaveLength(1);
     expect(await jsonpath('postgresql/sched', '{.status.nextScheduledBackupTime}')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
     expect(metricValue(await operatorMetrics(), 'postgresql_backup_schedule_period_seconds', { namespace: NS, postgresql: 'sched' })).toBe(60);
   });
@@ -550,7 +559,11 @@ describe('secrecy', () => {
   test('no password appears in the operator\'s log, in Events, in statuses or in the objects it made', async () => {
     diagnoseOnFailure();
     const passwords = ['mypassword', 'not-the-password', 'not-the-secret-access-key', ...(s3SecretAccessKey === '' ? [] : [s3SecretAccessKey]), ...['sched', 'nosecret', 'badcron', 'durable', 'corrupt', 'crash', 'retain', 'ephemeral', 's3db'].map((name) => `${name}-secret`)];
-    const logs = await cluster.kubectlOk(['-n', OPERATOR_NS, 'logs', OPERATOR]);
+    // Both operator replicas' logs (kubectl logs on the Deployment shows one Pod's), and the backup store service's.
+    const logs = [
+      await cluster.kubectlOk(['-n', OPERATOR_NS, 'logs', '-l', 'control-plane=controller-manager', '--prefix', '--tail=-1']),
+      await cluster.kubectlOk(['-n', OPERATOR_NS, 'logs', '-l', 'app.kubernetes.io/component=backup-store', '--prefix', '--tail=-1']),
+    ].join('\n');
     const events = await cluster.kubectlOk(['-n', NS, 'get', 'events.events.k8s.io', '-o', 'json']);
     const objects = await cluster.kubectlOk(['-n', NS, 'get', 'postgresqls,postgresqlbackups,deployments,services,pods', '-o', 'json']);
     for (const [what, text] of [['operator log', logs], ['Events', events], ['objects', objects]] as const) {
@@ -560,14 +573,17 @@ describe('secrecy', () => {
 });
 
 describe('least privilege for Secrets', () => {
-  test('the operator reads only the Secrets it is pointed at, by name: no list, no watch', async (context) => {
+  test('the operator reads only the Secrets it is pointed at, by name: no list, no watch; it writes only its backup store certificate', async (context) => {
     const permissions = await operatorPermissions(cluster, 'postgresql-operator');
     if (permissions === undefined) {
       context.skip('only the local cluster keeps an audit log');
       return;
     }
-    const secretReads = permissions.requests.filter((r) => r.resource === 'secrets');
-    expect(new Set(secretReads.map((r) => r.verb))).toEqual(new Set(['get']));
+    const ownCertificate = (r: { namespace?: string; name?: string }): boolean => r.namespace === OPERATOR_NS && r.name === 'postgresql-operator-backup-store-tls';
+    const secretRequests = permissions.requests.filter((r) => r.resource === 'secrets');
+    // The certificate it keeps for the backup store service: made once (create names the Secret in its body).
+    expect(secretRequests.filter((r) => r.verb !== 'get' && !(r.verb === 'create' && r.namespace === OPERATOR_NS))).toEqual([]);
+    const secretReads = secretRequests.filter((r) => r.verb === 'get' && !ownCertificate(r));
     // Every PostgreSQL of this spec, the seed's included, names a Secret "<name>-password" in its own namespace, the
     // ones with a bucket name s3-credentials, and one backup's status names deleted-credentials (a Secret since gone).
     const named = new Set(['s3-credentials', 'deleted-credentials']);
@@ -583,11 +599,12 @@ describeOperatorChecks({
     'update postgresqls/finalizers.exp.wheel.jp': 'needed only where OwnerReferencesPermissionEnforcement admission is on (OpenShift); nothing is written to it',
     'update postgresqlbackups/finalizers.exp.wheel.jp': 'the same, for the backup Jobs a PostgreSQLBackup owns',
     'get jobs.batch': 'read only when a create finds the Job made already, or the cache has not yet seen a Job just created',
+    'update secrets': 'only when the backup store service\'s certificate is replaced, a month before it expires',
     'patch events.events.k8s.io': 'repeats fold into an EventSeries by PATCH at most every 30 s; this run may not wait for one',
   },
 });
 
-// Last: it leaves two replicas running until its end, and the checks above read one replica's metrics and log.
+// Last: it stops the leading replica, and the checks above read the leader's metrics.
 describe('a highly available operator', () => {
   const BUCKET = 'pg-takeover';
   let s3: RunningSeaweedFs;
@@ -595,7 +612,6 @@ describe('a highly available operator', () => {
     s3 = await startSeaweedFs({ bucket: BUCKET, host: process.env.E2E_HOST_ADDRESS ?? '127.0.0.1' });
   });
   afterAll(async () => {
-    await cluster.kubectl(['-n', OPERATOR_NS, 'scale', OPERATOR, '--replicas=1']);
     await (s3 as RunningSeaweedFs | undefined)?.stop();
   });
 
@@ -607,13 +623,11 @@ describe('a highly available operator', () => {
       .filter((pod) => pod.metadata.deletionTimestamp === undefined)
       .map((pod) => ({ name: pod.metadata.name, ready: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false }));
   };
-  /** The Pod whose manager holds the Lease (its identity is `<pod>_<uuid>`). */
-  const leaderPod = async (): Promise<string> =>
-    (await jsonpath('lease/postgresql-operator-leader', '{.spec.holderIdentity}', OPERATOR_NS)).split('_')[0] ?? '';
 
   test('the leader stopped while a backup Job runs: the other replica records the backup, once', async () => {
     diagnoseOnFailure();
-    await cluster.kubectlOk(['-n', OPERATOR_NS, 'scale', OPERATOR, '--replicas=2']);
+    // As installed: two replicas.
+    expect(await jsonpath(OPERATOR, '{.spec.replicas}', OPERATOR_NS)).toBe('2');
     await waitFor(async () => { const pods = await operatorPods(); return pods.length === 2 && pods.every((p) => p.ready); }, { what: 'two ready operator replicas', timeoutMs: 120_000 });
     await apply(JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'takeover-s3' }, stringData: { accessKeyId: s3.credentials.accessKeyId, secretAccessKey: s3.credentials.secretAccessKey } }));
     await apply(database('takeover', { backup: { suspend: true, s3: { bucket: BUCKET, endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentialsSecret: 'takeover-s3' } } }));
