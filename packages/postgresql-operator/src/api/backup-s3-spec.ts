@@ -4,7 +4,7 @@ import { DNS_1123_SUBDOMAIN, S3_BUCKET_NAME } from './formats.ts';
 import { S3_ACCESS_KEY_ID_KEY, S3_SECRET_ACCESS_KEY_KEY } from './s3-credentials-secret.ts';
 
 /**
- * `PostgreSQL.spec.backup.s3`: keep the backups in an S3-compatible bucket instead of the operator's backup volume.
+ * `PostgreSQL.spec.backup.s3`: keep the backups in an S3-compatible bucket instead of the backup volume.
  * Credentials come from a Secret in the PostgreSQL's namespace, never from the spec.
  */
 
@@ -97,7 +97,7 @@ export const S3StoreSpec = Type.Object(
   },
   {
     description:
-      'Keep the backups in an S3-compatible bucket instead of the operator\'s backup volume (the default). Uploads are ' +
+      'Keep the backups in an S3-compatible bucket instead of the backup volume (the default, served by the operator\'s backup store service). Uploads are ' +
       'multipart and streamed; a backup exists once its manifest object is written, after its dump was read back.',
   },
 );

@@ -66,7 +66,7 @@ export const PostgreSQLBackupStatus = Type.Object(
       Type.Object(S3StoreSpec.properties, {
         description:
           "The S3 store the dump was written to: the PostgreSQL's spec.backup.s3 when the backup started. Absent: the " +
-          "operator's backup volume. The dump is read and deleted there, whatever the PostgreSQL names later.",
+          "backup volume (through the operator's backup store service). The dump is read and deleted there, whatever the PostgreSQL names later.",
       }),
     ),
   },

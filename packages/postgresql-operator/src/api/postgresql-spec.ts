@@ -171,8 +171,8 @@ const BackupJobSpec = Type.Object(
   },
   {
     description:
-      'The Job each backup to a bucket runs as: the operator\'s image, restricted Pod Security, a ServiceAccount of ' +
-      'its own (<name>-backup) with no permissions and no token.',
+      'The Job each backup runs as: the operator\'s image, restricted Pod Security, a ServiceAccount of its own ' +
+      '(<name>-backup) with no permissions and no API token.',
     default: {},
   },
 );
@@ -210,8 +210,8 @@ const BackupSpec = Type.Object(
   },
   {
     description:
-      'Logical backups (pg_dump, custom format) to the operator\'s backup volume, or to an S3 bucket (s3), each one ' +
-      'decoded in full by pg_restore and read back. Backups to a bucket run as Jobs in this namespace (job).',
+      'Logical backups (pg_dump, custom format) to the backup volume (served by the operator\'s backup store service), or to an S3 bucket (s3), each one ' +
+      'decoded in full by pg_restore and read back. Each backup runs as a Job in this namespace (job).',
     default: {},
   },
 );

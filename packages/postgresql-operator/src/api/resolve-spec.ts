@@ -46,7 +46,7 @@ export interface ResolvedPostgreSQLSpec {
     suspend: boolean;
     retention: { keepLast: number; maxAge?: string; keepFailed: number };
     onDelete: { finalBackup: boolean; backups: BackupsOnDelete };
-    /** Absent: the operator's backup volume, as in the seed. */
+    /** Absent: the backup volume, as in the seed. */
     s3?: ResolvedS3StoreSpec;
     job: { resources: ResourceRequirementsSpec; ttlSecondsAfterFinished: number };
   };
