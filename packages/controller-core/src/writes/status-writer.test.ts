@@ -193,10 +193,12 @@ describe('StatusWriter', () => {
     await writer.write(GadgetResource, first, { phase: 'Stopped' }, { fenced: true });
     // Computed from the version our write replaced: fenced on that one, which the API server refuses.
     await writer.write(GadgetResource, current, { phase: 'Gone' }, { fenced: true });
+    await writer.writeConditions(GadgetResource, current, { conditions: [{ type: 'Ready', status: 'False', reason: 'Gone' }] }, { fenced: true });
     await writer.write(GadgetResource, current, { phase: 'Unfenced' });
     expect(client.written.map((obj) => obj.metadata)).toEqual([
       { namespace: 'ns', name: 'g', resourceVersion: '7' },
       { namespace: 'ns', name: 'g', resourceVersion: '101' },
+      { namespace: 'ns', name: 'g', resourceVersion: '7' },
       { namespace: 'ns', name: 'g', resourceVersion: '7' },
       { namespace: 'ns', name: 'g' },
     ]);

@@ -156,6 +156,7 @@ export class StatusWriter {
     options: StatusWriteOptions = {},
   ): Promise<T> {
     const latest = this.#latest(ref, current);
-    return this.write(ref, latest, nextStatus(latest.status, update), options);
+    // Fenced on what the caller computed the update from: a version our own write replaced has not seen that write.
+    return this.write(ref, options.fenced === true ? current : latest, nextStatus(latest.status, update), options);
   }
 }
