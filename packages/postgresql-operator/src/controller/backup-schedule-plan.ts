@@ -19,17 +19,13 @@ export type SchedulePlan =
       due?: { slot: Date; missed: number; backupName: string };
     };
 
-/**
- * The schedule of one PostgreSQL at `now`. `servedSlot` is the latest slot this process created a backup for, which
- * the cached status may not show yet; the later of it and `status.lastScheduledBackupTime` counts as served.
- */
-export function backupSchedulePlan(postgresql: PostgreSQL, now: Date, servedSlot?: Date): SchedulePlan {
+/** The schedule of one PostgreSQL at `now`: `status.lastScheduledBackupTime` is the slot last served. */
+export function backupSchedulePlan(postgresql: PostgreSQL, now: Date): SchedulePlan {
   const { backup } = resolvePostgreSQLSpec(postgresql.spec);
   const parsed = parseSchedule(backup.schedule);
   if (!parsed.ok) return { state: 'invalid', message: `${parsed.message}; no scheduled backups are taken until it is fixed` };
   if (backup.suspend) return { state: 'suspended' };
-  const recorded = timeOf(postgresql.status?.lastScheduledBackupTime);
-  const lastScheduledTime = [recorded, servedSlot].reduce<Date | undefined>((a, b) => (a === undefined || (b !== undefined && b > a) ? b : a), undefined);
+  const lastScheduledTime = timeOf(postgresql.status?.lastScheduledBackupTime);
   const createdAt = timeOf(postgresql.metadata.creationTimestamp) ?? now;
   const decision = scheduleDecision(parsed.schedule, { createdAt, now, ...(lastScheduledTime === undefined ? {} : { lastScheduledTime }) });
   const periodSeconds = (parsed.schedule.nextAfter(decision.next).getTime() - decision.next.getTime()) / 1000;

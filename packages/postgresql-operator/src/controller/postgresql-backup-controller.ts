@@ -57,25 +57,15 @@ const isPending = (backup: PostgreSQLBackup): boolean => backup.status?.phase ==
  */
 export function setupBackupController(context: OperatorContext): Controller {
   const { manager, events, statusWriter, metrics, locks, stores } = context;
-  // Final statuses this process wrote (or failed to write), by backup key: a reconcile that still sees Running in the
-  // cache (it lags behind our own write) writes this instead of declaring the backup interrupted.
-  const finalStatuses = new Map<string, { uid: string; status: PostgreSQLBackupStatus }>();
 
   const reconcile = async (ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
+    // The reader returns this process's own status writes while the cache lags behind them: a backup just recorded
+    // reads as finished here, never as a Running one that looks interrupted.
     const cached = await manager.reader.get(PostgreSQLBackupRef, ctx.request);
-    if (cached === undefined) {
-      finalStatuses.delete(ctx.request.key);
-      return undefined;
-    }
+    if (cached === undefined) return undefined;
     if (cached.metadata.deletionTimestamp !== undefined) return deleteStoredDump(cached, ctx);
     if (isFinished(cached)) {
-      finalStatuses.delete(ctx.request.key);
       await removeRecordedJob(cached);
-      return undefined;
-    }
-    const remembered = finalStatuses.get(ctx.request.key);
-    if (remembered !== undefined && remembered.uid === cached.metadata.uid) {
-      await statusWriter.write(PostgreSQLBackupRef, cached, remembered.status);
       return undefined;
     }
     const backup = await ensureFinalizer(manager.client, PostgreSQLBackupRef, cached, BACKUP_FINALIZER);
@@ -146,11 +136,9 @@ export function setupBackupController(context: OperatorContext): Controller {
   };
 
   const finish = async (backup: PostgreSQLBackup, outcome: PostgreSQLBackupStatus): Promise<void> => {
-    const key = objectKey(backup);
     // Status writes are whole-status applies: the store the dump went to stays recorded.
     const s3 = backup.status?.s3;
     const status = s3 === undefined || outcome.s3 !== undefined ? outcome : { ...outcome, s3 };
-    finalStatuses.set(key, { uid: backup.metadata.uid ?? '', status });
     await statusWriter.write(PostgreSQLBackupRef, backup, status);
   };
 
@@ -256,11 +244,9 @@ export function setupBackupController(context: OperatorContext): Controller {
       await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name}: ${error}` });
       return undefined;
     }
-    // The lock covers this process; a sibling found Running covers a Job another leader started.
-    // One this process has just finished may still show Running in the cache.
-    const runningSibling = (await backupsOf(manager, databaseKey)).find(
-      (other) => other.metadata.name !== name && other.status?.phase === 'Running' && !finalStatuses.has(objectKey(other)),
-    );
+    // The lock covers this process; a sibling found Running covers a Job another leader started. One this process has
+    // just finished reads as finished (the reader returns our own writes).
+    const runningSibling = (await backupsOf(manager, databaseKey)).find((other) => other.metadata.name !== name && other.status?.phase === 'Running');
     if (runningSibling !== undefined) return waitOr(`backup ${runningSibling.metadata.name ?? ''} of the same database is running`);
     if (!locks.tryAcquire(databaseKey, name)) return waitOr(`backup ${locks.holder(databaseKey) ?? ''} of the same database is running`);
     try {
