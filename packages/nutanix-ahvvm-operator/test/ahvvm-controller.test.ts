@@ -4,7 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isConflict, Resources } from '@k8s-operators/controller-core';
+import { isConflict, Resources, StatusWriter } from '@k8s-operators/controller-core';
 import { waitFor } from '@k8s-operators/testkit';
 import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,6 @@ import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import type { AhvVm, AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { CRD_DIRECTORY } from '../src/api/crd-files.ts';
 import { FIELD_MANAGER, FINALIZER } from '../src/controller/ahvvm-reconciler.ts';
-import { FencedStatusWriter } from '../src/controller/fenced-status-writer.ts';
 import { PrismAccessGate } from '../src/controller/prism-access-gate.ts';
 import { withPowerState } from '../src/vm/apply-desired.ts';
 import { descriptionWithOwnerMarker } from '../src/vm/ownership-marker.ts';
@@ -170,9 +169,9 @@ describe('finding VMs again and never making two', () => {
     // A namespace no operator watches: only this test writes.
     await env.createNamespace('fence');
     const stale = await env.apply('fence', 'fenced', {});
-    const writer = new FencedStatusWriter(env.kube, 'fence-test');
-    await writer.write(stale, { uuid: '11111111-1111-4111-8111-111111111111' });
-    const error = await writer.write(stale, { uuid: '22222222-2222-4222-8222-222222222222' }).catch((e: unknown) => e);
+    const writer = new StatusWriter(env.kube, { fieldManager: 'fence-test' });
+    await writer.write(AhvVmRef, stale, { uuid: '11111111-1111-4111-8111-111111111111' }, { fenced: true });
+    const error = await writer.write(AhvVmRef, stale, { uuid: '22222222-2222-4222-8222-222222222222' }, { fenced: true }).catch((e: unknown) => e);
     expect(isConflict(error)).toBe(true);
     expect((await env.get('fence', 'fenced'))?.status?.uuid).toBe('11111111-1111-4111-8111-111111111111');
   });

@@ -7,7 +7,7 @@ import {
 } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
-import { AhvVmReconciler } from './ahvvm-reconciler.ts';
+import { AhvVmReconciler, FIELD_MANAGER } from './ahvvm-reconciler.ts';
 import { REQUEUE_BACKOFFS, type ReconcileIntervals } from './requeue-timing.ts';
 import type { PrismAccessGate } from './prism-access-gate.ts';
 import type { PrismConnection } from './prism-connection.ts';
@@ -39,6 +39,7 @@ export function setupAhvVmController(manager: Manager, options: AhvVmControllerO
   const events = manager.eventRecorderFor(REPORTING_CONTROLLER);
   const reconciler = new AhvVmReconciler({
     kube: manager.client,
+    statusWriter: manager.statusWriter(FIELD_MANAGER),
     reader: manager.reader,
     prism: options.prism,
     events,

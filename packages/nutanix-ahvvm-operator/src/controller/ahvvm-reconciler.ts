@@ -1,4 +1,4 @@
-import { ensureFinalizer, hasFinalizer, type CacheReader, type KubeClient, type ReconcileContext } from '@k8s-operators/controller-core';
+import { ensureFinalizer, hasFinalizer, type CacheReader, type KubeClient, type ReconcileContext, type StatusWriter } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
 import { locateOrCreate } from './ahvvm-create.ts';
@@ -8,7 +8,6 @@ import { AhvVmScope } from './ahvvm-scope.ts';
 import { failed, Reason } from './ahvvm-status.ts';
 import { sync } from './ahvvm-sync.ts';
 import { EntityNameCache } from './entity-name-cache.ts';
-import { FencedStatusWriter } from './fenced-status-writer.ts';
 import { followTask } from './follow-task.ts';
 import { PrismAccessGate, type AccessResult } from './prism-access-gate.ts';
 import type { PrismConnection } from './prism-connection.ts';
@@ -22,7 +21,9 @@ export { FINALIZER } from './ahvvm-finalize.ts';
 export const FIELD_MANAGER = 'nutanix-ahvvm-operator';
 
 export interface AhvVmReconcilerOptions {
-  kube: Pick<KubeClient, 'applyStatus' | 'patch' | 'get'>;
+  kube: Pick<KubeClient, 'patch' | 'get'>;
+  /** The manager's writer for FIELD_MANAGER: its writes are read back by `reader` before the cache shows them. */
+  statusWriter: StatusWriter;
   /** The manager's cache reader (`manager.reader`): the AhvVm as the controller's own watch last saw it. */
   reader: Pick<CacheReader, 'get'>;
   prism: PrismConnection;
@@ -49,7 +50,7 @@ export class AhvVmReconciler {
   readonly #prism: PrismConnection;
   readonly #gate: PrismAccessGate;
   readonly #now: () => Date;
-  readonly #writer: FencedStatusWriter;
+  readonly #writer: StatusWriter;
   readonly #states: VmStateGauge;
   readonly #deps: PhaseDeps;
 
@@ -58,7 +59,7 @@ export class AhvVmReconciler {
     this.#prism = options.prism;
     this.#gate = options.gate ?? new PrismAccessGate();
     this.#now = options.now ?? ((): Date => new Date());
-    this.#writer = new FencedStatusWriter(options.kube, FIELD_MANAGER);
+    this.#writer = options.statusWriter;
     this.#states = new VmStateGauge(options.metrics.vms);
     const { prism } = options;
     this.#deps = {

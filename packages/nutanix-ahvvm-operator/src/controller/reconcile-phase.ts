@@ -12,7 +12,7 @@ export type ConnectedPrism = Extract<PrismConnection, { configured: true }>;
 
 /** What the phases of a reconcile (finalize, create, sync) share; AhvVmReconciler makes them once per process. */
 export interface PhaseDeps {
-  kube: Pick<KubeClient, 'applyStatus' | 'patch' | 'get'>;
+  kube: Pick<KubeClient, 'patch' | 'get'>;
   report: AhvVmReporter;
   requeue: RequeueTiming;
   metrics: AhvVmMetrics;
