@@ -86,9 +86,11 @@ subjects: [{kind: ServiceAccount, name: prometheus, namespace: ${ns}}]
   try {
     const scraped = await waitFor(async () => {
       const targets = await prometheus.targets();
+      // Every target of the pool scraped at least once (an operator runs several replicas): 'up' when all answered.
       const of = (pool: string): string | undefined => {
-        const target = targets.find((t) => t.scrapePool === pool);
-        return target === undefined || target.health === 'unknown' ? undefined : target.health === 'up' ? 'up' : target.lastError;
+        const scraped = targets.filter((t) => t.scrapePool === pool);
+        if (scraped.length === 0 || scraped.some((t) => t.health === 'unknown')) return undefined;
+        return scraped.find((t) => t.health !== 'up')?.lastError ?? 'up';
       };
       const [ok, noToken, noBinding] = [of(operator), of(`${operator}-no-token`), of(`${operator}-no-binding`)];
       return ok === 'up' && noToken !== undefined && noBinding !== undefined ? { noToken, noBinding } : undefined;
