@@ -1,10 +1,11 @@
-// One backup as the operator runs it to a bucket: a Job running the operator image's `backup-job` entry point, on the
-// bench's cluster. Timed from the create to the Job's Complete condition, as the operator sees it.
+// One backup as the operator runs it: a Job running the operator image's `backup-job` entry point, on the bench's
+// cluster, to the bucket or to the backup store service. Timed from the create to the Job's Complete condition, as the
+// operator sees it.
 import { waitFor, type TestCluster } from '@k8s-operators/testkit';
 import type { PostgreSQL } from '../src/api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../src/api/postgresql-backup-resource.ts';
-import { resolvePostgreSQLSpec, type ResolvedS3StoreSpec } from '../src/api/resolve-spec.ts';
-import { desiredBackupJob, desiredBackupServiceAccount } from '../src/controller/desired-backup-job.ts';
+import { resolvePostgreSQLSpec } from '../src/api/resolve-spec.ts';
+import { desiredBackupJob, desiredBackupServiceAccount, type BackupJobTarget } from '../src/controller/desired-backup-job.ts';
 
 /** The image the deploy/ manifests install; the cluster's node runs it from the engine or as its built entry point. */
 const OPERATOR_IMAGE = 'ghcr.io/k8s-operators/postgresql-operator:0.1.0';
@@ -15,7 +16,7 @@ export interface BenchJobTarget {
   podIP: string;
   user: string;
   database: string;
-  s3: ResolvedS3StoreSpec;
+  store: BackupJobTarget;
 }
 
 async function kubectlOk(cluster: TestCluster, args: string[], options: { input?: string } = {}): Promise<string> {
@@ -41,7 +42,7 @@ function objects(target: BenchJobTarget, backupName: string): { postgresql: Post
 /** Runs one backup Job and returns its seconds; fails with the Job Pod's log when the backup fails. */
 export async function runBackupJob(cluster: TestCluster, target: BenchJobTarget, backupName: string): Promise<number> {
   const { postgresql, backup } = objects(target, backupName);
-  const job = desiredBackupJob({ backup, postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), target: { kind: 's3', s3: target.s3 }, podIP: target.podIP, image: OPERATOR_IMAGE });
+  const job = desiredBackupJob({ backup, postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), target: target.store, podIP: target.podIP, image: OPERATOR_IMAGE });
   // No owners here: the garbage collector would delete objects whose owner does not exist.
   const account = desiredBackupServiceAccount(postgresql);
   delete account.metadata?.ownerReferences;

@@ -11,9 +11,10 @@
 // 9-round runs of one build, 1.04-1.13 against 1.02-1.10). Nine rounds, not five, for the same reason. The first round
 // also warms the operator's process (JIT, the pg_dump/pg_restore lookup), as a long-running operator is.
 // --store s3 keeps the operator's backups in a real S3-compatible store (SeaweedFS, started here) instead of a
-// directory; --job (with --store s3) also runs each round's operator backup as the Job the operator creates for a
-// bucket (the operator image's backup-job entry point on the cluster's node), and reports the Job's start overhead:
-// the median of the rounds' Job time minus the in-process backup's time.
+// directory; --job also runs each round's operator backup as the Job the operator creates (the operator image's
+// backup-job entry point on the cluster's node; with the volume, writing through the backup store service, started
+// here as its own process over the same directory), and reports the Job's start overhead: the median of the rounds'
+// Job time minus the in-process backup's time.
 // Prints figures; the last line is one JSON object.
 import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -21,10 +22,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { KubeClient } from '@k8s-operators/controller-core';
 import { startSeaweedFs, TestCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
 import { resolveS3StoreSpec } from '../src/api/resolve-spec.ts';
 import { openS3BackupStore } from '../src/backup/s3-store-options.ts';
 import { DirectoryBackupStore, forDatabase, pgClientConfig, restoreBackup, runBackup, type BackupManifest, type BackupStore } from '../src/index.ts';
+import { startStoreProcess, type StoreProcess } from '../test/backup-store-process.ts';
 import { startPostgresPod } from '../test/postgres-pod.ts';
 import { runBackupJob, type BenchJobTarget } from './backup-job-run.ts';
 
@@ -36,7 +39,6 @@ const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, not ${values.rounds}`);
 const storeKind = values.store;
 if (storeKind !== 'volume' && storeKind !== 's3') throw new Error(`--store must be volume or s3, not ${storeKind}`);
-if (values.job && storeKind !== 's3') throw new Error('--job needs --store s3: only backups to a bucket run as Jobs');
 
 async function postgresBin(): Promise<string> {
   const root = '/usr/lib/postgresql';
@@ -71,6 +73,8 @@ async function sql<T extends pg.QueryResultRow>(config: pg.ClientConfig, text: s
 const cluster = await TestCluster.start();
 const work = await mkdtemp(join(tmpdir(), 'pg-bench-'));
 let seaweed: RunningSeaweedFs | undefined;
+let admin: KubeClient | undefined;
+let storeService: StoreProcess | undefined;
 try {
   const connection = await startPostgresPod(cluster, { name: 'bench', user: 'app', password: 'bench-password', database: 'appdb' });
   const bin = await postgresBin();
@@ -93,12 +97,21 @@ try {
     if (values.job) {
       await cluster.kubectl(['create', 'secret', 'generic', 'bench-s3', `--from-literal=accessKeyId=${credentials.accessKeyId}`, `--from-literal=secretAccessKey=${credentials.secretAccessKey}`]);
       const s3 = resolveS3StoreSpec({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, forcePathStyle: true, credentialsSecret: 'bench-s3' });
-      jobTarget = { postgresql: 'bench', podIP: connection.host, user: connection.user, database: 'appdb', s3 };
+      jobTarget = { postgresql: 'bench', podIP: connection.host, user: connection.user, database: 'appdb', store: { kind: 's3', s3 } };
     }
   } else {
     // The store refuses a missing directory (in a cluster that means the backup volume is not mounted).
     await mkdir(join(work, 'store'));
     store = new DirectoryBackupStore(join(work, 'store'));
+    if (values.job) {
+      // The Jobs write to the same directory through the backup store service, as in a cluster.
+      admin = await KubeClient.load({ kubeconfig: cluster.adminKubeconfig });
+      storeService = await startStoreProcess({
+        admin, service: { namespace: 'default', name: 'backup-store', secretName: 'backup-store-tls' }, backupDir: join(work, 'store'), workDir: work,
+        kubeconfig: cluster.adminKubeconfig, operatorServiceAccount: 'default:bench-operator',
+      });
+      jobTarget = { postgresql: 'bench', podIP: connection.host, user: connection.user, database: 'appdb', store: { kind: 'volume', endpoint: storeService.endpoint } };
+    }
   }
   const count = async (database: string): Promise<number> => Number((await sql<{ n: string }>(pgClientConfig(forDatabase(connection, database)), 'SELECT count(*) AS n FROM pgbench_accounts'))[0]?.n ?? 0);
   const originalRows = await count('appdb');
@@ -195,6 +208,8 @@ try {
   console.log(JSON.stringify(result));
 } finally {
   await seaweed?.stop();
+  storeService?.child.kill('SIGTERM');
+  await admin?.close();
   await cluster.stop();
   await rm(work, { recursive: true, force: true });
 }

@@ -1,21 +1,20 @@
 // The backup store service as it runs: its own process (the image's entry point with `backup-store`), HTTPS with the
 // certificate the operator keeps in a Secret, found through its EndpointSlice, callers' tokens checked by a real API
 // server, the store service's ServiceAccount allowed only to create TokenReviews.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KubeClient, Resources } from '@k8s-operators/controller-core';
-import { freePort, TestCluster, waitFor } from '@k8s-operators/testkit';
+import { TestCluster } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunks, key, manifestFor } from './backup-store-contract.ts';
+import { startStoreProcess } from './backup-store-process.ts';
 import { RemoteBackupStore } from '../src/backup-store/remote-store.ts';
 import { ensureStoreCertificate, RENEW_BEFORE_MS } from '../src/backup-store/store-certificate.ts';
 import { StoreEndpoints } from '../src/backup-store/store-endpoint.ts';
 import { BACKUP_STORE_AUDIENCE } from '../src/backup-store/store-protocol.ts';
 
-const ENTRY = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const OPERATOR_NS = 'postgresql-operator-system';
 
 const SERVICE = { namespace: OPERATOR_NS, name: 'backup-store', secretName: 'backup-store-tls' };
@@ -26,7 +25,7 @@ let service: ChildProcess;
 let url: string;
 let ca: string;
 let backupDir: string;
-const logs: string[] = [];
+let logs: () => string;
 const tokens: Record<string, string> = {};
 
 async function serviceAccount(namespace: string, name: string): Promise<void> {
@@ -55,28 +54,21 @@ beforeAll(async () => {
   tokens.job = await token('shop', 'foodb-backup', BACKUP_STORE_AUDIENCE);
   tokens.operatorForApiServer = await token(OPERATOR_NS, 'controller-manager');
 
-  // The operator makes the certificate; the service gets the Secret mounted.
   admin = await KubeClient.load({ kubeconfig: cluster.adminKubeconfig });
-  ca = await ensureStoreCertificate(admin, SERVICE);
-  const secret = await admin.get(Resources.Secret, { namespace: OPERATOR_NS, name: SERVICE.secretName });
-  await mkdir(join(cluster.dir, 'tls'));
-  for (const file of ['tls.crt', 'tls.key']) await writeFile(join(cluster.dir, 'tls', file), Buffer.from(secret?.data?.[file] ?? '', 'base64'));
   backupDir = join(cluster.dir, 'backups');
   await mkdir(backupDir);
-  const port = await freePort();
-  url = `https://127.0.0.1:${port}`;
+  const started = await startStoreProcess({
+    admin, service: SERVICE, backupDir, workDir: cluster.dir, operatorServiceAccount: `${OPERATOR_NS}:controller-manager`,
+    kubeconfig: await cluster.serviceAccountKubeconfig(OPERATOR_NS, 'backup-store'),
+  });
+  ({ child: service, logs } = started);
+  ({ url, ca } = started.endpoint);
   // What the endpointslice controller writes for the Service once the service's Pod is ready.
   await admin.create(Resources.EndpointSlice, {
     apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4',
     metadata: { namespace: OPERATOR_NS, name: 'backup-store-abcde', labels: { 'kubernetes.io/service-name': SERVICE.name } },
-    endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'https', port, protocol: 'TCP' }],
+    endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'https', port: started.port, protocol: 'TCP' }],
   });
-  service = spawn(process.execPath, ['--conditions=source', ENTRY, 'backup-store', `--backup-dir=${backupDir}`, `--bind-address=127.0.0.1:${port}`,
-    `--cert-dir=${join(cluster.dir, 'tls')}`, `--operator-service-account=${OPERATOR_NS}:controller-manager`,
-    `--kubeconfig=${await cluster.serviceAccountKubeconfig(OPERATOR_NS, 'backup-store')}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-  service.stdout?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
-  service.stderr?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
-  await waitFor(() => logs.join('').includes('backup store serving') || undefined, { what: 'the backup store service to listen', timeoutMs: 60_000 });
 });
 
 afterAll(async () => {
@@ -149,6 +141,6 @@ describe('the backup store service', () => {
     const exited = new Promise<number | null>((resolve) => service.once('exit', resolve));
     service.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(logs.join('')).toContain('"msg":"stopped"');
+    expect(logs()).toContain('"msg":"stopped"');
   });
 });
