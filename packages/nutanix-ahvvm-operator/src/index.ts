@@ -8,7 +8,7 @@ export { AHVVM_LIMITS, DEFAULT_USER_DATA_KEY, SEED_DEFAULTS } from './api/ahvvm-
 export { DEFAULT_PRISM_PORT, PrismConfigError, loadPrismConfig, type PrismConfig } from './config/prism-config.ts';
 export { PrismCredentials } from './config/prism-credentials.ts';
 
-export { registerAhvVmMetrics, type AhvVmMetrics } from './metrics/ahvvm-metrics.ts';
+export { ABSENT_STATE, registerAhvVmMetrics, type AhvVmMetrics } from './metrics/ahvvm-metrics.ts';
 
 export {
   LIST_PAGE_LENGTH,
@@ -80,13 +80,13 @@ export {
   type DesiredVmResult,
   type PrismEntityKind,
   type ResolveEntityName,
-} from './vm/desired-vm.ts';
-export { diffVm, type FieldChange, type VmDiff } from './vm/vm-diff.ts';
-export { describeChanges, planUpdate, type PlanUpdateOptions, type UpdatePlan, type UpdateStep } from './vm/update-plan.ts';
-export { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './vm/apply-desired.ts';
-export { findOwnedVm, type OwnedVmLookup } from './vm/find-owned-vm.ts';
-export { descriptionWithOwnerMarker, ownerUidOf } from './vm/ownership-marker.ts';
-export { BUSY_VM_STATES, actualPowerState, ipAddressesOf, observedVmStatus, type ObservedVmStatus } from './vm/observed-vm.ts';
+} from './desired/desired-vm.ts';
+export { diffVm, type FieldChange, type VmDiff } from './desired/vm-diff.ts';
+export { describeChanges, planUpdate, type PlanUpdateOptions, type UpdatePlan, type UpdateStep } from './desired/update-plan.ts';
+export { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './desired/apply-desired.ts';
+export { findOwnedVm, type OwnedVmLookup } from './controller/find-owned-vm.ts';
+export { descriptionWithOwnerMarker, ownerUidOf } from './desired/ownership-marker.ts';
+export { BUSY_VM_STATES, actualPowerState, ipAddressesOf, observedVmStatus, type ObservedVmStatus } from './desired/observed-vm.ts';
 
 export { setupAhvVmController, type AhvVmControllerOptions } from './controller/ahvvm-controller.ts';
 export { AhvVmReconciler, FIELD_MANAGER, FINALIZER, type AhvVmReconcilerOptions } from './controller/ahvvm-reconciler.ts';
@@ -94,4 +94,3 @@ export { DEFAULT_INTERVALS, type ReconcileIntervals } from './controller/requeue
 export { Reason, SYNCED_CONDITION, type Outcome } from './controller/ahvvm-status.ts';
 export { connectToPrism, type PrismConnection } from './controller/prism-connection.ts';
 export { PrismAccessGate, type PrismAccessGateOptions } from './controller/prism-access-gate.ts';
-export { ABSENT_STATE } from './controller/vm-state-gauge.ts';

@@ -11,7 +11,7 @@ import type { AhvVm } from '../src/api/ahvvm-resource.ts';
 import { FIELD_MANAGER, FINALIZER } from '../src/controller/ahvvm-reconciler.ts';
 import { PrismAccessGate } from '../src/controller/prism-access-gate.ts';
 import { vmExtIdOf, type PrismV4Client } from '../src/prism/prism-v4-client.ts';
-import { descriptionWithOwnerMarker } from '../src/vm/ownership-marker.ts';
+import { descriptionWithOwnerMarker } from '../src/desired/ownership-marker.ts';
 import { changeInPrism, env, onlyVm, operatorFor, prism, prismEnv, simulator, useControllerFixture, uuidOf, vmsNamed } from './controller-fixture.ts';
 import { requestsTo, v4ClientFor } from './simulator.ts';
 

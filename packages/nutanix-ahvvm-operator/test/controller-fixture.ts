@@ -9,7 +9,7 @@ import type { AhvVm } from '../src/api/ahvvm-resource.ts';
 import type { PrismApiSetting } from '../src/vm/vm-api.ts';
 import type { PrismClient } from '../src/prism/prism-client.ts';
 import type { PrismVm } from '../src/prism/prism-types.ts';
-import { withPowerState } from '../src/vm/apply-desired.ts';
+import { withPowerState } from '../src/desired/apply-desired.ts';
 import { OperatorTestEnvironment, prismEnvFor, type OperatorOptions, type RunningOperator } from './operator-harness.ts';
 import { clientFor, startSimulator } from './simulator.ts';
 

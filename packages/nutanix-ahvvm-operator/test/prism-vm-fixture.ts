@@ -1,8 +1,8 @@
-// VMs shaped like the recorded pc.2024.3 GET (anchor C §1.3), for unit tests of the pure VM logic.
+// VMs shaped like the recorded pc.2024.3 GET, for unit tests of the pure VM logic.
 
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import type { PrismDisk, PrismNic, PrismVm, PrismVmIntent } from '../src/prism/prism-types.ts';
-import { desiredVmSpec, type AhvVmIdentity, type DesiredVmContext } from '../src/vm/desired-vm.ts';
+import { desiredVmSpec, type AhvVmIdentity, type DesiredVmContext } from '../src/desired/desired-vm.ts';
 
 export const OWNER_UID = '92cf13c0-c68f-4ef8-8d18-ade4aac450df';
 export const CLUSTER_UUID = '00061f7f-1d2c-4b6e-9a31-7c2e5d4f6a01';

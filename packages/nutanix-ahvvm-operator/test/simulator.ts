@@ -5,7 +5,7 @@ import { startPrismSimulator, type PrismEndpoint, type PrismSimulator, type Pris
 import { PrismCredentials } from '../src/config/prism-credentials.ts';
 import { PrismClient, type PrismClientOptions } from '../src/prism/prism-client.ts';
 import { PrismV4Client } from '../src/prism/prism-v4-client.ts';
-import type { DesiredVmContext } from '../src/vm/desired-vm.ts';
+import type { DesiredVmContext } from '../src/desired/desired-vm.ts';
 
 /** Short tasks keep the tests fast. */
 export const FAST_TIMINGS = { createMs: 15, updateMs: 15, deleteMs: 15, learnedIpMs: 0 };

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { vmExtIdOf, type PrismV4Client } from '../src/prism/prism-v4-client.ts';
 import type { PrismVm, PrismVmIntent } from '../src/prism/prism-types.ts';
-import { desiredVmSpec, type DesiredVmContext } from '../src/vm/desired-vm.ts';
-import { planUpdate } from '../src/vm/update-plan.ts';
+import { desiredVmSpec, type DesiredVmContext } from '../src/desired/desired-vm.ts';
+import { planUpdate } from '../src/desired/update-plan.ts';
 import { PrismV4VmApi } from '../src/vm/v4-vm-api.ts';
 import { desiredVmContextFor, requestsTo, startSimulator, v4ClientFor } from './simulator.ts';
 

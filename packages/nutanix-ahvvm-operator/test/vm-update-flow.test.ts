@@ -9,11 +9,11 @@ import type { PrismClient } from '../src/prism/prism-client.ts';
 import { isEditConflict } from '../src/prism/edit-conflict.ts';
 import { PrismApiError } from '../src/prism/prism-errors.ts';
 import type { PrismVm, PrismVmIntent } from '../src/prism/prism-types.ts';
-import { applyDesiredToCurrentSpec, putBodyFor } from '../src/vm/apply-desired.ts';
-import { desiredVmSpec, withCloudInitUserData, type DesiredVmContext } from '../src/vm/desired-vm.ts';
-import { findOwnedVm } from '../src/vm/find-owned-vm.ts';
-import { observedVmStatus } from '../src/vm/observed-vm.ts';
-import { planUpdate, type UpdatePlan } from '../src/vm/update-plan.ts';
+import { applyDesiredToCurrentSpec, putBodyFor } from '../src/desired/apply-desired.ts';
+import { desiredVmSpec, withCloudInitUserData, type DesiredVmContext } from '../src/desired/desired-vm.ts';
+import { findOwnedVm } from '../src/controller/find-owned-vm.ts';
+import { observedVmStatus } from '../src/desired/observed-vm.ts';
+import { planUpdate, type UpdatePlan } from '../src/desired/update-plan.ts';
 import { clientFor, desiredVmContextFor, startSimulator } from './simulator.ts';
 
 const UID = '5d1e7a2c-3b4f-4c8d-9e0a-1b2c3d4e5f60';

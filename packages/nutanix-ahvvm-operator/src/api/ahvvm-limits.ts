@@ -22,7 +22,7 @@ export const AHVVM_LIMITS = {
   maxCategories: 32,
   /**
    * The Prism simulator, following its reading of the v3 schema, takes 1000 characters of description (the real limit
-   * is unverified); the operator appends its ownership line (see `vm/ownership-marker.ts`, under 70 characters), so
+   * is unverified); the operator appends its ownership line (see `desired/ownership-marker.ts`, under 70 characters), so
    * users get what is left with room to spare.
    */
   descriptionMaxLength: 900,

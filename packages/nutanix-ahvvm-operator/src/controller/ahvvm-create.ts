@@ -1,8 +1,8 @@
 import type { AhvVm } from '../api/ahvvm-resource.ts';
 import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
-import { withCloudInitUserData } from '../vm/desired-vm.ts';
-import { findOwnedVm, type OwnedVmLookup } from '../vm/find-owned-vm.ts';
-import { observedVmStatus } from '../vm/observed-vm.ts';
+import { withCloudInitUserData } from '../desired/desired-vm.ts';
+import { findOwnedVm, type OwnedVmLookup } from './find-owned-vm.ts';
+import { observedVmStatus } from '../desired/observed-vm.ts';
 import type { CreateAccepted, PrismVmApi } from '../vm/vm-api.ts';
 import { failed, pending, Reason, type StatusFields } from './ahvvm-status.ts';
 import { cloudInitUserData } from './cloud-init-user-data.ts';

@@ -1,7 +1,7 @@
 import { hasFinalizer, removeFinalizer, type KubeClient, type ReconcileContext } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVm } from '../api/ahvvm-resource.ts';
-import { observedVmStatus } from '../vm/observed-vm.ts';
+import { observedVmStatus } from '../desired/observed-vm.ts';
 import { lookUpOwnedVm } from './ahvvm-create.ts';
 import type { AhvVmScope } from './ahvvm-scope.ts';
 import { pending, Reason } from './ahvvm-status.ts';

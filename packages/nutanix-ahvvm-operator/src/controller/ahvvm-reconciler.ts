@@ -1,6 +1,6 @@
 import { ensureFinalizer, hasFinalizer, type CacheReader, type KubeClient, type ReconcileContext, type StatusWriter } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
-import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
+import { ABSENT_STATE, VmStateGauge, type AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
 import { locateOrCreate } from './ahvvm-create.ts';
 import { finalize, FINALIZER, letGo, needsPrismToLetGo, release } from './ahvvm-finalize.ts';
 import { AhvVmReporter, type AhvVmEvents } from './ahvvm-reporter.ts';
@@ -15,7 +15,6 @@ import { classifyPrismFailure, type PrismFailure } from './prism-failure.ts';
 import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
 import { RequeueTiming, type ReconcileIntervals } from './requeue-timing.ts';
 import { resolveDesiredVm } from './resolve-desired-vm.ts';
-import { ABSENT_STATE, VmStateGauge } from './vm-state-gauge.ts';
 
 export { FINALIZER } from './ahvvm-finalize.ts';
 export const FIELD_MANAGER = 'nutanix-ahvvm-operator';

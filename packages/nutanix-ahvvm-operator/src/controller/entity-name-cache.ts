@@ -1,4 +1,4 @@
-import type { PrismEntityKind, ResolveEntityName } from '../vm/desired-vm.ts';
+import type { PrismEntityKind, ResolveEntityName } from '../desired/desired-vm.ts';
 
 /** UUIDs of the Prism entities of `kind` named exactly `name`. */
 export type EntityLookup = (kind: PrismEntityKind, name: string) => Promise<string[]>;

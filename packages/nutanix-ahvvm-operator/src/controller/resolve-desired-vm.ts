@@ -1,5 +1,5 @@
 import type { AhvVm } from '../api/ahvvm-resource.ts';
-import { desiredVmSpec, namesToResolve, type DesiredVmResult } from '../vm/desired-vm.ts';
+import { desiredVmSpec, namesToResolve, type DesiredVmResult } from '../desired/desired-vm.ts';
 import type { EntityNameCache } from './entity-name-cache.ts';
 import type { ConnectedPrism } from './reconcile-phase.ts';
 

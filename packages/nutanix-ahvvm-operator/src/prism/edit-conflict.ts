@@ -3,7 +3,7 @@ import type { PrismTask } from './prism-types.ts';
 
 /**
  * A PUT based on a stale `spec_version`, or sent while another change runs, is an edit conflict. Older Prism Central
- * versions answer 409 at once; pc.2022.1 and later accept it with 202 and fail the task (anchor C §1.4). Either way
+ * versions answer 409 at once; pc.2022.1 and later accept it with 202 and fail the task. Either way
  * the cure is the same: read the VM again and plan afresh.
  */
 export const EDIT_CONFLICT_REASON = 'CONCURRENT_REQUESTS_NOT_ALLOWED';

@@ -222,7 +222,7 @@ export class PrismClient {
   }
 
   /**
-   * Reserves `count` UUIDs that POST /vms accepts as `metadata.uuid` (anchor C §1.9). `validForMinutes` defaults to
+   * Reserves `count` UUIDs that POST /vms accepts as `metadata.uuid`. `validForMinutes` defaults to
    * Prism's own default.
    */
   async createIdempotenceIdentifiers(
@@ -255,7 +255,7 @@ export class PrismClient {
 }
 
 /**
- * `status.execution_context.task_uuid`: a string in POST/PUT/DELETE answers, a list in GET (anchor C §1.2, §1.3); the
+ * `status.execution_context.task_uuid`: a string in POST/PUT/DELETE answers, a list in GET; the
  * first entry of a list.
  */
 export function taskUuidOf(entity: unknown): string | undefined {

@@ -16,7 +16,7 @@ describe('parsePrismErrorBody', () => {
   });
 
   it('reads the AppMessages of the v4 error body, errorGroup as the reason and the code in details', () => {
-    // The body a real PC answers for an unknown VM (anchor C §2.5, ANS PR #1147).
+    // The body a real PC answers for an unknown VM (ANS PR #1147).
     const body = JSON.stringify({
       $dataItemDiscriminator: 'vmm.v4.error.ErrorResponse',
       data: {

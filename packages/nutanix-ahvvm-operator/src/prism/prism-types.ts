@@ -1,5 +1,5 @@
 /**
- * The Prism Central v3 JSON this package reads and writes (anchor C §1, the v3.1 swagger and the pc.2024.3 recordings).
+ * The Prism Central v3 JSON this package reads and writes (the v3.1 swagger and the pc.2024.3 recordings).
  * Only the fields the operator looks at are typed; every object keeps the rest (`[key: string]: unknown`), because a
  * PUT is a full replace and must send back everything the server filled in.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_UUID, IMAGE_UUID, OTHER_SUBNET_UUID, OWNER_UID, SUBNET_UUID, desiredIntent } from '../../test/prism-vm-fixture.ts';
-import { descriptionWithOwnerMarker } from './ownership-marker.ts';
+import { descriptionWithOwnerMarker } from '../desired/ownership-marker.ts';
 import { PrismApiError } from '../prism/prism-errors.ts';
 import type { PrismV4Client, PrismV4DeviceWrite, PrismV4Vm } from '../prism/prism-v4-client.ts';
 import { ETAG_MISMATCH_GROUP, PrismV4VmApi } from './v4-vm-api.ts';

@@ -3,8 +3,8 @@ import { PrismApiError } from '../prism/prism-errors.ts';
 import type { PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { isStaleEtag, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from '../prism/prism-v4-client.ts';
 import { prismTaskFromV4, prismVmFromV4, v4CreateBody, v4DiskBody, v4GrownDiskBody, v4NicBody, v4UpdateBody } from '../prism/v4-vm-translation.ts';
-import type { UpdateStep } from './update-plan.ts';
-import { nextV4Change, type V4Change } from './v4-next-change.ts';
+import type { UpdateStep } from '../desired/update-plan.ts';
+import { nextV4Change, type V4Change } from '../desired/v4-next-change.ts';
 import { isTask, type CreateAccepted, type PreparationProblem, type PrismVmApi } from './vm-api.ts';
 import { isEditConflict } from '../prism/edit-conflict.ts';
 

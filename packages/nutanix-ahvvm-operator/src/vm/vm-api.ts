@@ -2,8 +2,8 @@ import { isEditConflict } from '../prism/edit-conflict.ts';
 import type { PrismClient } from '../prism/prism-client.ts';
 import { PrismApiError } from '../prism/prism-errors.ts';
 import type { PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
-import { putBodyFor } from './apply-desired.ts';
-import type { UpdateStep } from './update-plan.ts';
+import { putBodyFor } from '../desired/apply-desired.ts';
+import type { UpdateStep } from '../desired/update-plan.ts';
 
 /** Which Prism Central API the operator speaks for VMs: `auto` asks the PC once per connection (v4 where served). */
 export type PrismApiSetting = 'v3' | 'v4' | 'auto';

@@ -1,6 +1,6 @@
 import { Gauge, Registry } from 'prom-client';
 import { expect, test } from 'vitest';
-import { VmStateGauge } from './vm-state-gauge.ts';
+import { VmStateGauge } from './ahvvm-metrics.ts';
 
 test('counts resources by the state of their VM as it changes', async () => {
   const gauge = new Gauge({ name: 'ahvvm_vms', help: 'test', labelNames: ['state'] as const, registers: [new Registry()] });

@@ -4,7 +4,7 @@ import { actualPowerState } from './observed-vm.ts';
 
 /**
  * How a VM differs from what its AhvVm asks for, sorted by what applying each difference takes. The rules are AHV's
- * as the Terraform provider and the Ansible modules apply them (anchor C §2.3), and as the simulator enforces them:
+ * as the Terraform provider and the Ansible modules apply them, and as the simulator enforces them:
  *
  * - on a VM that is ON, more sockets, more memory, added or grown disks, NIC changes, name, description and
  *   categories apply live (`hotPlug`); fewer sockets, less memory, any change of vCPUs per socket and a new boot type

@@ -1,8 +1,8 @@
 import type { PrismVm } from '../prism/prism-types.ts';
-import { ownerUidOf } from './ownership-marker.ts';
+import { ownerUidOf } from '../desired/ownership-marker.ts';
 
 /**
- * Which listed VM belongs to an AhvVm, when its UUID is not known (anchor C §4.1: names are not unique in Prism, and
+ * Which listed VM belongs to an AhvVm, when its UUID is not known (names are not unique in Prism, and
  * a lookup by name that guesses is how duplicate VMs are made). Only a VM named exactly like the resource and carrying
  * its UID in the ownership marker counts as found. Anything else that would make creating a VM a guess is
  * `ambiguous`, and the caller must not create one:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OWNER_UID, prismVm } from '../../test/prism-vm-fixture.ts';
 import { findOwnedVm } from './find-owned-vm.ts';
-import { descriptionWithOwnerMarker } from './ownership-marker.ts';
+import { descriptionWithOwnerMarker } from '../desired/ownership-marker.ts';
 
 const NAME = 'ahvvm-from-operator';
 const ours = (uuid: string, state = 'COMPLETE') => prismVm({ uuid, state, description: descriptionWithOwnerMarker('web', OWNER_UID) });
