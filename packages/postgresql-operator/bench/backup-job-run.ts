@@ -5,7 +5,7 @@ import { waitFor, type TestCluster } from '@k8s-operators/testkit';
 import type { PostgreSQL } from '../src/api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../src/api/postgresql-backup-resource.ts';
 import { resolvePostgreSQLSpec } from '../src/api/resolve-spec.ts';
-import { desiredBackupJob, desiredBackupServiceAccount, type BackupJobTarget } from '../src/controller/desired-backup-job.ts';
+import { desiredBackupJob, desiredBackupServiceAccount, type BackupJobTarget } from '../src/desired/desired-backup-job.ts';
 
 /** The image the deploy/ manifests install; the cluster's node runs it from the engine or as its built entry point. */
 const OPERATOR_IMAGE = 'ghcr.io/k8s-operators/postgresql-operator:0.1.0';

@@ -89,7 +89,7 @@ export {
   type ScheduleDecision,
   type ScheduleParseResult,
   type ScheduleState,
-} from './schedule.ts';
+} from './schedule/schedule.ts';
 export {
   planRetention,
   retentionPolicyOf,
@@ -98,7 +98,7 @@ export {
   type RetentionPolicy,
   type RetentionReason,
   type RetentionVerdict,
-} from './retention.ts';
-export { parseRetentionAge } from './retention-age.ts';
+} from './retention/retention.ts';
+export { parseRetentionAge } from './retention/retention-age.ts';
 
-export { registerPostgreSQLMetrics, type PostgreSQLMetrics } from './controller/postgresql-metrics.ts';
+export { registerPostgreSQLMetrics, type PostgreSQLMetrics } from './metrics/postgresql-metrics.ts';

@@ -14,8 +14,7 @@ import { startPgTool } from '../postgres/tool-process.ts';
  * pg_restore decodes at the lowest priority. pg_dump holds a snapshot open on the server until it is done (which holds
  * back VACUUM there), so where CPU is short the dump, not its check, should get it. The caller lets the check fall
  * behind the dump by a bounded amount (run-backup.ts), so that it can wait for idle CPU without stopping pg_dump, and
- * catches up once the dump is written. Measured with that allowance over 20 interleaved rounds of the benchmark on 2
- * cores, the backup took 1.07 times plain pg_dump's time at nice 19 and 1.10 at nice 10.
+ * catches up once the dump is written.
  */
 const DECODE_NICENESS = 19;
 

@@ -13,8 +13,7 @@ export const LOCK_WAIT_TIMEOUT = '60s';
  * pg_dump writes its archive through C stdio, which writes into a pipe 4 KiB at a time: a 20 MiB dump is 5,000 writes,
  * each waking the operator to read 4 KiB while pg_dump is still compressing. Under coreutils' stdbuf (in every
  * Debian-based image, the operator's included) pg_dump writes 64 KiB at a time, a pipe's capacity: 16 times fewer
- * wake-ups and reads. Measured with the benchmark's 1 GiB database (an 18 MiB dump), per backup: the operator's
- * garbage collection fell from about 95 to 35 ms and its writes into pg_restore's pipe from 80 to 45 ms. Where stdbuf
+ * wake-ups and reads, less garbage collection in the operator and fewer writes into pg_restore's pipe. Where stdbuf
  * is missing, the stream joins pg_dump's writes into chunks of the same size (coalesce.ts), which saves the per-chunk
  * work downstream only.
  */

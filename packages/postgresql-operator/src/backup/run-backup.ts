@@ -23,12 +23,10 @@ import { teeStream } from './tee.ts';
 /**
  * How far the decode may fall behind the store: the dump chunks pg_restore has not taken yet are held, up to this much
  * per running backup. pg_restore runs at the lowest priority (decode-dump.ts), and on a busy machine it gets CPU in
- * bursts. Held in step with the store, each of its pauses stopped the stream, and so pg_dump, which holds a snapshot
- * open on the server; with room to fall behind it catches up in the gaps, and the rest once pg_dump has exited.
- * Measured with the benchmark's 1 GiB database (an 18 MiB dump) on 2 cores, over 20 interleaved rounds: with this
- * allowance and pg_restore at nice 19 the backup took 1.07 times plain pg_dump's time, against 1.11 in step at nice 10
- * (the code before) and about 1.10 with either change alone. 8 MiB and 32 MiB did no better than 16. The operator's
- * 512 MiB memory limit covers 16 MiB for each of its 4 concurrent backups.
+ * bursts. Held in step with the store, each of its pauses would stop the stream, and so pg_dump, which holds a
+ * snapshot open on the server; with room to fall behind it catches up in the gaps, and the rest once pg_dump has
+ * exited. Half or twice as much does no better. The operator's 512 MiB memory limit covers 16 MiB for each
+ * of its 4 concurrent backups.
  */
 export const DECODE_LAG_BYTES = 16 * 1024 * 1024;
 

@@ -1,8 +1,8 @@
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import type { SchedulePlan } from './backup-schedule-plan.ts';
-import { newestFinished, newestUsable } from './desired-status.ts';
-import type { DatabaseBackupFigures } from './postgresql-metrics.ts';
-import { timeOf } from './metav1-time.ts';
+import type { SchedulePlan } from '../schedule/backup-schedule-plan.ts';
+import { newestFinished, newestUsable } from '../desired/desired-status.ts';
+import type { DatabaseBackupFigures } from '../metrics/postgresql-metrics.ts';
+import { timeOf } from '../desired/metav1-time.ts';
 
 const seconds = (value: Date | string | undefined): number | undefined => {
   const time = timeOf(value);

@@ -2,8 +2,8 @@ import type { V1ServiceAccount } from '@kubernetes/client-node';
 import { defineResource, isAlreadyExists, isControlledBy, Resources, type KubeClient, type ObjectOf, type Plain } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { parseBackupJobResult, type BackupJobResult } from '../backup-job/backup-job-contract.ts';
-import { backupJobName, desiredBackupJob, desiredBackupServiceAccount, type BackupJobRequest } from './desired-backup-job.ts';
-import { timeOf } from './metav1-time.ts';
+import { backupJobName, desiredBackupJob, desiredBackupServiceAccount, type BackupJobRequest } from '../desired/desired-backup-job.ts';
+import { timeOf } from '../desired/metav1-time.ts';
 import { FIELD_MANAGER } from './operator-context.ts';
 
 /**

@@ -6,7 +6,7 @@ import { resolvePostgreSQLSpec, resolveS3StoreSpec, type ResolvedS3StoreSpec } f
 import { openS3BackupStore, s3StoreOptions, S3StoreConfigurationError, type ObjectData } from '../backup/s3-store-options.ts';
 import type { BackupStore } from '../backup/store.ts';
 import { getNamedObject } from './get-named-object.ts';
-import { instanceNamespace } from './object-names.ts';
+import { instanceNamespace } from '../desired/object-names.ts';
 
 /**
  * Which store holds a PostgreSQL's backups: the operator's backup volume, or the S3 bucket its `spec.backup.s3` names.

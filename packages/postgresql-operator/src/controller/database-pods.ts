@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { APP_READY_LABEL, APP_READY_VALUE } from './labels.ts';
+import { APP_READY_LABEL, APP_READY_VALUE } from '../desired/labels.ts';
 
 /**
  * What the pods of one PostgreSQL are doing, from the pod informer's cache. Pure, so the rules that decide which pod

@@ -6,7 +6,7 @@ import type { DiscoverOptions } from '../postgres/tools-version.ts';
 import { BackupStores } from './backup-stores.ts';
 import { DatabaseLocks } from './database-locks.ts';
 import { addPostgreSQLIndexes } from './operator-indexes.ts';
-import { registerPostgreSQLMetrics, type PostgreSQLMetrics } from './postgresql-metrics.ts';
+import { registerPostgreSQLMetrics, type PostgreSQLMetrics } from '../metrics/postgresql-metrics.ts';
 
 /** The field manager of everything the operator applies, status included. Stable across releases. */
 export const FIELD_MANAGER = 'postgresql-operator';

@@ -2,7 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Resources, type InformerScope, type Manager, type ObjectOf } from '@k8s-operators/controller-core';
 import { PostgreSQLBackupRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import { INSTANCE_LABEL } from './labels.ts';
+import { INSTANCE_LABEL } from '../desired/labels.ts';
 
 /**
  * The indexes that find one PostgreSQL's pods and backups in the manager's caches without scanning them, and the

@@ -17,15 +17,15 @@ import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import type { BackupManifest } from '../backup/manifest.ts';
 import { BackupStoreError, type BackupKey } from '../backup/store.ts';
 import { deleteBackupJob, findBackupJob, jobOutcome, startBackupJob, type BackupJob } from './backup-jobs.ts';
-import { completedStatus, failedStatus, isFinished, runningStatus } from './backup-status.ts';
+import { completedStatus, failedStatus, isFinished, runningStatus } from '../desired/backup-status.ts';
 import { readDatabasePassword } from './database-password.ts';
 import { podAddress, servingPod } from './database-pods.ts';
-import { BACKUP_JOB_LABEL, backupJobName, type BackupJobTarget } from './desired-backup-job.ts';
-import { INSTANCE_LABEL } from './labels.ts';
-import { timeOf } from './metav1-time.ts';
+import { BACKUP_JOB_LABEL, backupJobName, type BackupJobTarget } from '../desired/desired-backup-job.ts';
+import { INSTANCE_LABEL } from '../desired/labels.ts';
+import { timeOf } from '../desired/metav1-time.ts';
 import { BACKUP_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { BY_POSTGRESQL_INDEX, backupsOf, POD_SCOPE, podsOf } from './operator-indexes.ts';
-import { recordBackup } from './postgresql-metrics.ts';
+import { recordBackup } from '../metrics/postgresql-metrics.ts';
 
 /** Only the operator's backup Jobs are cached. */
 const JOB_SCOPE = { labelSelector: BACKUP_JOB_LABEL };

@@ -2,15 +2,15 @@ import { ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFina
 import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
-import { isFinished } from './backup-status.ts';
+import { isFinished } from '../desired/backup-status.ts';
 import { readDatabasePassword } from './database-password.ts';
 import { servingPod } from './database-pods.ts';
-import { desiredBackup, finalBackupName } from './desired-backup.ts';
-import { newestUsable } from './desired-status.ts';
-import { instanceKey, instanceName, instanceNamespace } from './object-names.ts';
+import { desiredBackup, finalBackupName } from '../desired/desired-backup.ts';
+import { newestUsable } from '../desired/desired-status.ts';
+import { instanceKey, instanceName, instanceNamespace } from '../desired/object-names.ts';
 import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { backupsOf, podsOf } from './operator-indexes.ts';
-import { removeDatabaseGauges } from './postgresql-metrics.ts';
+import { removeDatabaseGauges } from '../metrics/postgresql-metrics.ts';
 
 /** While a backup of a database being deleted with `backups: Delete` still runs, look again this often. */
 const WAIT_FOR_RUNNING_BACKUP_MS = 5_000;

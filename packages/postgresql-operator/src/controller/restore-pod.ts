@@ -5,13 +5,13 @@ import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { connectionParameters } from '../postgres/connection.ts';
 import { restoreLatestBackup } from '../restore/restore-latest.ts';
-import { damagedStatus } from './backup-status.ts';
+import { damagedStatus } from '../desired/backup-status.ts';
 import { databaseProblem } from './database-errors.ts';
 import { podAddress } from './database-pods.ts';
-import { APP_READY_LABEL, APP_READY_VALUE } from './labels.ts';
-import { instanceName, instanceNamespace } from './object-names.ts';
+import { APP_READY_LABEL, APP_READY_VALUE } from '../desired/labels.ts';
+import { instanceName, instanceNamespace } from '../desired/object-names.ts';
 import type { OperatorContext } from './operator-context.ts';
-import { recordRestore } from './postgresql-metrics.ts';
+import { recordRestore } from '../metrics/postgresql-metrics.ts';
 import { restoreFailureVerdict, restoreVerdict, type RestoreVerdict } from './restore-verdict.ts';
 
 export interface PodRestore {

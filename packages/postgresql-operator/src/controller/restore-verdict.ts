@@ -1,13 +1,12 @@
 import type { LatestRestoreResult } from '../restore/restore-latest.ts';
 import type { SkippedBackup } from '../restore/candidates.ts';
+import type { RestoreMetricResult } from '../metrics/postgresql-metrics.ts';
 import type { DatabaseProblem } from './database-errors.ts';
 
 /**
  * What a restore attempt on a new pod means for the pod, the `Restored` condition, Events and metrics. Pure: the
  * controller does what the verdict says.
  */
-
-export type RestoreMetricResult = 'restored' | 'no_backup' | 'not_empty' | 'no_usable_backup' | 'failed';
 
 export interface RestoreEvent {
   type: 'Normal' | 'Warning';

@@ -104,8 +104,8 @@ async function runVersion(path: string): Promise<InstalledPgTool | undefined> {
 
 /**
  * What `--version` said of each program, keyed by the file it said it of. Every backup and every restore looks its
- * tools up, and running `--version` on each candidate took 20-30 ms of each backup (more in the image, which carries
- * three majors); the programs in an image never change. A file that does change (a package upgrade on a workstation,
+ * tools up, and running `--version` on each candidate would cost each backup a process per candidate (more in the
+ * image, which carries three majors); the programs in an image never change. A file that does change (a package upgrade on a workstation,
  * a chmod) has a new inode, size, mtime or ctime, and is asked again. A file that cannot be run is no candidate.
  */
 const described = new Map<string, { file: string; tool: InstalledPgTool | undefined }>();

@@ -1,5 +1,5 @@
-import type { BackupPhase, BackupTrigger } from './api/backup-lifecycle.ts';
-import type { ResolvedPostgreSQLSpec } from './api/resolve-spec.ts';
+import type { BackupPhase, BackupTrigger } from '../api/backup-lifecycle.ts';
+import type { ResolvedPostgreSQLSpec } from '../api/resolve-spec.ts';
 import { parseRetentionAge } from './retention-age.ts';
 
 /**

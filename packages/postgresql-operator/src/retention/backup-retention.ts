@@ -1,8 +1,8 @@
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
 import type { ResolvedPostgreSQLSpec } from '../api/resolve-spec.ts';
-import { planRetention, retentionPolicyOf, type RetentionInput, type RetentionVerdict } from '../retention.ts';
-import { timeOf } from './metav1-time.ts';
+import { planRetention, retentionPolicyOf, type RetentionInput, type RetentionVerdict } from './retention.ts';
+import { timeOf } from '../desired/metav1-time.ts';
 
 /** How a PostgreSQLBackup object looks to `planRetention`. */
 export function retentionInput(backup: PostgreSQLBackup): RetentionInput {

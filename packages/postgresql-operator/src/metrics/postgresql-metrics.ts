@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { BackupTrigger } from '../api/backup-lifecycle.ts';
-import type { RestoreMetricResult } from './restore-verdict.ts';
 
 /**
  * The operator's own metrics, next to controller-core's controller_runtime_* ones. With them, "no good backup for two
@@ -74,6 +73,8 @@ export function registerPostgreSQLMetrics(registry: Registry): PostgreSQLMetrics
 }
 
 export type BackupResult = 'completed' | 'failed';
+
+export type RestoreMetricResult = 'restored' | 'no_backup' | 'not_empty' | 'no_usable_backup' | 'failed';
 
 export function recordBackup(metrics: PostgreSQLMetrics, trigger: BackupTrigger, result: BackupResult, seconds: number): void {
   metrics.backups.inc({ trigger, result });

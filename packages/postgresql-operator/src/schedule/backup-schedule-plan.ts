@@ -1,9 +1,9 @@
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { scheduledBackupName } from '../backup/backup-name.ts';
-import { parseSchedule, scheduleDecision } from '../schedule.ts';
-import { instanceName } from './object-names.ts';
-import { timeOf } from './metav1-time.ts';
+import { parseSchedule, scheduleDecision } from './schedule.ts';
+import { instanceName } from '../desired/object-names.ts';
+import { timeOf } from '../desired/metav1-time.ts';
 
 /** What the schedule asks for now. */
 export type SchedulePlan =

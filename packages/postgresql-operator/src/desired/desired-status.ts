@@ -5,7 +5,7 @@ import type { PostgreSQL, PostgreSQLStatus } from '../api/postgresql-resource.ts
 import { PostgreSQLConditionType } from '../api/postgresql-conditions.ts';
 import { isFinished, isUsable } from './backup-status.ts';
 import { metav1Time, timeOf } from './metav1-time.ts';
-import type { SchedulePlan } from './backup-schedule-plan.ts';
+import type { SchedulePlan } from '../schedule/backup-schedule-plan.ts';
 
 /**
  * The PostgreSQL's status after a reconcile, and whether it differs from the stored one (a write is sent only then).
