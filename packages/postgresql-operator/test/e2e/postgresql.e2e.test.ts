@@ -553,12 +553,33 @@ describe('backups in S3', () => {
       await forwarder.cut();
     }
   }, 360_000);
+
+  test('a truncated dump in the bucket is never restored: the previous verified one is, with an Event', async () => {
+    diagnoseOnFailure();
+    await apply(database('s3trunc', { backup: { suspend: true, s3: { bucket: BUCKET, endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentialsSecret: 's3-credentials' } } }));
+    const pod = await servingPod('s3trunc');
+    await queryPod(cluster, pod, loginOf('s3trunc'), "CREATE TABLE items (body text); INSERT INTO items VALUES ('one')");
+    await takeBackup('s3trunc-1', 's3trunc');
+    await queryPod(cluster, pod, loginOf('s3trunc'), "INSERT INTO items VALUES ('two')");
+    await takeBackup('s3trunc-2', 's3trunc');
+    // Damage the newest dump behind the operator's back: the object loses its last 100 bytes.
+    const path = `/${BUCKET}/${NS}/s3trunc/s3trunc-2.dump`;
+    const dump = Buffer.from(await (await s3.request({ method: 'GET', path })).arrayBuffer());
+    await s3.request({ method: 'PUT', path, body: dump.subarray(0, dump.length - 100) });
+
+    const next = await deletePodAndWaitForSuccessor('s3trunc', pod);
+    expect((await queryPod<{ body: string }>(cluster, next, loginOf('s3trunc'), 'SELECT body FROM items')).map((r) => r.body)).toEqual(['one']);
+    expect((await condition('s3trunc', 'Restored'))?.message).toContain('restored from backup s3trunc-1');
+    expect((await events('s3trunc', 'BackupCorrupted')).join('\n')).toMatch(/backup s3trunc-2 was not restored \(Corrupted\).*restored the older backup s3trunc-1 instead/);
+    expect((await backupOf('s3trunc-2')).status).toMatchObject({ phase: 'Completed', verified: false });
+    // Two database pods start one after the other, and two backup Jobs run.
+  }, 300_000);
 });
 
 describe('secrecy', () => {
   test('no password appears in the operator\'s log, in Events, in statuses or in the objects it made', async () => {
     diagnoseOnFailure();
-    const passwords = ['mypassword', 'not-the-password', 'not-the-secret-access-key', ...(s3SecretAccessKey === '' ? [] : [s3SecretAccessKey]), ...['sched', 'nosecret', 'badcron', 'durable', 'corrupt', 'crash', 'retain', 'ephemeral', 's3db'].map((name) => `${name}-secret`)];
+    const passwords = ['mypassword', 'not-the-password', 'not-the-secret-access-key', ...(s3SecretAccessKey === '' ? [] : [s3SecretAccessKey]), ...['sched', 'nosecret', 'badcron', 'durable', 'corrupt', 'crash', 'retain', 'ephemeral', 's3db', 's3trunc'].map((name) => `${name}-secret`)];
     // Both operator replicas' logs (kubectl logs on the Deployment shows one Pod's), and the backup store service's.
     const logs = [
       await cluster.kubectlOk(['-n', OPERATOR_NS, 'logs', '-l', 'control-plane=controller-manager', '--prefix', '--tail=-1']),
