@@ -4,17 +4,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Digest } from '../backup/digest.ts';
 import type { BackupManifest } from '../backup/manifest.ts';
-import {
-  BackupStoreError,
-  checkBackupKey,
-  checkScope,
-  type BackupKey,
-  type BackupScope,
-  type BackupStore,
-  type ChecksumCheck,
-  type StoreListing,
-  type StoredData,
-} from '../backup/store.ts';
+import { BackupStoreError, checkBackupKey, checkScope } from '../backup/store.ts';
+import type { BackupKey, BackupScope, BackupStore, ChecksumCheck, StoreListing, StoredData } from '../backup/store.ts';
 import { routeOf, type StoreErrorBody, type StoreRequest } from './store-protocol.ts';
 
 /**
