@@ -1,11 +1,12 @@
+import { exponentialDelayMs } from '@k8s-operators/controller-core';
+
 /**
  * When to try again to restore a pod whose restore failed: after 2 s, doubling up to 5 min, but at once when what the
  * restore depends on changed (the password Secret, the set of backups), which is what someone fixing the problem
  * does. Other events that wake the reconcile (a status write, another pod) do not cut the back-off short.
  */
 
-const FIRST_RETRY_MS = 2_000;
-const MAX_RETRY_MS = 300_000;
+const RETRY_DELAY = { baseDelayMs: 2_000, maxDelayMs: 300_000 };
 
 interface Attempts {
   failures: number;
@@ -26,7 +27,7 @@ export class RestoreBackoff {
   /** Records a failure; returns the delay before the next attempt. */
   failed(uid: string, inputs: string, now: number): number {
     const failures = (this.#pods.get(uid)?.failures ?? 0) + 1;
-    const delay = Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
+    const delay = exponentialDelayMs(failures, RETRY_DELAY);
     this.#pods.set(uid, { failures, notBefore: now + delay, inputs });
     return delay;
   }
