@@ -13,7 +13,7 @@ export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
 
 /**
  * Every metric controller-core exports, as typed prom-client handles. Names, help texts, label names and buckets are
- * controller-runtime's (anchor A §1.3), so its Grafana dashboards and alerts work unchanged.
+ * controller-runtime's (v0.24's metrics packages), so its Grafana dashboards and alerts work unchanged.
  */
 export interface ControllerCoreMetrics extends WorkQueueMetricsProvider {
   readonly registry: Registry;
