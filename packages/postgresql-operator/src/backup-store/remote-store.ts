@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { isUnreachable, isUntrustedCertificate } from '../backup/connection-errors.ts';
 import type { Digest } from '../backup/digest.ts';
 import type { BackupManifest } from '../backup/manifest.ts';
 import { BackupStoreError, checkBackupKey, checkScope } from '../backup/store.ts';
@@ -46,7 +47,6 @@ export class RemoteStoreError extends BackupStoreError {
   }
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
 
 async function readAll(response: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
@@ -137,12 +137,12 @@ export class RemoteBackupStore implements BackupStore {
     if (error instanceof RemoteStoreError) return error;
     const e = error as NodeJS.ErrnoException;
     if (e.name === 'AbortError') return e;
-    if (e.code !== undefined && UNREACHABLE.has(e.code)) {
+    if (isUnreachable(e.code)) {
       const { endpoint } = this.#options;
       if ('forget' in endpoint) endpoint.forget();
       return new RemoteStoreError(`cannot reach the backup store at ${this.#origin} (${e.code}): check that the postgresql-backup-store Deployment is running and its Service reachable from this pod`, undefined, { cause: error });
     }
-    if (e.code !== undefined && /CERT|ISSUER|SELF_SIGNED|LEAF_SIGNATURE/.test(e.code)) {
+    if (isUntrustedCertificate(e.code)) {
       return new RemoteStoreError(`the backup store at ${this.#origin} presented a certificate that was not accepted (${e.code})`, undefined, { cause: error });
     }
     return new RemoteStoreError(`the backup store at ${this.#origin}: ${e.message}`, undefined, { cause: error });

@@ -1,3 +1,4 @@
+import { isUnreachable, isUntrustedCertificate } from './connection-errors.ts';
 import { BackupStoreError } from './store.ts';
 
 /**
@@ -26,10 +27,6 @@ export interface S3Location {
   accessKeyId: string;
 }
 
-// Node's and the HTTP handler's codes for "no answer from that address".
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
-// Node's codes for a certificate it did not accept: untrusted issuer, self-signed, expired, wrong host name.
-const TLS_UNTRUSTED = /CERT|ISSUER|SELF_SIGNED|LEAF_SIGNATURE/;
 
 interface ClientError {
   name?: string;
@@ -60,10 +57,10 @@ export function describeS3Error(error: unknown, what: string, where: S3Location)
       case 'NotFound':
         return ['NotFound', `${at}: no such object`];
     }
-    if (e.code !== undefined && TLS_UNTRUSTED.test(e.code)) {
+    if (isUntrustedCertificate(e.code)) {
       return ['TlsUntrusted', `${at}: the server's TLS certificate was not accepted (${e.code}): if the store uses a private CA, give its certificate as the CA bundle`];
     }
-    if ((e.code !== undefined && UNREACHABLE.has(e.code)) || e.name === 'TimeoutError') {
+    if (isUnreachable(e.code) || e.name === 'TimeoutError') {
       return ['Unreachable', `cannot reach ${at} (${e.code ?? e.name}): check the endpoint URL, and that the store is up and reachable from this pod`];
     }
     return ['Failed', `${at}: ${what} in bucket ${where.bucket} failed`];
