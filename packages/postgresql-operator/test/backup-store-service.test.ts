@@ -3,6 +3,7 @@
 // server, the store service's ServiceAccount allowed only to create TokenReviews.
 import type { ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { Agent, request as httpsRequest } from 'node:https';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeClient, Resources } from '@k8s-operators/controller-core';
@@ -135,6 +136,26 @@ describe('the backup store service', () => {
 
   it('is trusted only through the CA that signed its certificate', async () => {
     await expect(remote(tokens.operator, 'system CAs').list()).rejects.toThrow(/presented a certificate that was not accepted/);
+  });
+
+  it('keeps an idle connection open longer than a client pools it, so a reused connection is never reset', async () => {
+    // A client that pools idle connections for a minute: past Node's 5 s, at which both sides used to close theirs.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, timeout: 60_000, ca, servername: 'backup-store.postgresql-operator-system.svc' });
+    const healthz = (): Promise<{ status: number | undefined; reused: boolean }> => new Promise((resolve, reject) => {
+      const request = httpsRequest(`${url}/healthz`, { agent }, (response) => {
+        response.resume();
+        response.once('end', () => { resolve({ status: response.statusCode, reused: request.reusedSocket }); });
+      });
+      request.once('error', reject);
+      request.end();
+    });
+    try {
+      expect(await healthz()).toEqual({ status: 200, reused: false });
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      expect(await healthz()).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('stops on SIGTERM', async () => {

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { KubeClient, TokenAuthenticator } from '@k8s-operators/controller-core';
 import { createLogger } from '@k8s-operators/controller-core/log';
 import { DEFAULT_BACKUP_DIRECTORY, DirectoryBackupStore } from '../backup/directory-store.ts';
-import { BACKUP_STORE_AUDIENCE, BACKUP_STORE_PORT } from './store-protocol.ts';
+import { BACKUP_STORE_AUDIENCE, BACKUP_STORE_PORT, IDLE_CONNECTION_MS } from './store-protocol.ts';
 import { storeRequestListener } from './store-server.ts';
 
 const USAGE = `Usage: postgresql-operator backup-store --operator-service-account=NAMESPACE:NAME [options]
@@ -87,6 +87,7 @@ if (certDir === undefined) {
     }, (error: unknown) => { logger.warn({ error: (error as Error).message }, 'cannot read the mounted certificate; still serving the previous one'); });
   }, CERTIFICATE_CHECK_MS).unref();
 }
+server.keepAliveTimeout = IDLE_CONNECTION_MS;
 const host = bind?.[1] === '' ? undefined : bind?.[1];
 server.listen({ port: Number(bind?.[2]), ...(host === undefined ? {} : { host }) }, () => {
   const address = server.address();

@@ -60,14 +60,22 @@ describe('the backup store service, through RemoteBackupStore', () => {
       expect(await subject.storedNames('foodb')).toEqual(['foodb-1.dump', 'foodb-1.manifest.json']);
     });
 
-    it("refuses a backup Job another database's backups, listing and deleting", async () => {
+    it('lets a backup Job discard what its failed backup stored, but not a published backup', async () => {
+      const job = remote(url, 'foodb-job-token');
+      await job.finalize(manifestFor(key('foodb-1'), await job.write(key('foodb-1'), chunks('a verified dump'))));
+      await job.write(key('foodb-2'), chunks('a dump that failed verification'));
+      await job.delete(key('foodb-2'));
+      await expect(job.delete(key('foodb-1'))).rejects.toThrow(/refused delete \(403\).*may not delete default\/foodb\/foodb-1: it is a published backup, which only the operator deletes/);
+      expect(await subject.storedNames('foodb')).toEqual(['foodb-1.dump', 'foodb-1.manifest.json']);
+    });
+
+    it("refuses a backup Job another database's backups, and listing", async () => {
       await subject.store.write(key('bardb-1', 'bardb'), chunks('bar'));
       const job = remote(url, 'foodb-job-token');
       await expect(job.write(key('bardb-2', 'bardb'), chunks('x'))).rejects.toThrow(/refused write \(403\).*only touch backups of PostgreSQL foodb in namespace default/);
       await expect(job.digest(key('foodb-1', 'foodb', 'other'))).rejects.toThrow(/\(403\)/);
       await expect(job.list({ namespace: 'default' })).rejects.toThrow(/may not list/);
-      await expect(job.delete(key('bardb-1', 'bardb'))).rejects.toThrow(/may not delete/);
-      await expect(job.delete(key('foodb-1'))).rejects.toThrow(/may not delete/);
+      await expect(job.delete(key('bardb-1', 'bardb'))).rejects.toThrow(/may only touch backups of PostgreSQL foodb/);
       expect(await subject.storedNames('bardb')).toEqual(['bardb-1.dump']);
     });
 
@@ -90,6 +98,34 @@ describe('the backup store service, through RemoteBackupStore', () => {
       await expect(operator.write(key('foodb-1'), failing())).rejects.toBeInstanceOf(PgDumpFailed);
       // The service sees the upload broken off and discards it; give it the moment it takes to notice.
       await expect.poll(() => subject.storedNames('foodb')).toEqual([]);
+    });
+
+    it('says why an upload failed when the connection breaks, and closes the source, which need not have a throw method', async () => {
+      // A server that takes the first part of the body and then drops the connection, as a restarted service would.
+      const dropping = createServer((request) => { request.once('data', () => { request.socket.destroy(); }); });
+      await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+      // Like the tee's branches (run-backup.ts): next and return only, and return ends a read that waits. The second
+      // chunk never comes on its own, as when pg_dump waits for a lock.
+      let closed = false;
+      const source: AsyncIterable<Uint8Array> = {
+        [Symbol.asyncIterator]: () => {
+          let reads = 0;
+          let stopWaiting = (): void => undefined;
+          return {
+            next: () => reads++ === 0
+              ? Promise.resolve({ done: false, value: Buffer.from('the first part of a dump') })
+              : new Promise<IteratorResult<Uint8Array>>((_resolve, reject) => { stopWaiting = () => { reject(new Error('stopped')); }; }),
+            return: () => { closed = true; stopWaiting(); return Promise.resolve({ done: true, value: undefined }); },
+          };
+        },
+      };
+      try {
+        const dropped = `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`;
+        await expect(remote(dropped, 'operator-token').write(key('foodb-1'), source)).rejects.toThrow(/cannot reach the backup store at http:\/\/127\.0\.0\.1:\d+ \((ECONNRESET|EPIPE)\)/);
+        expect(closed).toBe(true);
+      } finally {
+        await close(dropping);
+      }
     });
 
     it('breaks off a read whose data fails half-way, so a short read is never the whole dump', async () => {

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -54,6 +54,46 @@ async function readAll(response: IncomingMessage): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
+/**
+ * The chunks of `data` for the body of `request`. Once the service has answered or the connection has failed, the rest
+ * is not wanted: the source is closed at once, even while it waits for its next chunk (pg_dump waiting for a lock),
+ * instead of when that chunk comes. Only what the source's own next() throws, before that, is the source's error
+ * (`onSourceError`): pg_dump's, which run-backup.ts tells apart from the store's.
+ *
+ * Not `yield* data`: when the request fails, Readable.from throws the request's error into this generator, and yield*
+ * would pass it on to the source's iterator, which (like the tee's branches) need not have a throw method; the
+ * TypeError that follows would hide why the request failed.
+ */
+function uploadSource(request: ClientRequest, data: AsyncIterable<Uint8Array>, onSourceError: (error: Error) => void): AsyncGenerator<Uint8Array> {
+  const chunks = data[Symbol.asyncIterator]();
+  // A property, not a variable: it is set by the request's events, outside this function's flow.
+  const upload = { abandoned: false };
+  const abandon = (): void => {
+    if (upload.abandoned) return;
+    upload.abandoned = true;
+    Promise.resolve(chunks.return?.()).catch(() => undefined);
+  };
+  request.once('response', abandon);
+  request.once('error', abandon);
+  return (async function* () {
+    try {
+      for (;;) {
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await chunks.next();
+        } catch (error) {
+          if (!upload.abandoned) onSourceError(error as Error);
+          throw error;
+        }
+        if (next.done === true) return;
+        yield next.value;
+      }
+    } finally {
+      abandon();
+    }
+  })();
+}
+
 export class RemoteBackupStore implements BackupStore {
   readonly #options: RemoteStoreOptions;
   /** The last endpoint used, for messages. */
@@ -93,22 +133,15 @@ export class RemoteBackupStore implements BackupStore {
     answered.catch(() => undefined);
     // The source's own error (pg_dump's) is passed on as it is: run-backup.ts tells the stages apart by it.
     let sourceError: Error | undefined;
-    const source = async function* (data: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-      try {
-        yield* data;
-      } catch (error) {
-        sourceError = error as Error;
-        throw error;
-      }
-    };
     try {
       if (body === undefined || typeof body === 'string') {
         request.end(body);
         return await this.#checked(await answered, route);
       }
+      const source = uploadSource(request, body, (error) => { sourceError = error; });
       // Streamed: if the source throws (pg_dump failed), the request is broken off before its last chunk and the
       // service discards what it received. A refusal may come before the body is sent: then that answer is the error.
-      const failure = await pipeline(Readable.from(source(body), { objectMode: false }), request).then(() => undefined, (error: unknown) => error as Error);
+      const failure = await pipeline(Readable.from(source, { objectMode: false }), request).then(() => undefined, (error: unknown) => error as Error);
       if (failure === undefined) return await this.#checked(await answered, route);
       const response = await answered.catch(() => undefined);
       if (response !== undefined && (response.statusCode ?? 0) >= 300) return await this.#checked(response, route);

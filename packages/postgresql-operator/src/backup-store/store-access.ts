@@ -4,8 +4,9 @@ import type { StoreOperation, StoreRequest } from './store-protocol.ts';
  * Who may do what in the backup store service. Callers are ServiceAccounts, authenticated by the API server
  * (token-reviewer.ts): the operator may do everything; a backup Job, which runs as its PostgreSQL's backup
  * ServiceAccount `<postgresql>-backup` in the database's namespace (desired-backup-job.ts), may only write, publish
- * and read back backups of that one PostgreSQL and sweep its unfinished writes. A Job cannot list, delete or read
- * another database's backups, even in its own namespace.
+ * and read back backups of that one PostgreSQL, discard what a failed backup of it stored, and sweep its unfinished
+ * writes. A Job cannot list, delete a published backup (store-server.ts checks), or touch another database's backups,
+ * even in its own namespace.
  */
 
 export type StoreCaller =
@@ -15,7 +16,7 @@ export type StoreCaller =
 /** The suffix of a backup ServiceAccount's name (desired-backup-job.ts `backupServiceAccountName`). */
 export const BACKUP_SERVICE_ACCOUNT_SUFFIX = '-backup';
 const SERVICE_ACCOUNT_USER = /^system:serviceaccount:([^:]+):([^:]+)$/;
-const BACKUP_JOB_OPERATIONS: ReadonlySet<StoreOperation> = new Set(['write', 'finalize', 'manifest', 'read', 'digest', 'sweep']);
+const BACKUP_JOB_OPERATIONS: ReadonlySet<StoreOperation> = new Set(['write', 'finalize', 'manifest', 'read', 'digest', 'delete', 'sweep']);
 
 /** The caller an authenticated user name is, or undefined for a user this service serves nothing. */
 export function callerOf(username: string, operatorUsername: string): StoreCaller | undefined {

@@ -119,3 +119,10 @@ export interface StoreErrorBody {
 export const BACKUP_STORE_AUDIENCE = 'postgresql-backup-store';
 /** Where the service listens by default. */
 export const BACKUP_STORE_PORT = 8443;
+/**
+ * How long the service keeps an idle connection open: longer than its clients keep one in their pools (Node's global
+ * agent: 5 s), so that it is always the client that closes it. At Node's server default, also 5 s, the service would
+ * close a connection just as a client reuses it, and that request would fail with ECONNRESET; an upload cannot be
+ * sent again.
+ */
+export const IDLE_CONNECTION_MS = 65_000;

@@ -3,7 +3,7 @@ import type { TokenAuthenticator } from '@k8s-operators/controller-core';
 import type { createLogger } from '@k8s-operators/controller-core/log';
 import { InvalidManifestError, parseManifest } from '../backup/manifest.ts';
 import { BackupStoreError, formatBackupKey, type BackupStore } from '../backup/store.ts';
-import { callerOf, refusal } from './store-access.ts';
+import { callerOf, refusal, type StoreCaller } from './store-access.ts';
 import { parseRoute, StoreRouteError, type StoreErrorBody, type StoreRequest } from './store-protocol.ts';
 
 /**
@@ -73,7 +73,7 @@ async function sendData(response: ServerResponse, data: AsyncIterable<Uint8Array
 export function storeRequestListener(options: StoreServerOptions): RequestListener {
   const { store, authenticator, operatorUsername, logger } = options;
 
-  const serve = async (route: StoreRequest, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> => {
+  const serve = async (caller: StoreCaller, route: StoreRequest, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> => {
     switch (route.operation) {
       case 'write':
         sendJson(response, 200, await store.write(route.key, request as AsyncIterable<Uint8Array>, { signal }));
@@ -107,6 +107,10 @@ export function storeRequestListener(options: StoreServerOptions): RequestListen
         sendJson(response, 200, await store.verifyChecksum(route.key, { signal }));
         return;
       case 'delete':
+        // A Job discards what its failed backup stored; what was published only the operator deletes (retention).
+        if (caller.kind === 'backup-job' && (await store.manifest(route.key)) !== undefined) {
+          throw new HttpError(403, `${caller.username} may not delete ${formatBackupKey(route.key)}: it is a published backup, which only the operator deletes`);
+        }
         await store.delete(route.key);
         response.writeHead(204).end();
         return;
@@ -146,7 +150,7 @@ export function storeRequestListener(options: StoreServerOptions): RequestListen
       if (caller === undefined) throw new HttpError(403, `${username} may not use the backup store`);
       const refused = refusal(caller, route);
       if (refused !== undefined) throw new HttpError(403, refused);
-      await serve(route, request, response, abort.signal);
+      await serve(caller, route, request, response, abort.signal);
     };
     handle().then(
       () => { logger.debug({ caller: who, operation: route?.operation, path: url.pathname, ms: Math.round(performance.now() - started) }, 'served'); },
