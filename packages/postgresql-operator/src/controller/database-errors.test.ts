@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { S3StoreError } from '../backup/s3-store-errors.ts';
 import { databaseProblem } from './database-errors.ts';
 
 const context = { secret: 'foodb-password', user: 'foo' };
@@ -15,6 +16,14 @@ describe('databaseProblem', () => {
     expect(databaseProblem(withCode('connect ECONNREFUSED 10.0.0.1:5432', 'ECONNREFUSED'), context).reason).toBe('DatabaseUnreachable');
     expect(databaseProblem(new Error('Connection terminated unexpectedly'), context).reason).toBe('DatabaseUnreachable');
     expect(databaseProblem(withCode('the database system is starting up', '57P03'), context).reason).toBe('DatabaseUnreachable');
+  });
+
+  it("does not take the backup store's unreachability for the database's", () => {
+    const refused = new S3StoreError('Unreachable', 'cannot reach S3 at http://10.0.0.2:9000 (ECONNREFUSED): check the endpoint URL', { cause: withCode('connect ECONNREFUSED', 'ECONNREFUSED') });
+    expect(databaseProblem(refused, context)).toEqual({
+      reason: 'BackupStoreUnavailable',
+      message: 'the backups cannot be read to choose one to restore: cannot reach S3 at http://10.0.0.2:9000 (ECONNREFUSED): check the endpoint URL',
+    });
   });
 
   it('calls anything else a failed restore, with its message', () => {

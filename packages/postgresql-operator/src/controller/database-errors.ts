@@ -1,10 +1,12 @@
+import { BackupStoreError } from '../backup/store.ts';
+
 /**
  * Why examining or restoring a database failed, as a condition reason and a message that says what to do. Messages come from
  * errors that were masked where the password was at hand (withConnection, the pg tools, runBackup), and name the
  * Secret, never what it holds.
  */
 
-export type DatabaseProblemReason = 'AuthenticationFailed' | 'DatabaseUnreachable' | 'RestoreFailed';
+export type DatabaseProblemReason = 'AuthenticationFailed' | 'DatabaseUnreachable' | 'BackupStoreUnavailable' | 'RestoreFailed';
 
 export interface DatabaseProblem {
   reason: DatabaseProblemReason;
@@ -26,6 +28,11 @@ function messageOf(error: unknown): string {
 }
 
 export function databaseProblem(error: unknown, context: { secret: string; user: string }): DatabaseProblem {
+  // The store's own errors carry socket codes too (S3 refusing connections): they are not the database's, and say
+  // which store to check.
+  if (error instanceof BackupStoreError) {
+    return { reason: 'BackupStoreUnavailable', message: `the backups cannot be read to choose one to restore: ${error.message}` };
+  }
   const code = codeOf(error) ?? codeOf((error as { cause?: unknown } | undefined)?.cause);
   if (code !== undefined && AUTHENTICATION_CODES.has(code)) {
     return {
