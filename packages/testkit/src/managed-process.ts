@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 
 export interface ManagedProcessOptions {
   /** Shown in errors, e.g. `kube-apiserver`. */
@@ -75,6 +76,18 @@ export class ManagedProcess {
 
   get pid(): number | undefined {
     return this.#child.pid;
+  }
+
+  /**
+   * The CPU time (user + system, in seconds, all threads) the process has used so far: for a benchmark on a shared
+   * machine to tell a helper's share (a store server's) from that of the code it measures.
+   */
+  async cpuSeconds(): Promise<number> {
+    const stat = await readFile(`/proc/${String(this.#child.pid)}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces: state is the first, utime the 12th,
+    // stime the 13th (proc(5)), in clock ticks of USER_HZ, which Linux fixes at 100 for /proc.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   }
 
   get running(): boolean {

@@ -40,6 +40,8 @@ export interface RunningSeaweedFs {
   readonly logFile: string;
   /** A request signed with `credentials`, to look at the store from outside the code under test. */
   request(request: Pick<S3RequestOptions, 'method' | 'path' | 'query' | 'body'>): Promise<Response>;
+  /** CPU seconds SeaweedFS has used so far (all of it: master, volume, filer and S3 gateway run in one process). */
+  cpuSeconds(): Promise<number>;
   /** Stops SeaweedFS (SIGTERM, then SIGKILL) and removes its data. */
   stop(): Promise<void>;
 }
@@ -152,5 +154,5 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
   if (started === 'exited') {
     throw new Error(`SeaweedFS exited during start-up (${JSON.stringify(weed.exitStatus)}); see ${logFile}`);
   }
-  return { endpoint, httpsEndpoint: `https://${host}:${s3Https}`, caPem: pki.caPem, region, bucket, credentials, logFile, request, stop };
+  return { endpoint, httpsEndpoint: `https://${host}:${s3Https}`, caPem: pki.caPem, region, bucket, credentials, logFile, request, cpuSeconds: () => weed.cpuSeconds(), stop };
 }

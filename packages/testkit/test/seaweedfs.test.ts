@@ -1,6 +1,7 @@
 // testkit's SeaweedFS: a real S3-compatible server on loopback, with one identity and one bucket, gone after stop.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Agent, fetch as fetchVia } from 'undici';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -28,6 +29,19 @@ test('puts and gets an object in the bucket it created, with its credentials', a
 
   const listing = await seaweed.request({ method: 'GET', path: '/testkit-bucket', query: { 'list-type': '2', prefix: 'some/' } });
   expect(await listing.text()).toContain('<Key>some/key with spaces.bin</Key>');
+});
+
+test("reports the CPU time the server spends, which grows with the work it is given", async () => {
+  const before = await seaweed.cpuSeconds();
+  const started = performance.now();
+  for (let i = 0; i < 4; i++) {
+    const put = await seaweed.request({ method: 'PUT', path: `/testkit-bucket/cpu/${String(i)}.bin`, body: randomBytes(8 * 1024 * 1024) });
+    expect(put.status).toBe(200);
+  }
+  const spent = (await seaweed.cpuSeconds()) - before;
+  expect(spent).toBeGreaterThan(0);
+  // At most every core of this machine for the whole time (plus a tick of rounding).
+  expect(spent).toBeLessThanOrEqual(((performance.now() - started) / 1000) * availableParallelism() + 0.01);
 });
 
 test('refuses anonymous requests and a wrong secret', async () => {
