@@ -338,7 +338,8 @@ describe('bad input and faults', () => {
     await apply(database('durable', { storage: { size: '1Gi' }, backup: { suspend: true } }));
     const restored = await servingPod('durable');
     expect(await queryPod<{ n: number }>(cluster, restored, loginOf('durable'), 'SELECT count(*)::int AS n FROM items')).toEqual([{ n: 2 }]);
-  });
+    // Three database pods start one after the other, and a backup Job runs: on a busy kind node each takes up to a minute.
+  }, 300_000);
 
   test('a corrupted newest backup is never restored: the previous verified one is, with an Event', async () => {
     diagnoseOnFailure();
@@ -356,7 +357,8 @@ describe('bad input and faults', () => {
     expect((await condition('corrupt', 'Restored'))?.message).toContain('restored from backup corrupt-1');
     expect((await events('corrupt', 'BackupCorrupted')).join('\n')).toMatch(/backup corrupt-2 was not restored \(Corrupted\).*restored the older backup corrupt-1 instead/);
     expect((await backupOf('corrupt-2')).status).toMatchObject({ phase: 'Completed', verified: false });
-  });
+    // Two database pods start one after the other, two backup Jobs run, and a Pod truncates the dump in the volume.
+  }, 300_000);
 
   test('a database killed in the middle of a backup publishes nothing, and the next backup succeeds', async () => {
     diagnoseOnFailure();
@@ -380,7 +382,8 @@ describe('bad input and faults', () => {
     const metrics = await operatorMetrics();
     expect(metricValue(metrics, 'postgresql_backup_last_failure_timestamp_seconds', { namespace: NS, postgresql: 'crash' })).toBe(0);
     expect(metricValue(metrics, 'postgresql_backup_last_success_timestamp_seconds', { namespace: NS, postgresql: 'crash' })).toBeGreaterThan(0);
-  });
+    // Two database pods start one after the other, two backup Jobs run, and a Pod lists the volume.
+  }, 300_000);
 });
 
 describe('backups', () => {
@@ -433,7 +436,8 @@ describe('backups', () => {
     await cluster.kubectlOk(['-n', NS, 'delete', 'postgresql/ephemeral', '--timeout=60s']);
     await cluster.kubectlOk(['-n', NS, 'wait', '--for=delete', 'postgresqlbackup/ephemeral-1', '--timeout=30s']);
     expect(await storedFiles('ephemeral')).toEqual([]);
-  });
+    // A database pod starts, a backup Job runs, and Pods look into the volume twice.
+  }, 240_000);
 });
 
 /** Names of the backup Jobs of a PostgreSQL and of their Pods, one per line ('' when there are none). */
