@@ -254,17 +254,22 @@ describe('never two VMs on v4', () => {
   });
 
   it('adopts a VM whose create finished while the operator was gone, by its ownership marker', async () => {
+    // A namespace of its own, whose operator starts only once the create has finished: this describe's operator runs
+    // since the first story and would send the recorded create again itself, before the VM exists.
+    const gone = 'v4-adopted-while-down';
+    await env.createNamespace(gone);
     const requestId = randomUUID();
-    const avm = await recordedBeforeCrash('v4-adopted', requestId);
+    const avm = await recordedBeforeCrash('v4-adopted', requestId, gone);
     const task = await v4.createVm(
       { name: 'v4-adopted', description: descriptionWithOwnerMarker(undefined, avm.metadata.uid ?? ''), numSockets: 1, numCoresPerSocket: 1, memorySizeBytes: 1024 ** 3, cluster: { extId: simulator.clusters[0]?.uuid ?? '' } },
       { requestId },
     );
     const extId = vmExtIdOf(await v4.waitForTask(task, { operation: 'create', pollIntervalMs: 10 }));
     const creates = count(V4.create);
-    expect(uuidOf(await env.waitForCondition(NS, 'v4-adopted', 'Ready', 'True'))).toBe(extId);
+    await operatorFor(gone);
+    expect(uuidOf(await env.waitForCondition(gone, 'v4-adopted', 'Ready', 'True'))).toBe(extId);
     expect(count(V4.create)).toBe(creates);
-    expect(await env.eventReasons(NS, 'v4-adopted')).toContain('Adopted');
+    expect(await env.eventReasons(gone, 'v4-adopted')).toContain('Adopted');
   });
 
   it('retries a create whose answer was lost with the same id, and one whose task failed with a new id: one VM each', async () => {
