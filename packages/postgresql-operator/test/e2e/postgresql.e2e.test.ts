@@ -3,7 +3,7 @@
 // (npm test) and against kind (kind/e2e.sh sets E2E_KUBECONFIG; pg connections then go through port-forward).
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFailed, onTestFinished, test } from 'vitest';
 import { describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, startSeaweedFs, waitFor, type E2eCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
 import { connectToPod, queryPod, watchObjects, type DatabaseLogin, type PodAddress } from './cluster-access.ts';
 import { TcpForwarder } from './tcp-forwarder.ts';
@@ -62,6 +62,18 @@ function database(name: string, spec: Record<string, unknown> = {}, withSecret =
   return withSecret ? `${resource}\n---\n${secret}\n` : `${resource}\n`;
 }
 const loginOf = (name: string): DatabaseLogin => ({ database: 'app', user: 'app', password: `${name}-secret` });
+
+/**
+ * Deletes PostgreSQL `name`, without a final backup, when the calling test ends, passed or failed. Every database left
+ * running costs the node a pg_isready exec every 2 s and its scheduled backup Jobs: on kind's one node, a dozen of them
+ * made each new pod of the later stories take over a minute to start. Called once the object exists.
+ */
+function retireWhenDone(name: string): void {
+  onTestFinished(async () => {
+    await cluster.kubectlOk(['-n', NS, 'patch', `postgresql/${name}`, '--type=merge', '-p', JSON.stringify({ spec: { backup: { onDelete: { finalBackup: false } } } })]);
+    await cluster.kubectlOk(['-n', NS, 'delete', `postgresql/${name}`, '--wait=false']);
+  });
+}
 
 /** The pod clients of PostgreSQL `name` are sent to: Ready and labelled appReady=ok. */
 async function servingPod(name: string): Promise<PodAddress & { uid: string }> {
@@ -215,6 +227,7 @@ describe('the seed sample', () => {
     diagnoseOnFailure();
     // The seed article's manifest, unchanged.
     await cluster.kubectlOk(['-n', NS, 'apply', '-f', join(REPOSITORY_ROOT, 'deploy/postgresql-operator/samples/db-for-foo.yaml')]);
+    retireWhenDone('foodb');
     const first = await servingPod('foodb');
     await cluster.kubectlOk(['-n', NS, 'wait', '--for=condition=Ready', 'postgresql/foodb', '--timeout=60s']);
     expect(await condition('foodb', 'Restored')).toMatchObject({ status: 'True', reason: 'NoBackup' });
@@ -294,6 +307,7 @@ describe('bad input and faults', () => {
   test('a missing Secret gives Ready=False SecretNotFound, and the database starts once the Secret exists', async () => {
     diagnoseOnFailure();
     await apply(database('nosecret', {}, false));
+    retireWhenDone('nosecret');
     const ready = await waitFor(async () => { const c = await condition('nosecret', 'Ready'); return c?.reason === 'SecretNotFound' ? c : undefined; }, { what: 'Ready=False SecretNotFound' });
     expect(ready.status).toBe('False');
     expect(ready.message).toContain('Secret nosecret-password (spec.password) was not found');
@@ -307,6 +321,7 @@ describe('bad input and faults', () => {
     diagnoseOnFailure();
     // Five fields, so the API server accepts it; minute 61 does not exist.
     await apply(database('badcron', { backup: { schedule: '61 * * * *' } }));
+    retireWhenDone('badcron');
     const backup = await waitFor(async () => { const c = await condition('badcron', 'BackupSucceeded'); return c?.reason === 'InvalidSchedule' ? c : undefined; }, { what: 'BackupSucceeded=False InvalidSchedule' });
     expect(backup.status).toBe('False');
     expect(backup.message).toContain('"61 * * * *"');
@@ -316,6 +331,7 @@ describe('bad input and faults', () => {
   test('data on a volume is served as it is, and a wrong password keeps a new pod out of the Service with a clear condition', async () => {
     diagnoseOnFailure();
     await apply(database('durable', { storage: { size: '1Gi' }, backup: { suspend: true } }));
+    retireWhenDone('durable');
     const pod = await servingPod('durable');
     await queryPod(cluster, pod, loginOf('durable'), "CREATE TABLE items (body text); INSERT INTO items VALUES ('kept')");
     // A backup exists, but the volume holds newer data: that is what the next pod serves, not the backup.
@@ -363,6 +379,7 @@ describe('bad input and faults', () => {
   test('a database killed in the middle of a backup publishes nothing, and the next backup succeeds', async () => {
     diagnoseOnFailure();
     await apply(database('crash', { backup: { suspend: true } }));
+    retireWhenDone('crash');
     const pod = await servingPod('crash');
     await whilePgDumpWaits('crash', pod, { backup: 'crash-1', databaseDies: true }, async () => {
       await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Running', 'postgresqlbackup/crash-1', '--timeout=30s']);
@@ -390,6 +407,7 @@ describe('backups', () => {
   test('retention deletes old scheduled backups, objects and files together, and keeps the newest verified one', async () => {
     diagnoseOnFailure();
     await apply(database('retain', { backup: { suspend: true, retention: { keepLast: 1, keepFailed: 0 } } }));
+    retireWhenDone('retain');
     await servingPod('retain');
     for (const name of ['retain-1', 'retain-2', 'retain-3']) await takeBackup(name, 'retain', 'Scheduled');
     await waitFor(async () => (await jsonpath('postgresqlbackups', '{.items[*].metadata.name}')).split(' ').filter((n) => n.startsWith('retain-')).join(' ') === 'retain-3', { what: 'only retain-3 to be left' });
@@ -403,6 +421,8 @@ describe('backups', () => {
 
   test('the schedule creates one PostgreSQLBackup per slot, named after the slot, and reports the next one', async () => {
     diagnoseOnFailure();
+    // Made in beforeAll; its backups every minute are not needed past this story.
+    retireWhenDone('sched');
     const scheduled = await waitFor(async () => {
       const list = JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'postgresqlbackups', '-l', 'exp.wheel.jp/postgresql=sched', '-o', 'json'])) as { items: Backup[] };
       return list.items.find((b) => b.status?.phase === 'Completed');
@@ -498,6 +518,8 @@ describe('backups in S3', () => {
 
   test('wrong credentials fail a backup with a message that names the key, nothing partial is left, and the next backup succeeds', async () => {
     diagnoseOnFailure();
+    // The last story of this database.
+    retireWhenDone(database_);
     await apply(credentialsSecret('not-the-secret-access-key'));
     await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: `${database_}-2` }, spec: { postgresql: database_ } }));
     await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', `postgresqlbackup/${database_}-2`, '--timeout=60s']);
@@ -537,6 +559,7 @@ describe('backups in S3', () => {
     const forwarder = await TcpForwarder.start(process.env.E2E_HOST_ADDRESS ?? '127.0.0.1', new URL(s3.endpoint));
     try {
       await apply(database('outage', { backup: { suspend: true, s3: { bucket: BUCKET, endpoint: forwarder.url('http'), region: s3.region, forcePathStyle: true, credentialsSecret: 's3-credentials' } } }));
+      retireWhenDone('outage');
       const pod = await servingPod('outage');
       // The Job has reached the store (it sweeps leftovers first) and pg_dump waits: now the store goes away.
       await whilePgDumpWaits('outage', pod, { backup: 'outage-1', setup: "INSERT INTO items VALUES ('after the outage')" }, () => forwarder.cut());
