@@ -98,6 +98,7 @@ export const S3StoreSpec = Type.Object(
   {
     description:
       'Keep the backups in an S3-compatible bucket instead of the backup volume (the default, served by the operator\'s backup store service). Uploads are ' +
-      'multipart and streamed; a backup exists once its manifest object is written, after its dump was read back.',
+      'multipart and streamed, each part with its MD5; a backup exists once its manifest object is written, after the store\'s ETag ' +
+      'confirmed the dump\'s bytes (a store whose ETags are not MD5s, as with SSE-KMS, has it read back instead).',
   },
 );

@@ -20,7 +20,7 @@ export const PostgreSQLBackupResource = defineCustomResource({
   scope: 'Namespaced',
   description:
     'PostgreSQLBackup is one logical backup (pg_dump, custom format) of a PostgreSQL database: stored with its SHA-256, ' +
-    'decoded in full by pg_restore and read back before it counts as complete.',
+    'decoded in full by pg_restore and checked in the store (read back, or confirmed by a bucket\'s checksums) before it counts as complete.',
   versions: [
     {
       name: API_VERSION,

@@ -41,7 +41,7 @@ export const PostgreSQLBackupStatus = Type.Object(
       Type.Union([Type.Literal('Pending'), Type.Literal('Running'), Type.Literal('Completed'), Type.Literal('Failed')], {
         description:
           'Pending (waiting for the database or another backup of it), Running, Completed (stored, decoded in full ' +
-          'and read back) or Failed (see error; nothing was stored).',
+          'and checked in the store) or Failed (see error; nothing was stored).',
       }),
     ),
     startTime: Type.Optional(timestamp('When pg_dump started.')),
@@ -55,8 +55,8 @@ export const PostgreSQLBackupStatus = Type.Object(
     verified: Type.Optional(
       Type.Boolean({
         description:
-          'true once pg_restore decoded the whole dump while it was written and the stored dump read back with the ' +
-          'same size and SHA-256; false when a later check found it damaged, which keeps it from being restored.',
+          'true once pg_restore decoded the whole dump while it was written and the store holds it with the same size ' +
+          'and SHA-256 (read back, or confirmed by a bucket\'s ETag); false when a later check found it damaged, which keeps it from being restored.',
       }),
     ),
     serverVersion: Type.Optional(Type.String({ description: 'PostgreSQL server version dumped, e.g. 15.18.' })),

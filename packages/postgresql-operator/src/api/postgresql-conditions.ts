@@ -2,7 +2,7 @@
 export const PostgreSQLConditionType = {
   /** The database accepts connections, holds its restored data, and its Service sends traffic to it. */
   Ready: 'Ready',
-  /** The most recent backup (scheduled or on demand) completed and read back in full. */
+  /** The most recent backup (scheduled or on demand) completed: decoded in full and checked in the store. */
   BackupSucceeded: 'BackupSucceeded',
   /** The running pod's data was restored from a backup, or needed none (no backup yet, or data on a volume). */
   Restored: 'Restored',

@@ -211,7 +211,7 @@ const BackupSpec = Type.Object(
   {
     description:
       'Logical backups (pg_dump, custom format) to the backup volume (served by the operator\'s backup store service), or to an S3 bucket (s3), each one ' +
-      'decoded in full by pg_restore and read back. Each backup runs as a Job in this namespace (job).',
+      'decoded in full by pg_restore and checked in the store. Each backup runs as a Job in this namespace (job).',
     default: {},
   },
 );

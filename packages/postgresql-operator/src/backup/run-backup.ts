@@ -14,8 +14,9 @@ import { teeStream } from './tee.ts';
 /**
  * One backup, start to finish: connect and read the server's version; pick a pg_dump of that major or newer; stream
  * `pg_dump -Fc` into the store (size and SHA-256 computed on the way, stored durably) and, at the same time, into
- * `pg_restore --file=/dev/null`, which decodes all of it (decode-dump.ts); read the stored dump back for its size and
- * SHA-256, which must match what was written and what was decoded (read-back.ts); write the manifest last. It is a
+ * `pg_restore --file=/dev/null`, which decodes all of it (decode-dump.ts); check that the store holds what was written
+ * and decoded: its size and SHA-256 read back, or confirmed by the store as it took the bytes (read-back.ts); write the
+ * manifest last. It is a
  * backup only if every step succeeded: on any failure pg_dump and pg_restore are stopped, the stored data is deleted
  * and nothing is published.
  */

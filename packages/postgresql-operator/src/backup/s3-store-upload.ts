@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -13,6 +14,13 @@ import {
  * one being uploaded and the one being filled from the source (so pg_dump keeps writing while a part is sent). Nothing
  * touches the local disk. The object appears only when the upload completes; a failed or aborted upload is aborted on
  * the server, so its parts are neither visible nor kept.
+ *
+ * The size and SHA-256 are taken of the parts as they are sent, and each part goes with its MD5 (Content-MD5, which
+ * the store checks on receipt). S3 names a completed object by an ETag made of those MD5s: the MD5 of a single PUT's
+ * body, or for a multipart upload the MD5 of its parts' MD5s followed by `-<part count>`. When the store answers with
+ * the ETag worked out here, it holds exactly the bytes that were hashed, and reading them back would only repeat that.
+ * Stores whose ETags are something else (AWS with SSE-KMS or SSE-C encryption) answer with another one, and the caller
+ * reads the object back instead (read-back.ts).
  */
 
 /** S3's smallest part size, for every part but the last. */
@@ -31,11 +39,23 @@ export interface StreamUpload {
   signal?: AbortSignal;
 }
 
+/** What was uploaded, taken of the bytes sent. */
+export interface UploadedObject {
+  size: number;
+  sha256: string;
+  /** The store's ETag for the object is the one its parts' MD5s make: it holds exactly these bytes. */
+  etagConfirmed: boolean;
+}
+
 interface Part {
   data: Buffer;
   /** The source ended with this part; it may be shorter than the others, or empty. */
   last: boolean;
 }
+
+const md5Of = (data: Buffer): Buffer => createHash('md5').update(data).digest();
+/** An ETag without the quotes S3 puts around it. */
+const unquoted = (etag: string | undefined): string => (etag ?? '').replace(/^"|"$/g, '');
 
 /** Cuts `source` into parts of exactly `partBytes`; the last part holds the rest and is marked. */
 async function* partsOf(source: AsyncIterable<Uint8Array>, partBytes: number): AsyncGenerator<Part> {
@@ -62,20 +82,29 @@ async function* partsOf(source: AsyncIterable<Uint8Array>, partBytes: number): A
  * (of the source, of S3, or the signal's reason) after aborting the multipart upload; if that abort fails too (the
  * store went away), the parts stay on the server as an incomplete upload, which `removeIncomplete` aborts later.
  */
-export async function uploadStream(upload: StreamUpload): Promise<void> {
+export async function uploadStream(upload: StreamUpload): Promise<UploadedObject> {
   const { client, bucket: Bucket, key: Key, partBytes, contentType, signal } = upload;
   if (partBytes < MIN_PART_BYTES) throw new RangeError(`S3 parts must be at least ${MIN_PART_BYTES} bytes, not ${partBytes}`);
   let uploadId: string | undefined;
   let uploading: Promise<CompletedPart> | undefined;
   const uploaded: CompletedPart[] = [];
+  const sha256 = createHash('sha256');
+  let size = 0;
+  const partMd5s: Buffer[] = [];
+  const sent = (etag: string | undefined, expected: string): UploadedObject =>
+    ({ size, sha256: sha256.digest('hex'), etagConfirmed: unquoted(etag) === expected });
   try {
     let number = 0;
     for await (const part of partsOf(upload.source, partBytes)) {
       signal?.throwIfAborted();
       number += 1;
+      sha256.update(part.data);
+      size += part.data.byteLength;
+      const md5 = md5Of(part.data);
+      const ContentMD5 = md5.toString('base64');
       if (number === 1 && part.last) {
-        await client.send(new PutObjectCommand({ Bucket, Key, Body: part.data, ContentType: contentType }), { abortSignal: signal });
-        return;
+        const put = await client.send(new PutObjectCommand({ Bucket, Key, Body: part.data, ContentType: contentType, ContentMD5 }), { abortSignal: signal });
+        return sent(put.ETag, md5.toString('hex'));
       }
       // The source ended exactly at a part boundary: the parts already sent are the whole object.
       if (part.last && part.data.byteLength === 0) break;
@@ -90,8 +119,9 @@ export async function uploadStream(upload: StreamUpload): Promise<void> {
       if (uploading !== undefined) uploaded.push(await uploading);
       const PartNumber = number;
       const UploadId = uploadId;
+      partMd5s.push(md5);
       uploading = client
-        .send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: part.data }), { abortSignal: signal })
+        .send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: part.data, ContentMD5 }), { abortSignal: signal })
         .then(({ ETag }) => ({ PartNumber, ETag }));
       // Awaited once the next part is full, or in the catch below; until then a failure must not count as unhandled.
       uploading.catch(() => undefined);
@@ -99,10 +129,11 @@ export async function uploadStream(upload: StreamUpload): Promise<void> {
     if (uploading !== undefined) uploaded.push(await uploading);
     uploading = undefined;
     signal?.throwIfAborted();
-    await client.send(
+    const completed = await client.send(
       new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: uploaded } }),
       { abortSignal: signal },
     );
+    return sent(completed.ETag, `${md5Of(Buffer.concat(partMd5s)).toString('hex')}-${uploaded.length}`);
   } catch (error) {
     // A part still being sent could otherwise land after the abort and be kept.
     await uploading?.catch(() => undefined);

@@ -1,6 +1,8 @@
 // The S3 store against a real SeaweedFS (testkit builds it once per machine and starts it on loopback). What is stored
 // is looked at through testkit's own signed requests, not through the code under test.
 import { createHash, randomBytes } from 'node:crypto';
+import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { freePort, startSeaweedFs, type RunningSeaweedFs } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BackupStore, type S3BackupStoreOptions } from './s3-store.ts';
@@ -51,6 +53,43 @@ async function storedUnder(prefix: string): Promise<string[]> {
   return [...objects.map(relative), ...uploads.map((name) => `${relative(name)} (unfinished)`)].sort();
 }
 
+/**
+ * A reverse proxy in front of SeaweedFS that passes everything through, except that a completed object's ETag (of a
+ * PutObject, or in a CompleteMultipartUpload's answer) is not the MD5 S3 usually makes it: what AWS answers for an
+ * object encrypted with SSE-KMS. Requests keep their Host header, so their signatures still hold.
+ */
+async function proxyWithOpaqueEtags(target: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const opaque = '"8a0f7c2e5d6b4a3918f7e6d5c4b3a291"';
+  const server = createServer((incoming, answer) => {
+    const url = new URL(incoming.url ?? '/', target);
+    const completesObject = (incoming.method === 'PUT' && !url.searchParams.has('partNumber')) ||
+      (incoming.method === 'POST' && url.searchParams.has('uploadId'));
+    const upstream = request(url, { method: incoming.method, headers: incoming.headers }, (response) => {
+      const body: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => body.push(chunk));
+      response.on('end', () => {
+        let content = Buffer.concat(body);
+        const headers: IncomingHttpHeaders = { ...response.headers };
+        if (completesObject && response.statusCode === 200) {
+          if (headers.etag !== undefined) headers.etag = opaque;
+          content = Buffer.from(content.toString('utf8').replace(/<ETag>[^<]*<\/ETag>/, `<ETag>${opaque.replaceAll('"', '&quot;')}</ETag>`));
+        }
+        headers['content-length'] = String(content.byteLength);
+        delete headers['transfer-encoding'];
+        answer.writeHead(response.statusCode ?? 502, headers);
+        answer.end(content);
+      });
+    });
+    upstream.on('error', (error) => { answer.destroy(error); });
+    incoming.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => { resolve(); }); }),
+  };
+}
+
 describe('S3BackupStore', () => {
   backupStoreContract(() => {
     const prefix = freshPrefix();
@@ -72,6 +111,8 @@ describe('S3BackupStore', () => {
         const part = Buffer.alloc(MIN_PART_BYTES, 'half a dump');
         await ok(seaweed.request({ method: 'PUT', path, query: { partNumber: '1', uploadId }, body: part }));
       },
+      // Its ETags are the MD5s of what it took (s3-store-upload.ts).
+      confirmsWrites: true,
       // Nothing to clear: the prefix is this test's alone, and SeaweedFS's data goes when it stops.
       close: () => Promise.resolve(),
     });
@@ -91,13 +132,30 @@ describe('S3BackupStore', () => {
       }
       const k = key('foodb-big');
       const expected = { size: data.length, sha256: createHash('sha256').update(data).digest('hex') };
-      expect(await store.write(k, pipe())).toEqual(expected);
+      // SeaweedFS checked each part's MD5 and named the object by them: the bytes sent are the bytes it holds.
+      expect(await store.write(k, pipe())).toEqual({ ...expected, confirmedByStore: true });
       expect(await store.digest(k)).toEqual(expected);
       const head = await seaweed.request({ method: 'HEAD', path: `/${seaweed.bucket}/${prefix}default/foodb/foodb-big.dump` });
       // A multipart object's ETag ends with its part count.
       expect(head.headers.get('etag')).toMatch(/-3"$/);
       await store.finalize(manifestFor(k, expected));
       expect(await store.verifyChecksum(k)).toEqual({ ok: true, ...expected });
+    });
+
+    it('does not claim to hold the bytes when the ETag it answers is not the MD5 of what was sent', async () => {
+      const proxy = await proxyWithOpaqueEtags(seaweed.endpoint);
+      try {
+        const store = new S3BackupStore({ ...optionsFor(freshPrefix()), endpoint: proxy.url });
+        // One PutObject, and a multipart upload of two parts.
+        for (const [name, data] of [['foodb-small', randomBytes(1000)], ['foodb-large', randomBytes(MIN_PART_BYTES + 1000)]] as const) {
+          const expected = { size: data.length, sha256: createHash('sha256').update(data).digest('hex') };
+          // Not confirmed: the dump is read back before it is published (read-back.ts). The upload itself went well.
+          expect(await store.write(key(name), (async function* () { await nextTurn(); yield data; })())).toEqual({ ...expected, confirmedByStore: false });
+          expect(await store.digest(key(name))).toEqual(expected);
+        }
+      } finally {
+        await proxy.close();
+      }
     });
 
     it('aborts the multipart upload when the dump fails after parts were sent: nothing listed, nothing kept', async () => {
@@ -193,7 +251,7 @@ describe('S3BackupStore', () => {
       const trusting = new S3BackupStore({ ...optionsFor(prefix), endpoint: seaweed.httpsEndpoint, caBundle: seaweed.caPem });
       const stored = await trusting.write(key('foodb-1'), chunks('over TLS'));
       await trusting.finalize(manifestFor(key('foodb-1'), stored));
-      expect(await trusting.verifyChecksum(key('foodb-1'))).toEqual({ ok: true, ...stored });
+      expect(await trusting.verifyChecksum(key('foodb-1'))).toEqual({ ok: true, size: stored.size, sha256: stored.sha256 });
     });
 
     it('refuses a CA bundle for an endpoint that is not https, rather than ignore it', () => {

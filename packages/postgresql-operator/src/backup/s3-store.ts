@@ -174,26 +174,19 @@ export class S3BackupStore implements BackupStore {
     if (existing.has(name) || existing.has(this.#object(key, MANIFEST_SUFFIX))) {
       throw new BackupStoreError(`${formatBackupKey(key)} already exists in the store; a backup is never overwritten`);
     }
-    const digest = new StreamDigest();
-    async function* digested(): AsyncGenerator<Uint8Array> {
-      for await (const chunk of data) {
-        digest.update(chunk);
-        yield chunk;
-      }
-    }
-    await this.#send(`uploading ${name}`, () =>
+    const uploaded = await this.#send(`uploading ${name}`, () =>
       uploadStream({
         client: this.#client,
         bucket: this.bucket,
         key: name,
-        source: digested(),
+        source: data,
         partBytes: this.#partBytes,
         contentType: 'application/octet-stream',
         signal: options.signal,
       }),
       options.signal,
     );
-    return digest.result();
+    return { size: uploaded.size, sha256: uploaded.sha256, confirmedByStore: uploaded.etagConfirmed };
   }
 
   async finalize(manifest: BackupManifest): Promise<void> {

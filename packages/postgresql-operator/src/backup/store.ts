@@ -10,7 +10,8 @@ import type { BackupManifest } from './manifest.ts';
  *      store: an upload that appears only once complete) and returns its size and SHA-256, computed on the way.
  *   2. `finalize(manifest)` writes the manifest, last. Only then is it a backup: `list`, `manifest` and restores see
  *      backups with manifests only. The backup is verified in between: pg_restore decodes the dump while `write`
- *      stores it, and the stored data is read back for its size and SHA-256 (run-backup.ts). Stored data without a
+ *      stores it, and the stored data is read back for its size and SHA-256, unless the store confirmed those bytes
+ *      as it took them (run-backup.ts, read-back.ts). Stored data without a
  *      manifest (a crash between the two steps, a failed verification) is garbage that `removeIncomplete` clears.
  */
 
@@ -28,7 +29,14 @@ export interface BackupScope {
 }
 
 /** What `write` stored: its size and SHA-256. */
-export type StoredData = Digest;
+export interface StoredData extends Digest {
+  /**
+   * The store confirmed, as it took the data, that it holds exactly the bytes of this size and SHA-256 (an S3 object
+   * whose ETag is the one the MD5s of the parts sent make; s3-store-upload.ts). Such data is not read back before it
+   * is published. Absent: it is read back in full.
+   */
+  confirmedByStore?: boolean;
+}
 
 /** The outcome of re-reading a backup and comparing it with its manifest. */
 export type ChecksumCheck =
