@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { S3StoreError } from '../backup/s3-store-errors.ts';
-import { databaseProblem } from './database-errors.ts';
+import { CLEARS_BY_ITSELF, databaseProblem } from './database-errors.ts';
 
 const context = { secret: 'foodb-password', user: 'foo' };
 const withCode = (message: string, code: string): Error => Object.assign(new Error(message), { code });
@@ -24,6 +24,14 @@ describe('databaseProblem', () => {
       reason: 'BackupStoreUnavailable',
       message: 'the backups cannot be read to choose one to restore: cannot reach S3 at http://10.0.0.2:9000 (ECONNREFUSED): check the endpoint URL',
     });
+  });
+
+  it('counts an unreachable database or store as passing by itself, a refused password or a failed restore as needing someone', () => {
+    const clears = (error: Error): boolean => CLEARS_BY_ITSELF.has(databaseProblem(error, context).reason);
+    expect(clears(withCode('connect ECONNREFUSED 10.0.0.1:5432', 'ECONNREFUSED'))).toBe(true);
+    expect(clears(new S3StoreError('Unreachable', 'cannot reach S3 at http://10.0.0.2:9000 (ECONNREFUSED)'))).toBe(true);
+    expect(clears(withCode('password authentication failed for user "foo"', '28P01'))).toBe(false);
+    expect(clears(new Error('pg_restore exited with code 1'))).toBe(false);
   });
 
   it('calls anything else a failed restore, with its message', () => {

@@ -8,6 +8,13 @@ import { BackupStoreError } from '../backup/store.ts';
 
 export type DatabaseProblemReason = 'AuthenticationFailed' | 'DatabaseUnreachable' | 'BackupStoreUnavailable' | 'RestoreFailed';
 
+/**
+ * Problems that pass without anyone changing anything: a database still starting, a store down for a while. Nothing
+ * the restore depends on changes when they pass, so a pod waiting on one is tried again at least every 30 s
+ * (restore-backoff.ts) rather than after a back-off grown to minutes.
+ */
+export const CLEARS_BY_ITSELF: ReadonlySet<string> = new Set<DatabaseProblemReason>(['DatabaseUnreachable', 'BackupStoreUnavailable']);
+
 export interface DatabaseProblem {
   reason: DatabaseProblemReason;
   message: string;

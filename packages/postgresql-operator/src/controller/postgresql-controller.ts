@@ -34,6 +34,7 @@ import { backupsOf, POD_SCOPE, podsOf } from './operator-indexes.ts';
 import { ensurePostgreSQLFinalizer, finalizePostgreSQL } from './postgresql-finalizer.ts';
 import { removeDatabaseGauges, setDatabaseGauges } from '../metrics/postgresql-metrics.ts';
 import { RestoreBackoff } from './restore-backoff.ts';
+import { CLEARS_BY_ITSELF } from './database-errors.ts';
 import { restorePod } from './restore-pod.ts';
 
 /** While an object we would own belongs to someone else, look again this often (its events do not reach us). */
@@ -196,7 +197,10 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     const restoring = await request.writeStatus(postgresql, { status: 'False', reason: 'Restoring', message });
     const verdict = await restorePod(context, { postgresql: restoring, pod, password: request.password, signal: ctx.signal, log: ctx.log });
     const examined = { restored: verdict.condition, postgresql: restoring };
-    if (!verdict.serve) return { ...examined, retryMs: memory.backoff.failed(uid, inputs, Date.now()) };
+    if (!verdict.serve) {
+      const clearsByItself = CLEARS_BY_ITSELF.has(verdict.condition.reason);
+      return { ...examined, retryMs: memory.backoff.failed(uid, inputs, Date.now(), { clearsByItself }) };
+    }
     memory.backoff.succeeded(uid);
     memory.labelledPodUid = uid;
     return { ...examined, serving: pod };

@@ -22,3 +22,13 @@ test('a change of the inputs (a fixed Secret, a new backup) allows a try at once
   backoff.retain(new Set(['other']));
   expect(backoff.waitMs('pod', 'secret@1', 0)).toBe(0);
 });
+
+test('a problem that clears by itself (a store down for a while) is tried again at least every 30 s', () => {
+  const backoff = new RestoreBackoff();
+  const waits = Array.from({ length: 12 }, () => backoff.failed('pod', 'v1', 0, { clearsByItself: true }));
+  expect(waits.slice(0, 5)).toEqual([2_000, 4_000, 8_000, 16_000, 30_000]);
+  expect(Math.max(...waits)).toBe(30_000);
+  // The count goes on: a problem that then needs someone backs off as far as any other.
+  for (let i = 0; i < 3; i++) backoff.failed('pod', 'v1', 0);
+  expect(backoff.failed('pod', 'v1', 0)).toBe(300_000);
+});

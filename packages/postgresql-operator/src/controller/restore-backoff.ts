@@ -3,10 +3,13 @@ import { exponentialDelayMs } from '@k8s-operators/controller-core';
 /**
  * When to try again to restore a pod whose restore failed: after 2 s, doubling up to 5 min, but at once when what the
  * restore depends on changed (the password Secret, the set of backups), which is what someone fixing the problem
- * does. Other events that wake the reconcile (a status write, another pod) do not cut the back-off short.
+ * does. Other events that wake the reconcile (a status write, another pod) do not cut the back-off short. A problem
+ * that clears by itself (a store back after an outage) changes none of those inputs, so its wait stops growing at
+ * 30 s: the pod serves at most 30 s after the store is back, not up to 5 min.
  */
 
 const RETRY_DELAY = { baseDelayMs: 2_000, maxDelayMs: 300_000 };
+const SELF_CLEARING_RETRY_DELAY = { ...RETRY_DELAY, maxDelayMs: 30_000 };
 
 interface Attempts {
   failures: number;
@@ -24,10 +27,10 @@ export class RestoreBackoff {
     return attempts?.inputs === inputs ? Math.max(0, attempts.notBefore - now) : 0;
   }
 
-  /** Records a failure; returns the delay before the next attempt. */
-  failed(uid: string, inputs: string, now: number): number {
+  /** Records a failure, which may `clearByItself` (see above); returns the delay before the next attempt. */
+  failed(uid: string, inputs: string, now: number, options: { clearsByItself?: boolean } = {}): number {
     const failures = (this.#pods.get(uid)?.failures ?? 0) + 1;
-    const delay = exponentialDelayMs(failures, RETRY_DELAY);
+    const delay = exponentialDelayMs(failures, options.clearsByItself === true ? SELF_CLEARING_RETRY_DELAY : RETRY_DELAY);
     this.#pods.set(uid, { failures, notBefore: now + delay, inputs });
     return delay;
   }
