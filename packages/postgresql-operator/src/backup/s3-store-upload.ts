@@ -8,6 +8,7 @@ import {
   type CompletedPart,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import type { StoredData } from './store.ts';
 
 /**
  * Streams bytes of unknown length into one S3 object as a multipart upload, holding at most two parts in memory: the
@@ -37,14 +38,6 @@ export interface StreamUpload {
   partBytes: number;
   contentType: string;
   signal?: AbortSignal;
-}
-
-/** What was uploaded, taken of the bytes sent. */
-export interface UploadedObject {
-  size: number;
-  sha256: string;
-  /** The store's ETag for the object is the one its parts' MD5s make: it holds exactly these bytes. */
-  etagConfirmed: boolean;
 }
 
 interface Part {
@@ -82,7 +75,7 @@ async function* partsOf(source: AsyncIterable<Uint8Array>, partBytes: number): A
  * (of the source, of S3, or the signal's reason) after aborting the multipart upload; if that abort fails too (the
  * store went away), the parts stay on the server as an incomplete upload, which `removeIncomplete` aborts later.
  */
-export async function uploadStream(upload: StreamUpload): Promise<UploadedObject> {
+export async function uploadStream(upload: StreamUpload): Promise<StoredData> {
   const { client, bucket: Bucket, key: Key, partBytes, contentType, signal } = upload;
   if (partBytes < MIN_PART_BYTES) throw new RangeError(`S3 parts must be at least ${MIN_PART_BYTES} bytes, not ${partBytes}`);
   let uploadId: string | undefined;
@@ -91,8 +84,9 @@ export async function uploadStream(upload: StreamUpload): Promise<UploadedObject
   const sha256 = createHash('sha256');
   let size = 0;
   const partMd5s: Buffer[] = [];
-  const sent = (etag: string | undefined, expected: string): UploadedObject =>
-    ({ size, sha256: sha256.digest('hex'), etagConfirmed: unquoted(etag) === expected });
+  // Size and SHA-256 of the bytes sent; confirmed when the store's ETag is the one their MD5s make.
+  const sent = (etag: string | undefined, expected: string): StoredData =>
+    ({ size, sha256: sha256.digest('hex'), confirmedByStore: unquoted(etag) === expected });
   try {
     let number = 0;
     for await (const part of partsOf(upload.source, partBytes)) {

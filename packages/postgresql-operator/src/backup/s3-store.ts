@@ -174,7 +174,7 @@ export class S3BackupStore implements BackupStore {
     if (existing.has(name) || existing.has(this.#object(key, MANIFEST_SUFFIX))) {
       throw new BackupStoreError(`${formatBackupKey(key)} already exists in the store; a backup is never overwritten`);
     }
-    const uploaded = await this.#send(`uploading ${name}`, () =>
+    return this.#send(`uploading ${name}`, () =>
       uploadStream({
         client: this.#client,
         bucket: this.bucket,
@@ -186,7 +186,6 @@ export class S3BackupStore implements BackupStore {
       }),
       options.signal,
     );
-    return { size: uploaded.size, sha256: uploaded.sha256, confirmedByStore: uploaded.etagConfirmed };
   }
 
   async finalize(manifest: BackupManifest): Promise<void> {
