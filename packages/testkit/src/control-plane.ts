@@ -2,7 +2,7 @@ import { request } from 'node:https';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resolveBinaries, type BinaryPaths } from './binaries.ts';
-import { freePort } from './free-port.ts';
+import { freePorts } from './free-port.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { ManagedProcess } from './managed-process.ts';
 import { createClientCertificate, createClusterPki, type ClientCertificate, type ClusterPki } from './pki.ts';
@@ -82,7 +82,7 @@ export class ControlPlane {
     await mkdir(join(options.dir, 'logs'), { recursive: true });
     const pki = await createClusterPki(pkiDir);
     const admin = await createClientCertificate(pkiDir, pki, 'admin', 'testkit-admin', ['system:masters']);
-    const [etcdPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const [etcdPort, etcdPeerPort, apiPort] = await freePorts(3);
     const url = `https://127.0.0.1:${apiPort}`;
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const adminKubeconfig = await writeKubeconfig(join(options.dir, 'admin.kubeconfig'), {

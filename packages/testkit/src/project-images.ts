@@ -3,7 +3,7 @@ import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './free-port.ts';
+import { freePorts } from './free-port.ts';
 import { waitFor } from './wait-for.ts';
 
 const run = promisify(execFile);
@@ -59,7 +59,8 @@ export interface StartedImage {
  */
 export async function startImage(image: ProjectImage, kubeconfig: string, timeoutMs = 60_000): Promise<StartedImage> {
   const ref = imageRef(image.name);
-  const ports = { health: await freePort(), metrics: await freePort() };
+  const [health = 0, metrics = 0] = await freePorts(2);
+  const ports = { health, metrics };
   const name = `image-check-${image.name}-${process.pid}-${ports.health}`;
   // Readable by the image's user, as a mounted Secret is (an admin kubeconfig is the test's own, mode 0600).
   const mounted = join(await mkdtemp(join(tmpdir(), 'image-kubeconfig-')), 'kubeconfig');

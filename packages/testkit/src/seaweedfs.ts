@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './free-port.ts';
+import { freePorts } from './free-port.ts';
 import { createClusterPki, createServingCertificate } from './pki.ts';
 import { ManagedProcess } from './managed-process.ts';
 import { signedS3Request, type S3Credentials, type S3RequestOptions } from './seaweedfs-s3-request.ts';
@@ -95,9 +95,7 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
   const pki = await createClusterPki(dir);
   const tls = await createServingCertificate(dir, pki, 'seaweedfs-s3', [host]);
   // Every gRPC port is given: left out, each would be its HTTP port + 10000, which may be taken or past 65535.
-  const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3, s3Https, s3Grpc] = await Promise.all(
-    Array.from({ length: 9 }, () => freePort(host)),
-  );
+  const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3, s3Https, s3Grpc] = await freePorts(9, host);
   const logFile = join(dir, 'weed.log');
   const weed = ManagedProcess.start({
     name: 'seaweedfs',
