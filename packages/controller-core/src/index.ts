@@ -97,6 +97,7 @@ export { and, annotationsChanged, generationChanged, hasLabels, labelsChanged, n
 
 export { LeaderElector, type LeaderElectionOptions } from './leader/leader-elector.ts';
 export { Manager, type ManagerOptions } from './manager/manager.ts';
+export { MetricsAuthorizer, type MetricsAuthOptions, type Refusal } from './manager/metrics-auth.ts';
 export { CacheReader, type CacheListOptions, type CacheReadOptions } from './manager/cache-reader.ts';
 export { podName } from './manager/pod-name.ts';
 export { podNamespace } from './manager/pod-namespace.ts';

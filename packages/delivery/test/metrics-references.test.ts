@@ -1,6 +1,7 @@
 // Every metric a dashboard panel or an alert rule under deploy/ refers to is one the code exports: a renamed metric
 // must not leave a silent panel or an alert that can never fire.
 import { readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { parseAllDocuments } from 'yaml';
@@ -8,7 +9,7 @@ import { expect, test } from 'vitest';
 import { createMetrics } from '@k8s-operators/controller-core';
 import { registerMaintPageMetrics } from '@k8s-operators/maintpage-operator';
 import { registerAhvVmMetrics } from '@k8s-operators/nutanix-ahvvm-operator';
-import { registerPostgreSQLMetrics } from '@k8s-operators/postgresql-operator';
+import { createBackupStoreMetrics, registerPostgreSQLMetrics } from '@k8s-operators/postgresql-operator';
 import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
 
 const OUR_PREFIXES = /^(controller_runtime|workqueue|rest_client|leader_election|informer|maintpage|postgresql|prism|ahvvm)_/;
@@ -20,7 +21,9 @@ async function exportedMetricNames(): Promise<Set<string>> {
   registerPostgreSQLMetrics(registry);
   registerAhvVmMetrics(registry);
   const names = new Set<string>();
-  for (const metric of (await registry.getMetricsAsJSON())) {
+  // The backup store service's, a process of its own with its own registry.
+  const backupStore = createBackupStoreMetrics(tmpdir()).registry;
+  for (const metric of [...(await registry.getMetricsAsJSON()), ...(await backupStore.getMetricsAsJSON())]) {
     names.add(metric.name);
     if (String(metric.type) === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(metric.name + suffix);
   }

@@ -102,3 +102,4 @@ export {
 export { parseRetentionAge } from './retention/retention-age.ts';
 
 export { registerPostgreSQLMetrics, type PostgreSQLMetrics } from './metrics/postgresql-metrics.ts';
+export { createBackupStoreMetrics, type BackupStoreMetrics } from './metrics/backup-store-metrics.ts';

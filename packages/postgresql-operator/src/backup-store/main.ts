@@ -6,11 +6,15 @@ import { createServer as createHttpsServer } from 'node:https';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KubeClient, TokenAuthenticator } from '@k8s-operators/controller-core';
+import { KubeClient, MetricsAuthorizer, TokenAuthenticator } from '@k8s-operators/controller-core';
 import { createLogger } from '@k8s-operators/controller-core/log';
 import { DEFAULT_BACKUP_DIRECTORY, DirectoryBackupStore } from '../backup/directory-store.ts';
+import { createBackupStoreMetrics } from '../metrics/backup-store-metrics.ts';
 import { BACKUP_STORE_AUDIENCE, BACKUP_STORE_PORT, IDLE_CONNECTION_MS } from './store-protocol.ts';
 import { storeRequestListener } from './store-server.ts';
+
+/** As deploy/postgresql-operator names it: the operator's metrics-reader, so one binding lets Prometheus scrape both. */
+const METRICS_READER_ROLE = 'postgresql-operator-metrics-reader';
 
 const USAGE = `Usage: postgresql-operator backup-store --operator-service-account=NAMESPACE:NAME [options]
 Serves the backup volume to the operator and its backup Jobs.
@@ -21,6 +25,8 @@ Serves the backup volume to the operator and its backup Jobs.
   --operator-service-account=[NS:]SA  the operator's ServiceAccount, the one caller allowed everything
                                     (without NS: in $POD_NAMESPACE)
   --audience=NAME                   the audience callers' tokens must be bound to (default ${BACKUP_STORE_AUDIENCE})
+  --metrics-reader-role=NAME        the ClusterRole that lets a scraper get /metrics, named when one is refused
+                                    (default ${METRICS_READER_ROLE})
   --kubeconfig=FILE                 the API server to check tokens with (default: in-cluster)
   --log-level=LEVEL                 debug, info (default), warn, error
 `;
@@ -34,6 +40,7 @@ const { values } = parseArgs({
     'insecure-plain-http': { type: 'boolean', default: false },
     'operator-service-account': { type: 'string' },
     audience: { type: 'string', default: BACKUP_STORE_AUDIENCE },
+    'metrics-reader-role': { type: 'string', default: METRICS_READER_ROLE },
     kubeconfig: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
     help: { type: 'boolean', default: false },
@@ -62,6 +69,10 @@ const listener = storeRequestListener({
   authenticator: new TokenAuthenticator(client, { audiences: [values.audience] }),
   operatorUsername: `system:serviceaccount:${operatorNamespace ?? ''}:${operatorAccount?.[2] ?? ''}`,
   logger,
+  metrics: {
+    recorder: createBackupStoreMetrics(values['backup-dir']),
+    authorizer: new MetricsAuthorizer(client, { readerClusterRole: values['metrics-reader-role'] }),
+  },
 });
 
 let server: Server;

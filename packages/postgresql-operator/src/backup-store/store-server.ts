@@ -1,7 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { TokenAuthenticator } from '@k8s-operators/controller-core';
+import type { MetricsAuthorizer, TokenAuthenticator } from '@k8s-operators/controller-core';
 import type { createLogger } from '@k8s-operators/controller-core/log';
 import { InvalidManifestError, parseManifest } from '../backup/manifest.ts';
+import type { BackupStoreMetrics } from '../metrics/backup-store-metrics.ts';
 import { BackupStoreError, formatBackupKey, type BackupStore } from '../backup/store.ts';
 import { callerOf, refusal, type StoreCaller } from './store-access.ts';
 import { parseRoute, StoreRouteError, type StoreErrorBody, type StoreRequest } from './store-protocol.ts';
@@ -20,6 +21,12 @@ export interface StoreServerOptions {
   /** The operator's user name, `system:serviceaccount:<namespace>:<name>`: the one caller allowed everything. */
   operatorUsername: string;
   logger: ReturnType<typeof createLogger>;
+  /**
+   * Served on `GET /metrics` to callers the authorizer lets through: any ServiceAccount or user that may get the
+   * non-resource URL /metrics (Prometheus with the operator's metrics-reader ClusterRole), not only the service's
+   * audience. Without it there is no /metrics.
+   */
+  metrics?: { recorder: BackupStoreMetrics; authorizer: Pick<MetricsAuthorizer, 'check'> };
 }
 
 /** A manifest is a few hundred bytes; anything near this is not one. */
@@ -52,13 +59,22 @@ async function readSmallBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
+/** Passes `source` through, counting its bytes. */
+async function* counted(source: AsyncIterable<Uint8Array>, count: (bytes: number) => void): AsyncIterable<Uint8Array> {
+  for await (const chunk of source) {
+    count(chunk.byteLength);
+    yield chunk;
+  }
+}
+
 /** Streams the data of a backup; the status line goes out only once the first bytes (or the end) are there. */
-async function sendData(response: ServerResponse, data: AsyncIterable<Uint8Array>): Promise<void> {
+async function sendData(response: ServerResponse, data: AsyncIterable<Uint8Array>, count: (bytes: number) => void): Promise<void> {
   const iterator = data[Symbol.asyncIterator]();
   let first = await iterator.next();
   response.writeHead(200, { 'content-type': 'application/octet-stream' });
   try {
     while (first.done !== true) {
+      count(first.value.byteLength);
       if (!response.write(first.value)) await new Promise((resolve) => response.once('drain', resolve));
       first = await iterator.next();
     }
@@ -71,12 +87,24 @@ async function sendData(response: ServerResponse, data: AsyncIterable<Uint8Array
 }
 
 export function storeRequestListener(options: StoreServerOptions): RequestListener {
-  const { store, authenticator, operatorUsername, logger } = options;
+  const { store, authenticator, operatorUsername, logger, metrics } = options;
+  const received = (bytes: number): void => { metrics?.recorder.received(bytes); };
+  const sent = (bytes: number): void => { metrics?.recorder.sent(bytes); };
+
+  const serveMetrics = async (request: IncomingMessage, response: ServerResponse, served: NonNullable<typeof metrics>): Promise<void> => {
+    const refused = await served.authorizer.check(request);
+    if (refused !== undefined) {
+      response.writeHead(refused.status, { 'content-type': 'text/plain; charset=utf-8' }).end(refused.body);
+      return;
+    }
+    const text = await served.recorder.registry.metrics();
+    response.writeHead(200, { 'content-type': served.recorder.registry.contentType }).end(text);
+  };
 
   const serve = async (caller: StoreCaller, route: StoreRequest, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> => {
     switch (route.operation) {
       case 'write':
-        sendJson(response, 200, await store.write(route.key, request as AsyncIterable<Uint8Array>, { signal }));
+        sendJson(response, 200, await store.write(route.key, counted(request as AsyncIterable<Uint8Array>, received), { signal }));
         return;
       case 'finalize': {
         let manifest;
@@ -98,7 +126,7 @@ export function storeRequestListener(options: StoreServerOptions): RequestListen
         return;
       }
       case 'read':
-        await sendData(response, store.read(route.key, { signal }));
+        await sendData(response, store.read(route.key, { signal }), sent);
         return;
       case 'digest':
         sendJson(response, 200, await store.digest(route.key, { signal }));
@@ -133,6 +161,13 @@ export function storeRequestListener(options: StoreServerOptions): RequestListen
       response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
       return;
     }
+    if (url.pathname === '/metrics' && metrics !== undefined && (request.method === 'GET' || request.method === 'HEAD')) {
+      serveMetrics(request, response, metrics).catch((error: unknown) => {
+        logger.warn({ error: (error as Error).message }, 'cannot serve /metrics');
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`${(error as Error).message}\n`);
+      });
+      return;
+    }
     const started = performance.now();
     let who = 'unauthenticated';
     let route: StoreRequest | undefined;
@@ -152,8 +187,12 @@ export function storeRequestListener(options: StoreServerOptions): RequestListen
       if (refused !== undefined) throw new HttpError(403, refused);
       await serve(caller, route, request, response, abort.signal);
     };
+    const record = (status: number): void => { metrics?.recorder.served(route?.operation ?? 'unknown', status, (performance.now() - started) / 1000); };
     handle().then(
-      () => { logger.debug({ caller: who, operation: route?.operation, path: url.pathname, ms: Math.round(performance.now() - started) }, 'served'); },
+      () => {
+        record(response.statusCode);
+        logger.debug({ caller: who, operation: route?.operation, path: url.pathname, ms: Math.round(performance.now() - started) }, 'served');
+      },
       (error: unknown) => {
         const status = error instanceof HttpError ? error.status
           : error instanceof StoreRouteError ? 400
@@ -164,6 +203,7 @@ export function storeRequestListener(options: StoreServerOptions): RequestListen
         const message = status === 404 && !(error instanceof HttpError) && route !== undefined && 'key' in route
           ? `${formatBackupKey(route.key)} has no data in the store`
           : (error as Error).message;
+        record(status);
         const log = status >= 500 ? logger.error.bind(logger) : logger.warn.bind(logger);
         log({ caller: who, operation: route?.operation, path: url.pathname, status, error: message }, 'refused');
         if (response.headersSent) {

@@ -189,13 +189,11 @@ async function metricsScraperToken(): Promise<string> {
 }
 
 /**
- * The operator's metrics, as Prometheus would scrape them: HTTPS on 8443 with a bearer token, the self-signed
- * certificate not verified (the ServiceMonitor's insecureSkipVerify). From a curl Pod inside the cluster where this
- * machine has no route to Pods.
+ * A Pod's metrics on 8443, as Prometheus would scrape them: HTTPS with a bearer token bound to the metrics-reader
+ * ClusterRole, the self-signed certificate not verified (the ServiceMonitors' insecureSkipVerify). From a curl Pod
+ * inside the cluster where this machine has no route to Pods.
  */
-async function operatorMetrics(): Promise<string> {
-  // The leader's: the other replica runs no reconciles, so its backup metrics are empty.
-  const ip = await jsonpath(`pod/${await leaderPod()}`, '{.status.podIP}', OPERATOR_NS);
+async function scrapeMetrics(ip: string): Promise<string> {
   const token = await metricsScraperToken();
   if (!cluster.podNetworkFromHost) {
     return cluster.curlInCluster(['-sSfk', '--max-time', '5', '-H', `Authorization: Bearer ${token}`, `https://${ip}:8443/metrics`]);
@@ -212,9 +210,14 @@ async function operatorMetrics(): Promise<string> {
     req.end();
   });
 }
-function metricValue(metrics: string, name: string, labels: Record<string, string>): number | undefined {
+/** The leader's metrics: the other replica runs no reconciles, so its backup metrics are empty. */
+const operatorMetrics = async (): Promise<string> => scrapeMetrics(await jsonpath(`pod/${await leaderPod()}`, '{.status.podIP}', OPERATOR_NS));
+/** The backup store service's metrics (its volume, and the requests of Jobs and the operator). */
+const backupStoreMetrics = async (): Promise<string> =>
+  scrapeMetrics(await cluster.kubectlOk(['-n', OPERATOR_NS, 'get', 'pods', '-l', 'app.kubernetes.io/component=backup-store', '-o', 'jsonpath={.items[0].status.podIP}']));
+function metricValue(metrics: string, name: string, labels: Record<string, string> = {}): number | undefined {
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
+  const line = metrics.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && wanted.every((w) => l.includes(w)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -409,9 +412,20 @@ describe('backups', () => {
     await apply(database('retain', { backup: { suspend: true, retention: { keepLast: 1, keepFailed: 0 } } }));
     retireWhenDone('retain');
     await servingPod('retain');
+    const storeBefore = await backupStoreMetrics();
     for (const name of ['retain-1', 'retain-2', 'retain-3']) await takeBackup(name, 'retain', 'Scheduled');
     await waitFor(async () => (await jsonpath('postgresqlbackups', '{.items[*].metadata.name}')).split(' ').filter((n) => n.startsWith('retain-')).join(' ') === 'retain-3', { what: 'only retain-3 to be left' });
     expect(await storedFiles('retain')).toEqual(['retain-3.dump', 'retain-3.manifest.json']);
+    // What the backup store service reports to Prometheus: the Jobs' three writes and their bytes, retention's deletes
+    // (other stories' backups may run meanwhile, so at least these), and its volume's space.
+    const storeAfter = await backupStoreMetrics();
+    const grew = (name: string, labels: Record<string, string> = {}): number => (metricValue(storeAfter, name, labels) ?? 0) - (metricValue(storeBefore, name, labels) ?? 0);
+    expect(grew('postgresql_backup_store_requests_total', { operation: 'write', code: '200' })).toBeGreaterThanOrEqual(3);
+    expect(grew('postgresql_backup_store_requests_total', { operation: 'delete', code: '204' })).toBeGreaterThanOrEqual(2);
+    expect(grew('postgresql_backup_store_received_bytes_total')).toBeGreaterThanOrEqual(3 * ((await backupOf('retain-3')).status?.sizeBytes ?? 1));
+    const available = metricValue(storeAfter, 'postgresql_backup_store_volume_available_bytes') ?? 0;
+    expect(available).toBeGreaterThan(0);
+    expect(available).toBeLessThanOrEqual(metricValue(storeAfter, 'postgresql_backup_store_volume_size_bytes') ?? 0);
     expect(await events('retain', 'BackupDeleted')).toHaveLength(2);
     // Each ran as a Job (writing to the volume through the backup store service), gone with its Pod once recorded.
     expect(await events('retain-3', 'BackupJobCreated')).toEqual([expect.stringMatching(/^backup Job retain-3-backup started against pod retain-/)]);
