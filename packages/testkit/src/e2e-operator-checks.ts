@@ -11,6 +11,11 @@ export interface OperatorChecks {
   operator: string;
   /** A counter of the operator's own that the spec's stories made grow, e.g. `maintpage_switches_total`. */
   ownCounter: string;
+  /**
+   * Other Services of the operator's that a ServiceMonitor of its selects (the same port name and reader role), each
+   * with a series of theirs that the stories made non-zero.
+   */
+  alsoScrapes?: readonly { service: string; series: string }[];
   /** Permissions the roles grant that a run may leave unused, each with the reason. */
   mayBeUnused: Readonly<Record<Permission, string>>;
 }
@@ -21,7 +26,7 @@ export interface OperatorChecks {
  * did not use. Registers the two describe blocks where it is called.
  */
 export function describeOperatorChecks(checks: OperatorChecks): void {
-  const { operator, ownCounter, mayBeUnused } = checks;
+  const { operator, ownCounter, mayBeUnused, alsoScrapes = [] } = checks;
   describe('metrics', () => {
     test('a real Prometheus scrapes the operator as its ServiceMonitor does; a scrape with no token or no binding is refused', async (context) => {
       const cluster = checks.cluster();
@@ -29,7 +34,7 @@ export function describeOperatorChecks(checks: OperatorChecks): void {
         context.skip('the Prometheus runs on this machine, which has no route to Pod addresses (kind/e2e.sh adds one where it may)');
         return;
       }
-      const scrape = await scrapeOperatorWithPrometheus(cluster, operator);
+      const scrape = await scrapeOperatorWithPrometheus(cluster, operator, [...new Set(alsoScrapes.map((also) => also.service))]);
       try {
         expect(scrape.refusals.noToken).toContain('401');
         expect(scrape.refusals.noBinding).toContain('403');
@@ -37,6 +42,7 @@ export function describeOperatorChecks(checks: OperatorChecks): void {
         expect(await scrape.total('workqueue_depth')).toBeDefined();
         expect(await scrape.total('leader_election_master_status')).toBe(1);
         expect(await scrape.total(ownCounter)).toBeGreaterThan(0);
+        for (const { series } of alsoScrapes) expect(await scrape.total(series), series).toBeGreaterThan(0);
       } finally {
         await scrape.stop();
       }

@@ -19,12 +19,13 @@ export interface OperatorScrape {
 
 /**
  * Runs a real Prometheus that scrapes an installed operator the way its ServiceMonitor does: endpoints of the
- * `<operator>-controller-manager-metrics` Service found through the API server, port `https`, HTTPS without
- * verification (the certificate is self-signed), and the bearer token of a ServiceAccount bound to
- * `<operator>-metrics-reader`. Two more jobs scrape the same endpoints with no token and with the token of a
- * ServiceAccount that has no binding; resolves once all three have scraped.
+ * `<operator>-controller-manager-metrics` Service (and of `alsoServices`, other Services of the operator's namespace
+ * that its other ServiceMonitors select) found through the API server, port `https`, HTTPS without verification (the
+ * certificates are self-signed), and the bearer token of a ServiceAccount bound to `<operator>-metrics-reader`. Two
+ * more jobs scrape the same endpoints with no token and with the token of a ServiceAccount that has no binding;
+ * resolves once all three have scraped every endpoint.
  */
-export async function scrapeOperatorWithPrometheus(cluster: E2eCluster, operator: string): Promise<OperatorScrape> {
+export async function scrapeOperatorWithPrometheus(cluster: E2eCluster, operator: string, alsoServices: readonly string[] = []): Promise<OperatorScrape> {
   const ns = `${operator}-monitoring`;
   await cluster.kubectlOk(['apply', '-f', '-'], { input: `
 apiVersion: v1
@@ -78,7 +79,7 @@ subjects: [{kind: ServiceAccount, name: prometheus, namespace: ${ns}}]
       tls_config: { ca_file: caFile }, authorization: { credentials_file: prometheusToken },
     }],
     relabel_configs: [
-      { source_labels: ['__meta_kubernetes_service_name'], regex: `${operator}-controller-manager-metrics`, action: 'keep' },
+      { source_labels: ['__meta_kubernetes_service_name'], regex: [`${operator}-controller-manager-metrics`, ...alsoServices].join('|'), action: 'keep' },
       { source_labels: ['__meta_kubernetes_endpointslice_port_name'], regex: 'https', action: 'keep' },
     ],
   });

@@ -657,6 +657,11 @@ describeOperatorChecks({
   cluster: () => cluster,
   operator: 'postgresql-operator',
   ownCounter: 'postgresql_backups_total',
+  // The backup store service's ServiceMonitor: the volume's space, and the writes of the backup Jobs.
+  alsoScrapes: [
+    { service: 'postgresql-operator-backup-store', series: 'postgresql_backup_store_volume_available_bytes' },
+    { service: 'postgresql-operator-backup-store', series: 'postgresql_backup_store_requests_total{operation="write",code="200"}' },
+  ],
   mayBeUnused: {
     'update postgresqls/finalizers.exp.wheel.jp': 'needed only where OwnerReferencesPermissionEnforcement admission is on (OpenShift); nothing is written to it',
     'update postgresqlbackups/finalizers.exp.wheel.jp': 'the same, for the backup Jobs a PostgreSQLBackup owns',
