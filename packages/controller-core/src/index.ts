@@ -106,7 +106,7 @@ export { selfSignedCertificate, type SelfSignedOptions, type ServingCertificate 
 
 export { APPLIED_HASH_ANNOTATION, applyOwned, containsDesired, ownershipConflict, type ApplyOwnedOptions } from './writes/apply-owned.ts';
 export { StatusWriter, nextStatus, type ConditionedStatus, type StatusUpdate, type StatusWriteOptions, type StatusWriterOptions } from './writes/status-writer.ts';
-export { OwnWrites, type OwnWritesOptions } from './writes/own-writes.ts';
+export { OwnWrites, type MergePatch, type OwnWritesOptions } from './writes/own-writes.ts';
 export { ensureFinalizer, removeFinalizer } from './writes/finalizers.ts';
 export { EventRecorder, type EventDetails, type EventRecorderOptions, type EventType } from './writes/event-recorder.ts';
 export { jsonEqual } from './writes/json-equal.ts';

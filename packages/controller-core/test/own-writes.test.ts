@@ -113,6 +113,31 @@ describe('manager.reader reads the manager\'s own status writes', () => {
   });
 });
 
+describe('manager.mergePatch', () => {
+  test('the reader shows the patched label at once, in gets and label-selected lists, while the informer lags', async () => {
+    const ns = await namespace('own-patches');
+    await cluster.client.create(Resources.ConfigMap, { metadata: { name: 'c', namespace: ns, labels: { app: 'db' } } });
+    const manager = await createManager(ns);
+    manager.controller('configmaps').for(Resources.ConfigMap).complete(() => Promise.resolve(undefined));
+    const done = manager.start();
+    done.catch(() => undefined);
+    const key = { namespace: ns, name: 'c' };
+    const cached = await waitFor(() => manager.reader.get(Resources.ConfigMap, key), { what: 'the ConfigMap in the cache' });
+    const configMaps = manager.informerFor(Resources.ConfigMap);
+    // From here the informer delivers nothing, as a watch that lags behind the patch.
+    await configMaps.stop();
+
+    const stored = await manager.mergePatch(Resources.ConfigMap, cached, { metadata: { labels: { ready: 'ok' } } });
+    expect(stored.metadata?.labels).toEqual({ app: 'db', ready: 'ok' });
+    expect(configMaps.cache.get(`${ns}/c`)?.metadata?.labels).toEqual({ app: 'db' });
+    expect((await manager.reader.get(Resources.ConfigMap, key))?.metadata?.labels).toEqual({ app: 'db', ready: 'ok' });
+    expect((await manager.reader.list(Resources.ConfigMap, { namespace: ns, matchingLabels: { ready: 'ok' } })).map((c) => c.metadata?.name)).toEqual(['c']);
+
+    manager.stop();
+    await done;
+  });
+});
+
 describe('a fenced status write', () => {
   test('is refused with 409 when computed from a version that has been changed since, by anyone, ourselves included', async () => {
     const ns = await namespace('fenced');

@@ -51,7 +51,8 @@ export interface CacheReaderSource {
  * Reads see the manager's own writes: when the cache still holds the version of an object that one of the manager's
  * status writers changed, a read returns the object the API server stored for that write instead (see
  * {@link OwnWrites}), so a reconcile that runs before the watch delivers the write does not compute from the status
- * it just replaced. Once the cache shows any other version, it is read as it is.
+ * it just replaced. Once the cache shows any other version, it is read as it is. A merge patch sent with
+ * `manager.mergePatch` is read applied to the cached version until the cache shows its values.
  */
 export class CacheReader {
   readonly #source: CacheReaderSource;
@@ -79,10 +80,11 @@ export class CacheReader {
     const { cache } = await this.#syncedInformer(ref, scope);
     let objects = index === undefined ? cache.list(inNamespace) : cache.byIndex(index.name, index.value);
     if (index !== undefined && inNamespace !== undefined) objects = objects.filter((obj) => obj.metadata?.namespace === inNamespace);
-    if (matchingLabels !== undefined) objects = objects.filter((obj) => matchesLabels(obj, matchingLabels));
     const { ownWrites } = this.#source;
-    // Labels and indexed fields are not what a status write changes, so filtering the cached versions is enough.
-    return ownWrites.size === 0 ? objects : objects.map((obj) => ownWrites.latest(ref, obj, obj) ?? obj);
+    // Our own writes first, so a label we just patched counts; an index still finds the cached versions (an operator
+    // does not patch the fields it indexes by).
+    if (ownWrites.size > 0) objects = objects.map((obj) => ownWrites.latest(ref, obj, obj) ?? obj);
+    return matchingLabels === undefined ? objects : objects.filter((obj) => matchesLabels(obj, matchingLabels));
   }
 
   async #syncedInformer<T extends KubernetesObject>(ref: ResourceRef<T>, scope: CacheReadOptions['scope']): Promise<SharedInformer<T>> {

@@ -18,7 +18,7 @@ import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elec
 import { createLogger } from '../log.ts';
 import { createMetrics, type ControllerCoreMetrics } from '../metrics/create-metrics.ts';
 import { EventRecorder } from '../writes/event-recorder.ts';
-import { OwnWrites } from '../writes/own-writes.ts';
+import { OwnWrites, type MergePatch } from '../writes/own-writes.ts';
 import { StatusWriter } from '../writes/status-writer.ts';
 import { parseBindAddress } from './bind-address.ts';
 import { CacheReader } from './cache-reader.ts';
@@ -194,6 +194,19 @@ export class Manager implements ControllerHost {
       this.#statusWriters.set(fieldManager, writer);
     }
     return writer;
+  }
+
+  /**
+   * Sends the JSON merge patch `patch` to `obj` with the manager's client and has {@link reader} show it at once: until
+   * the caches hold the patched values, reads of the object return the cached version with the patch applied, whatever
+   * others wrote to it meanwhile. For a change the next reconcile must see, such as a label that marks a Pod's work as
+   * done. Returns the object as stored.
+   */
+  async mergePatch<T extends KubernetesObject>(ref: ResourceRef<T>, obj: T, patch: MergePatch): Promise<T> {
+    const key = { ...(obj.metadata?.namespace === undefined ? {} : { namespace: obj.metadata.namespace }), name: obj.metadata?.name ?? '' };
+    const stored = await this.client.patch(ref, key, { type: 'merge', patch });
+    this.#ownWrites.recordPatch(ref, stored, patch);
+    return stored;
   }
 
   /** Starts building a controller; `complete()` registers it. */

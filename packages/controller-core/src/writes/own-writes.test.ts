@@ -114,4 +114,68 @@ describe('OwnWrites', () => {
     expect(own.latest(GadgetResource, key, gadget('7'))?.status).toBeUndefined();
     expect(own.size).toBe(0);
   });
+
+  describe('a merge patch', () => {
+    const labelled = (resourceVersion: string, labels: Record<string, string> | undefined, phase?: string, uid = 'uid-1'): Gadget => {
+      const made = gadget(resourceVersion, phase, 'g', uid);
+      if (labels !== undefined && made.metadata !== undefined) made.metadata.labels = labels;
+      return made;
+    };
+    const patch = { metadata: { labels: { ready: 'ok' } } };
+
+    it('is read applied to the cached version until the cache shows its values, whatever others wrote meanwhile', () => {
+      const own = new OwnWrites();
+      own.recordPatch(GadgetResource, labelled('9', { app: 'db', ready: 'ok' }), patch);
+      // The cache still holds the version before the patch.
+      const seen = own.latest(GadgetResource, key, labelled('7', { app: 'db' }));
+      expect(seen?.metadata?.labels).toEqual({ app: 'db', ready: 'ok' });
+      expect(Object.isFrozen(seen)).toBe(true);
+      // Someone else's write that the API server stored before ours (a kubelet's status update): still with our patch.
+      const kubelets = labelled('8', { app: 'db' }, 'Running');
+      own.observed(GadgetResource, kubelets);
+      expect(own.latest(GadgetResource, key, kubelets)).toMatchObject({ metadata: { labels: { app: 'db', ready: 'ok' } }, status: { phase: 'Running' } });
+      // Our version arrives: the record ends, and a later change by anyone is read as it is.
+      own.observed(GadgetResource, labelled('9', { app: 'db', ready: 'ok' }, 'Running'));
+      expect(own.size).toBe(0);
+      const unlabelled = labelled('10', { app: 'db' }, 'Running');
+      expect(own.latest(GadgetResource, key, unlabelled)).toBe(unlabelled);
+    });
+
+    it('ends when the object is gone or another object took its name', () => {
+      const own = new OwnWrites();
+      own.recordPatch(GadgetResource, labelled('9', { ready: 'ok' }), patch);
+      own.observed(GadgetResource, labelled('7', undefined), true);
+      expect(own.size).toBe(0);
+
+      own.recordPatch(GadgetResource, labelled('9', { ready: 'ok' }), patch);
+      const newcomer = labelled('20', undefined, undefined, 'uid-2');
+      expect(own.latest(GadgetResource, key, newcomer)).toBe(newcomer);
+      expect(own.size).toBe(0);
+
+      own.recordPatch(GadgetResource, labelled('9', { ready: 'ok' }), patch);
+      expect(own.latest(GadgetResource, key, undefined)).toBeUndefined();
+      expect(own.size).toBe(0);
+    });
+
+    it('merges as the API server does: nested objects field by field, null removes, other values replace', () => {
+      const own = new OwnWrites();
+      own.recordPatch(GadgetResource, labelled('9', { keep: 'yes' }), { metadata: { labels: { drop: null } }, status: { phase: 'Done' } });
+      const seen = own.latest(GadgetResource, key, labelled('7', { keep: 'yes', drop: 'me' }, 'Running'));
+      expect(seen?.metadata?.labels).toEqual({ keep: 'yes' });
+      expect(seen?.status).toEqual({ phase: 'Done' });
+      // Shown once the label is gone and the phase set, with any other fields.
+      own.observed(GadgetResource, labelled('9', { keep: 'yes' }, 'Done'));
+      expect(own.size).toBe(0);
+    });
+
+    it('is kept apart from a status write to the same object, each ending on its own', () => {
+      const own = new OwnWrites();
+      own.record(GadgetResource, gadget('7'), gadget('8', 'Running'));
+      own.recordPatch(GadgetResource, labelled('9', { ready: 'ok' }, 'Running'), patch);
+      expect(own.latest(GadgetResource, key, gadget('7'))).toMatchObject({ metadata: { labels: { ready: 'ok' } }, status: { phase: 'Running' } });
+      expect(own.size).toBe(2);
+      own.observed(GadgetResource, labelled('9', { ready: 'ok' }, 'Running'));
+      expect(own.size).toBe(0);
+    });
+  });
 });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ResourceRef } from '../client/resources.ts';
 import { deepFreeze } from '../informer/deep-freeze.ts';
@@ -25,6 +26,16 @@ interface OwnWrite {
   at: number;
 }
 
+/** A JSON merge patch (RFC 7386): objects merge field by field, `null` removes a field, anything else replaces it. */
+export type MergePatch = Readonly<Record<string, unknown>>;
+
+/** A merge patch this process sent to the object with `uid`, until a cache shows its values. */
+interface OwnPatch {
+  uid: string;
+  patch: MergePatch;
+  at: number;
+}
+
 /**
  * "Read your own writes" for a process that reads from informer caches: the objects it wrote whose write the caches do
  * not show yet (client-go's expectations, keyed by resourceVersion).
@@ -45,6 +56,8 @@ export class OwnWrites {
   readonly #clock: () => number;
   /** By resource and object key, oldest first. */
   readonly #records = new Map<string, OwnWrite>();
+  /** The same, for merge patches. */
+  readonly #patches = new Map<string, OwnPatch>();
 
   constructor(options: OwnWritesOptions = {}) {
     this.#ttlMs = options.ttlMs ?? 10 * 60_000;
@@ -54,7 +67,7 @@ export class OwnWrites {
 
   /** Writes remembered whose result a cache may not show yet. */
   get size(): number {
-    return this.#records.size;
+    return this.#records.size + this.#patches.size;
   }
 
   /**
@@ -84,8 +97,28 @@ export class OwnWrites {
    */
   latest<T extends KubernetesObject>(ref: ResourceRef<T>, key: ObjectKey | KubernetesObject, current: T | undefined): T | undefined {
     this.#forgetOld();
-    if (this.#records.size === 0) return current;
+    if (this.size === 0) return current;
     const id = recordKey(ref, key);
+    return this.#withPatch(id, this.#withWrite(id, current));
+  }
+
+  /**
+   * Records that this process sent the merge patch `patch` to the object the API server answered with, `stored`. Until
+   * a cache shows the patched values, reads see the cached version with the patch applied, whatever others wrote to
+   * the object meanwhile (a kubelet updating a Pod's status, say, which would end a {@link record} of the write): a
+   * watch delivers our version before any later one, so the first version that shows the values ends the record, and
+   * what anyone changes after that is read as it is.
+   */
+  recordPatch(ref: ResourceRef, stored: KubernetesObject, patch: MergePatch): void {
+    const uid = stored.metadata?.uid;
+    if (uid === undefined) return;
+    const id = recordKey(ref, stored);
+    this.#patches.delete(id);
+    this.#patches.set(id, { uid, patch: deepFreeze(structuredClone(patch)), at: this.#clock() });
+    this.#forgetOld();
+  }
+
+  #withWrite<T extends KubernetesObject>(id: string, current: T | undefined): T | undefined {
     const own = this.#records.get(id);
     if (own === undefined) return current;
     if (current === undefined || current.metadata?.uid !== own.stored.metadata?.uid) {
@@ -99,28 +132,61 @@ export class OwnWrites {
     return current;
   }
 
+  #withPatch<T extends KubernetesObject>(id: string, current: T | undefined): T | undefined {
+    const own = this.#patches.get(id);
+    if (own === undefined) return current;
+    if (current === undefined || current.metadata?.uid !== own.uid || showsPatch(current, own.patch)) {
+      this.#patches.delete(id);
+      return current;
+    }
+    return deepFreeze(applyMergePatch(current, own.patch) as T);
+  }
+
   /**
    * A cache now holds `obj`, or with `deleted` no longer holds it: the record ends unless the cache holds a version our
    * write replaced. For informer event handlers, so records end when the write arrives even if nothing reads again.
    */
   observed(ref: ResourceRef, obj: KubernetesObject, deleted = false): void {
-    if (this.#records.size === 0) return;
+    if (this.size === 0) return;
     const id = recordKey(ref, obj);
     const own = this.#records.get(id);
-    if (own === undefined) return;
     const version = obj.metadata?.resourceVersion;
-    if (deleted || obj.metadata?.uid !== own.stored.metadata?.uid || version === undefined || !own.replaced.includes(version)) {
+    if (own !== undefined && (deleted || obj.metadata?.uid !== own.stored.metadata?.uid || version === undefined || !own.replaced.includes(version))) {
       this.#records.delete(id);
     }
+    const patch = this.#patches.get(id);
+    if (patch !== undefined && (deleted || obj.metadata?.uid !== patch.uid || showsPatch(obj, patch.patch))) this.#patches.delete(id);
   }
 
   #forgetOld(): void {
     const cutoff = this.#clock() - this.#ttlMs;
-    for (const [id, { at }] of this.#records) {
-      if (at > cutoff && this.#records.size <= this.#maxRecords) break;
-      this.#records.delete(id);
+    for (const records of [this.#records, this.#patches]) {
+      for (const [id, { at }] of records) {
+        if (at > cutoff && records.size <= this.#maxRecords) break;
+        records.delete(id);
+      }
     }
   }
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether `target` already has every value `patch` sets (and none it removes): applying it would change nothing. */
+function showsPatch(target: unknown, patch: unknown): boolean {
+  if (!isPlainObject(patch)) return isDeepStrictEqual(target, patch);
+  const fields = isPlainObject(target) ? target : {};
+  return Object.entries(patch).every(([field, value]) => (value === null ? fields[field] === undefined : showsPatch(fields[field], value)));
+}
+
+/** RFC 7386: `target` with `patch` merged in, as the API server applies a merge patch; `target` is not changed. */
+function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return patch;
+  const result = new Map(Object.entries(isPlainObject(target) ? target : {}));
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) result.delete(field);
+    else result.set(field, applyMergePatch(result.get(field), value));
+  }
+  return Object.fromEntries(result);
 }
 
 /** The resource with its version (the stored object has that version's shape) and the object key. */
