@@ -54,12 +54,6 @@ interface RestoreMemory {
    * once more at once.
    */
   backoff: RestoreBackoff;
-  /**
-   * The pod this process labelled appReady=ok last. Until the label reaches the cache the pod still looks unexamined;
-   * examining it again would find the data just restored and replace the Restored verdict with "serves the data it
-   * already holds". The label is the durable record; this only covers the cache's lag behind that patch.
-   */
-  labelledPodUid?: string;
 }
 
 /** Deletion sets deletionTimestamp without touching the spec; the finalizer must see it. */
@@ -190,7 +184,6 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     if (pod === undefined) return {};
     const { memory, inputs, ctx } = request;
     const uid = pod.metadata?.uid ?? '';
-    if (memory.labelledPodUid === uid) return { serving: pod };
     const waitMs = memory.backoff.waitMs(uid, inputs, Date.now());
     if (waitMs > 0) return { retryMs: waitMs };
     const message = `examining the database of pod ${pod.metadata?.name ?? ''} before it receives traffic`;
@@ -202,7 +195,6 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
       return { ...examined, retryMs: memory.backoff.failed(uid, inputs, Date.now(), { clearsByItself }) };
     }
     memory.backoff.succeeded(uid);
-    memory.labelledPodUid = uid;
     return { ...examined, serving: pod };
   };
 

@@ -67,12 +67,14 @@ async function markDamaged(context: OperatorContext, namespace: string, damaged:
 
 /**
  * The label goes on this pod only: the patch carries its UID, which the API server refuses to change, so a pod of
- * the same name that replaced it in the meantime is not labelled by mistake.
+ * the same name that replaced it in the meantime is not labelled by mistake. Through the manager, so the next
+ * reconcile reads the pod labelled even before the cache has the label: examining it again would find the data just
+ * restored and replace the Restored verdict with "serves the data it already holds".
  */
 async function labelAppReady(context: OperatorContext, pod: V1Pod): Promise<void> {
-  const { name = '', namespace = '', uid } = pod.metadata ?? {};
+  const { uid } = pod.metadata ?? {};
   try {
-    await context.manager.client.patch(Resources.Pod, { namespace, name }, { type: 'merge', patch: { metadata: { uid, labels: { [APP_READY_LABEL]: APP_READY_VALUE } } } });
+    await context.manager.mergePatch(Resources.Pod, pod, { metadata: { uid, labels: { [APP_READY_LABEL]: APP_READY_VALUE } } });
   } catch (error) {
     // Gone meanwhile: its successor will be examined in turn.
     if (!isNotFound(error)) throw error;
