@@ -18,6 +18,7 @@ import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elec
 import { createLogger } from '../log.ts';
 import { createMetrics, type ControllerCoreMetrics } from '../metrics/create-metrics.ts';
 import { EventRecorder } from '../writes/event-recorder.ts';
+import { keyOf } from '../objects/object-key.ts';
 import { OwnWrites, type MergePatch } from '../writes/own-writes.ts';
 import { StatusWriter } from '../writes/status-writer.ts';
 import { parseBindAddress } from './bind-address.ts';
@@ -203,8 +204,7 @@ export class Manager implements ControllerHost {
    * done. Returns the object as stored.
    */
   async mergePatch<T extends KubernetesObject>(ref: ResourceRef<T>, obj: T, patch: MergePatch): Promise<T> {
-    const key = { ...(obj.metadata?.namespace === undefined ? {} : { namespace: obj.metadata.namespace }), name: obj.metadata?.name ?? '' };
-    const stored = await this.client.patch(ref, key, { type: 'merge', patch });
+    const stored = await this.client.patch(ref, keyOf(ref, obj), { type: 'merge', patch });
     this.#ownWrites.recordPatch(ref, stored, patch);
     return stored;
   }

@@ -17,6 +17,14 @@ export function objectKey(obj: KubernetesObject | ObjectKey): string {
   return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`;
 }
 
+/** The key of `obj`, a `kind` (for the message) as read or stored. Throws when the object has no name. */
+export function keyOf(ref: { kind: string }, obj: KubernetesObject): ObjectKey {
+  const name = obj.metadata?.name;
+  if (name === undefined || name === '') throw new Error(`${ref.kind}: the object has no metadata.name`);
+  const namespace = obj.metadata?.namespace;
+  return namespace === undefined || namespace === '' ? { name } : { namespace, name };
+}
+
 /** Inverse of {@link objectKey}. Throws on a key that `objectKey` cannot have produced. */
 export function parseObjectKey(key: string): ObjectKey {
   const [first = '', second, ...rest] = key.split('/');

@@ -3,7 +3,7 @@ import { ApiError, isNotFound } from '../client/errors.ts';
 import type { KubeClient, Patch } from '../client/kube-client.ts';
 import type { ResourceRef } from '../client/resources.ts';
 import { withFinalizer, withoutFinalizer } from '../objects/finalizers.ts';
-import type { ObjectKey } from '../objects/object-key.ts';
+import { keyOf } from '../objects/object-key.ts';
 
 /**
  * Adds and removes finalizers with a test-and-set write: a JSON merge patch carrying the object's resourceVersion,
@@ -60,11 +60,4 @@ function finalizersPatch(ref: ResourceRef, obj: KubernetesObject, finalizers: st
     );
   }
   return { type: 'merge', patch: { metadata: { resourceVersion, finalizers } } };
-}
-
-function keyOf(ref: ResourceRef, obj: KubernetesObject): ObjectKey {
-  const name = obj.metadata?.name;
-  if (name === undefined || name === '') throw new Error(`${ref.kind}: the object has no metadata.name`);
-  const namespace = obj.metadata?.namespace;
-  return namespace === undefined || namespace === '' ? { name } : { namespace, name };
 }
