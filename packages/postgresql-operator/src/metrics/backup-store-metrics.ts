@@ -47,13 +47,16 @@ export function createBackupStoreMetrics(backupDirectory: string, space: VolumeS
   });
   const receivedBytes = new Counter({ name: 'postgresql_backup_store_received_bytes_total', help: 'Bytes of backup data written to the volume through the service', registers });
   const sentBytes = new Counter({ name: 'postgresql_backup_store_sent_bytes_total', help: 'Bytes of backup data read from the volume through the service (restores, read-backs)', registers });
-  // Each scrape reads the file system (one statfs each). A volume that cannot be read fails the scrape (the target
-  // goes down, which alerts) rather than report a made-up 0 or a stale figure.
+  // Each scrape reads the file system once: the registry collects both gauges at the same time, and they share the
+  // read in flight. A volume that cannot be read fails the scrape (the target goes down, which alerts) rather than
+  // report a made-up 0 or a stale figure.
+  let reading: ReturnType<VolumeSpace> | undefined;
+  const readSpace = (): ReturnType<VolumeSpace> => (reading ??= space(backupDirectory).finally(() => { reading = undefined; }));
   const fromVolume = (name: string, help: string, pick: (space: { availableBytes: number; sizeBytes: number }) => number): void => {
     new Gauge({
       name, help, registers,
       async collect() {
-        this.set(pick(await space(backupDirectory)));
+        this.set(pick(await readSpace()));
       },
     });
   };
