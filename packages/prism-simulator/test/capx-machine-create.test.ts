@@ -4,10 +4,11 @@
 // success and error text, `goDecodeProblems` checks the JSON fits the Go structs it is decoded into.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PrismSimulator } from '../src/index.ts';
 import { GO_CATEGORY_KEY_STATUS, GO_CATEGORY_VALUE_STATUS, GO_CLUSTER, GO_IMAGE, GO_SUBNET, GO_TASK, GO_VM, goDecodeProblems, goError, type GoType } from './go-client.ts';
-import { PrismTestClient, startFastSimulator } from './prism-client.ts';
+import { PrismTestClient } from './prism-client.ts';
+import { useFastSimulator } from './use-simulator.ts';
 
 /** CAPX's constants (api/v1beta1/nutanix_types.go). */
 const CATEGORY_KEY = 'KubernetesClusterName';
@@ -142,28 +143,21 @@ async function createMachineVm(capx: CapxLikeClient, simulator: PrismSimulator, 
 }
 
 describe('a CAPX-shaped machine creation', () => {
-  let simulator: PrismSimulator;
-  let capx: CapxLikeClient;
-
-  beforeAll(async () => {
-    simulator = await startFastSimulator();
-    capx = new CapxLikeClient(new PrismTestClient(simulator));
-  });
-  afterAll(() => simulator.stop());
+  const prism = useFastSimulator({}, (simulator) => new CapxLikeClient(new PrismTestClient(simulator)));
 
   it('creates the category, finds cluster, subnet and image by UUID, creates the VM and reads it back', async () => {
-    const { vm, vmUuid } = await createMachineVm(capx, simulator, 'capx-c1', 'capx-c1-md-0-abcde');
-    expect(capx.calls).toEqual([
+    const { vm, vmUuid } = await createMachineVm(prism.client, prism.simulator, 'capx-c1', 'capx-c1-md-0-abcde');
+    expect(prism.client.calls).toEqual([
       `GET /categories/${CATEGORY_KEY}`,
       `PUT /categories/${CATEGORY_KEY}`,
       `GET /categories/${CATEGORY_KEY}/capx-c1`,
       `PUT /categories/${CATEGORY_KEY}/capx-c1`,
-      `GET /clusters/${simulator.clusters[0]?.uuid ?? ''}`,
-      `GET /subnets/${simulator.subnets[0]?.uuid ?? ''}`,
-      `GET /images/${simulator.images[0]?.uuid ?? ''}`,
+      `GET /clusters/${prism.simulator.clusters[0]?.uuid ?? ''}`,
+      `GET /subnets/${prism.simulator.subnets[0]?.uuid ?? ''}`,
+      `GET /images/${prism.simulator.images[0]?.uuid ?? ''}`,
       `GET /categories/${CATEGORY_KEY}/capx-c1`,
       'POST /vms',
-      ...capx.calls.filter((call) => call.startsWith('GET /tasks/')),
+      ...prism.client.calls.filter((call) => call.startsWith('GET /tasks/')),
       `GET /vms/${vmUuid}`,
     ]);
     expect(vm).toMatchObject({
@@ -176,19 +170,19 @@ describe('a CAPX-shaped machine creation', () => {
   });
 
   it('finds the category on the next machine of the cluster and creates nothing but the VM', async () => {
-    capx.calls.length = 0;
-    const { vmUuid } = await createMachineVm(capx, simulator, 'capx-c1', 'capx-c1-md-0-fghij');
-    expect(capx.calls.slice(0, 2)).toEqual([`GET /categories/${CATEGORY_KEY}`, `GET /categories/${CATEGORY_KEY}/capx-c1`]);
-    expect(capx.calls.filter((call) => call.startsWith('PUT '))).toEqual([]);
-    expect(simulator.inspect().vms.filter((vm) => vm.categories[CATEGORY_KEY] === 'capx-c1').map((vm) => vm.uuid)).toContain(vmUuid);
-    expect(simulator.inspect().categories.find((c) => c.name === CATEGORY_KEY)).toEqual({ name: CATEGORY_KEY, description: CATEGORY_DESCRIPTION, values: ['capx-c1'] });
+    prism.client.calls.length = 0;
+    const { vmUuid } = await createMachineVm(prism.client, prism.simulator, 'capx-c1', 'capx-c1-md-0-fghij');
+    expect(prism.client.calls.slice(0, 2)).toEqual([`GET /categories/${CATEGORY_KEY}`, `GET /categories/${CATEGORY_KEY}/capx-c1`]);
+    expect(prism.client.calls.filter((call) => call.startsWith('PUT '))).toEqual([]);
+    expect(prism.simulator.inspect().vms.filter((vm) => vm.categories[CATEGORY_KEY] === 'capx-c1').map((vm) => vm.uuid)).toContain(vmUuid);
+    expect(prism.simulator.inspect().categories.find((c) => c.name === CATEGORY_KEY)).toEqual({ name: CATEGORY_KEY, description: CATEGORY_DESCRIPTION, values: ['capx-c1'] });
   });
 
   it('on cluster deletion cannot remove the value while VMs carry it, as CAPX (NCN-101935) expects', async () => {
-    const refused = await capx.do('DELETE', `/categories/${CATEGORY_KEY}/capx-c1`, undefined, undefined);
+    const refused = await prism.client.do('DELETE', `/categories/${CATEGORY_KEY}/capx-c1`, undefined, undefined);
     expect(refused.error).toContain('CATEGORY_VALUE_IN_USE');
     // A second cluster's machines create a second value under the existing key.
-    await createMachineVm(capx, simulator, 'capx-c2', 'capx-c2-md-0-klmno');
-    expect(simulator.inspect().categories.find((c) => c.name === CATEGORY_KEY)?.values).toEqual(['capx-c1', 'capx-c2']);
+    await createMachineVm(prism.client, prism.simulator, 'capx-c2', 'capx-c2-md-0-klmno');
+    expect(prism.simulator.inspect().categories.find((c) => c.name === CATEGORY_KEY)?.values).toEqual(['capx-c1', 'capx-c2']);
   });
 });

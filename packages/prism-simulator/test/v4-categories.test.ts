@@ -2,9 +2,10 @@
 // category references carry), $filter / $orderby / $page / $limit as the v4 list contract says, GET by extId, create
 // and delete, and the v4 error body for what it refuses.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRISM_CATEGORIES_PATH, VMM_VMS_PATH, categoryExtId, type PrismSimulator } from '../src/index.ts';
-import { PrismTestClient, startFastSimulator } from './prism-client.ts';
+import { describe, expect, it } from 'vitest';
+import { PRISM_CATEGORIES_PATH, VMM_VMS_PATH, categoryExtId } from '../src/index.ts';
+import { PrismTestClient } from './prism-client.ts';
+import { useFastSimulator } from './use-simulator.ts';
 import { V4TestClient, firstAppMessage, v4VmBody } from './v4-client.ts';
 
 interface CategoryJson {
@@ -25,22 +26,15 @@ interface CategoryListJson {
 }
 
 describe('the v4 categories API', () => {
-  let simulator: PrismSimulator;
-  let client: V4TestClient;
-
-  beforeAll(async () => {
-    simulator = await startFastSimulator({
-      categories: [
-        { name: 'Environment', values: ['Dev', 'Prod'] },
-        { name: 'Team', values: ['web', 'db', 'ops'] },
-      ],
-    });
-    client = new V4TestClient(simulator);
-  });
-  afterAll(() => simulator.stop());
+  const prism = useFastSimulator({
+    categories: [
+      { name: 'Environment', values: ['Dev', 'Prod'] },
+      { name: 'Team', values: ['web', 'db', 'ops'] },
+    ],
+  }, (simulator) => new V4TestClient(simulator));
 
   async function list(query: string): Promise<CategoryListJson> {
-    const reply = await client.request('GET', `${PRISM_CATEGORIES_PATH}${query}`);
+    const reply = await prism.client.request('GET', `${PRISM_CATEGORIES_PATH}${query}`);
     expect(reply.status, reply.text).toBe(200);
     return reply.json as CategoryListJson;
   }
@@ -85,7 +79,7 @@ describe('the v4 categories API', () => {
       ['?$orderby=description', "$orderby 'description' is not supported"],
       ['?$expand=associations', '$expand is not supported'],
     ] as const) {
-      const reply = await client.request('GET', `${PRISM_CATEGORIES_PATH}${query}`);
+      const reply = await prism.client.request('GET', `${PRISM_CATEGORIES_PATH}${query}`);
       expect(reply.status, query).toBe(400);
       expect(firstAppMessage(reply)).toMatchObject({ $objectType: 'prism.v4.error.AppMessage', errorGroup: 'INVALID_ARGUMENT' });
       expect(firstAppMessage(reply).message).toContain(text);
@@ -94,9 +88,9 @@ describe('the v4 categories API', () => {
 
   it('gets one category by extId, and answers 404 CATEGORY_NOT_FOUND for an extId nothing has', async () => {
     const extId = categoryExtId('Team', 'web');
-    const reply = await client.request('GET', `${PRISM_CATEGORIES_PATH}/${extId}`);
+    const reply = await prism.client.request('GET', `${PRISM_CATEGORIES_PATH}/${extId}`);
     expect(reply.json).toMatchObject({ $objectType: 'prism.v4.config.GetCategoryApiResponse', $dataItemDiscriminator: 'prism.v4.config.Category', data: { extId, key: 'Team', value: 'web' } });
-    const missing = await client.request('GET', `${PRISM_CATEGORIES_PATH}/${categoryExtId('Team', 'qa')}`);
+    const missing = await prism.client.request('GET', `${PRISM_CATEGORIES_PATH}/${categoryExtId('Team', 'qa')}`);
     expect(missing.status).toBe(404);
     expect(firstAppMessage(missing)).toMatchObject({ $objectType: 'prism.v4.error.AppMessage', errorGroup: 'CATEGORY_NOT_FOUND' });
   });
@@ -107,37 +101,37 @@ describe('the v4 categories API', () => {
     const [gold] = (await list(`?$filter=${encodeURIComponent("key eq 'Tier'")}`)).data ?? [];
     expect(gold).toMatchObject({ key: 'Tier', value: 'gold', description: 'the best', extId: categoryExtId('Tier', 'gold') });
 
-    const vmExtId = await client.createReadyVm(v4VmBody(simulator, 'categorised', { categories: [{ extId: gold?.extId }] }));
-    const { vm } = await client.getVm(vmExtId);
+    const vmExtId = await prism.client.createReadyVm(v4VmBody(prism.simulator, 'categorised', { categories: [{ extId: gold?.extId }] }));
+    const { vm } = await prism.client.getVm(vmExtId);
     expect(vm.categories.map((c) => c.extId)).toEqual([gold?.extId]);
-    expect(simulator.inspect().vms.find((v) => v.uuid === vmExtId)?.categoriesMapping).toEqual({ Tier: ['gold'] });
+    expect(prism.simulator.inspect().vms.find((v) => v.uuid === vmExtId)?.categoriesMapping).toEqual({ Tier: ['gold'] });
   });
 
   it('creates a category (its key too when new) with an NTNX-Request-Id, refuses it twice, and deletes it unless a VM carries it', async () => {
-    const created = await client.request('POST', PRISM_CATEGORIES_PATH, { $objectType: 'prism.v4.config.Category', key: 'KubernetesClusterName', value: 'c1', description: 'made by CAPX' });
+    const created = await prism.client.request('POST', PRISM_CATEGORIES_PATH, { $objectType: 'prism.v4.config.Category', key: 'KubernetesClusterName', value: 'c1', description: 'made by CAPX' });
     expect(created.status).toBe(201);
     const extId = categoryExtId('KubernetesClusterName', 'c1');
     expect(created.json).toMatchObject({ $objectType: 'prism.v4.config.CreateCategoryApiResponse', data: { $objectType: 'prism.v4.config.Category', extId, key: 'KubernetesClusterName', value: 'c1', description: 'made by CAPX' } });
-    expect(simulator.inspect().categories.find((c) => c.name === 'KubernetesClusterName')?.values).toEqual(['c1']);
+    expect(prism.simulator.inspect().categories.find((c) => c.name === 'KubernetesClusterName')?.values).toEqual(['c1']);
 
-    const again = await client.request('POST', PRISM_CATEGORIES_PATH, { key: 'KubernetesClusterName', value: 'c1' });
+    const again = await prism.client.request('POST', PRISM_CATEGORIES_PATH, { key: 'KubernetesClusterName', value: 'c1' });
     expect(again.status).toBe(409);
     expect(firstAppMessage(again)).toMatchObject({ $objectType: 'prism.v4.error.AppMessage', errorGroup: 'CATEGORY_ALREADY_EXISTS' });
-    const bad = await client.request('POST', PRISM_CATEGORIES_PATH, { key: 'a/b', value: 'c' });
+    const bad = await prism.client.request('POST', PRISM_CATEGORIES_PATH, { key: 'a/b', value: 'c' });
     expect(bad.status).toBe(400);
     expect(firstAppMessage(bad).message).toContain("'a/b' does not match");
-    expect((await client.request('POST', PRISM_CATEGORIES_PATH, { key: 'K', value: 'v' }, { requestId: null })).status).toBe(400);
+    expect((await prism.client.request('POST', PRISM_CATEGORIES_PATH, { key: 'K', value: 'v' }, { requestId: null })).status).toBe(400);
 
-    const vmExtId = await client.createReadyVm(v4VmBody(simulator, 'in-cluster-c1', { categories: [{ extId }] }));
-    const inUse = await client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`);
+    const vmExtId = await prism.client.createReadyVm(v4VmBody(prism.simulator, 'in-cluster-c1', { categories: [{ extId }] }));
+    const inUse = await prism.client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`);
     expect(inUse.status).toBe(409);
     expect(firstAppMessage(inUse).errorGroup).toBe('CATEGORY_VALUE_IN_USE');
-    await client.writeWithEtag('DELETE', `${VMM_VMS_PATH}/${vmExtId}`, vmExtId);
-    expect((await client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`)).status).toBe(204);
-    expect((await client.request('GET', `${PRISM_CATEGORIES_PATH}/${extId}`)).status).toBe(404);
+    await prism.client.writeWithEtag('DELETE', `${VMM_VMS_PATH}/${vmExtId}`, vmExtId);
+    expect((await prism.client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`)).status).toBe(204);
+    expect((await prism.client.request('GET', `${PRISM_CATEGORIES_PATH}/${extId}`)).status).toBe(404);
   });
 
   async function v3Put(path: string, body: unknown): Promise<number> {
-    return (await new PrismTestClient(simulator).request('PUT', path, body)).status;
+    return (await new PrismTestClient(prism.simulator).request('PUT', path, body)).status;
   }
 });

@@ -5,6 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VMM_VMS_PATH, type PrismSimulator } from '../src/index.ts';
 import { PrismTestClient, startFastSimulator, type VmJson } from './prism-client.ts';
+import { useFastSimulator } from './use-simulator.ts';
 import { V4TestClient, firstAppMessage, v4VmBody, type V4ListJson } from './v4-client.ts';
 
 describe('one store behind v3 and v4', () => {
@@ -57,64 +58,57 @@ describe('one store behind v3 and v4', () => {
 });
 
 describe('fault injection on the v4 endpoints', () => {
-  let simulator: PrismSimulator;
-  let v4: V4TestClient;
-
-  beforeAll(async () => {
-    simulator = await startFastSimulator();
-    v4 = new V4TestClient(simulator);
-  });
-  afterEach(() => { simulator.faults.clear(); });
-  afterAll(() => simulator.stop());
+  const prism = useFastSimulator({}, (simulator) => new V4TestClient(simulator));
+  afterEach(() => { prism.simulator.faults.clear(); });
 
   it('answers an injected 5xx and a 429 with v4 error bodies (429 with Retry-After and RATE_LIMIT_EXCEEDED)', async () => {
-    simulator.faults.add({ kind: 'error', endpoint: `GET ${VMM_VMS_PATH}`, status: 503, times: 1 });
-    const failed = await v4.request('GET', VMM_VMS_PATH);
+    prism.simulator.faults.add({ kind: 'error', endpoint: `GET ${VMM_VMS_PATH}`, status: 503, times: 1 });
+    const failed = await prism.client.request('GET', VMM_VMS_PATH);
     expect(failed.status).toBe(503);
     expect(firstAppMessage(failed)).toMatchObject({ $objectType: 'vmm.v4.error.AppMessage', errorGroup: 'INTERNAL_ERROR' });
 
-    simulator.faults.add({ kind: 'rate-limit', endpoint: `GET ${VMM_VMS_PATH}`, retryAfterSeconds: 2, times: 1 });
-    const limited = await v4.request('GET', VMM_VMS_PATH);
+    prism.simulator.faults.add({ kind: 'rate-limit', endpoint: `GET ${VMM_VMS_PATH}`, retryAfterSeconds: 2, times: 1 });
+    const limited = await prism.client.request('GET', VMM_VMS_PATH);
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('2');
     expect(firstAppMessage(limited)).toMatchObject({ code: 'PLAT-10003', errorGroup: 'RATE_LIMIT_EXCEEDED' });
-    expect((await v4.request('GET', VMM_VMS_PATH)).status).toBe(200);
+    expect((await prism.client.request('GET', VMM_VMS_PATH)).status).toBe(200);
   });
 
   it('makes a retried create safe: a reply lost after the VM was made, retried with the same NTNX-Request-Id, gives the same task', async () => {
     const requestId = '0f3a9f2c-8d7e-4c61-9b1a-2e4d6c8a0b13';
-    const body = v4VmBody(simulator, 'lost-reply');
-    simulator.faults.add({ kind: 'drop', endpoint: `POST ${VMM_VMS_PATH}`, phase: 'after', times: 1 });
-    await expect(v4.request('POST', VMM_VMS_PATH, body, { requestId })).rejects.toThrow();
-    const retried = await v4.createVm(body, { requestId });
-    expect((await v4.waitForTask(retried.taskExtId)).status).toBe('SUCCEEDED');
-    expect(simulator.inspect().vms.filter((vm) => vm.name === 'lost-reply')).toHaveLength(1);
-    expect(simulator.inspect().createRequests).toBe(2);
+    const body = v4VmBody(prism.simulator, 'lost-reply');
+    prism.simulator.faults.add({ kind: 'drop', endpoint: `POST ${VMM_VMS_PATH}`, phase: 'after', times: 1 });
+    await expect(prism.client.request('POST', VMM_VMS_PATH, body, { requestId })).rejects.toThrow();
+    const retried = await prism.client.createVm(body, { requestId });
+    expect((await prism.client.waitForTask(retried.taskExtId)).status).toBe('SUCCEEDED');
+    expect(prism.simulator.inspect().vms.filter((vm) => vm.name === 'lost-reply')).toHaveLength(1);
+    expect(prism.simulator.inspect().createRequests).toBe(2);
 
     // A 5xx after the create was handled, retried the same way, is just as safe.
-    simulator.faults.add({ kind: 'error', endpoint: `POST ${VMM_VMS_PATH}`, phase: 'after', status: 503, times: 1 });
+    prism.simulator.faults.add({ kind: 'error', endpoint: `POST ${VMM_VMS_PATH}`, phase: 'after', status: 503, times: 1 });
     const otherId = '0f3a9f2c-8d7e-4c61-9b1a-2e4d6c8a0b14';
-    expect((await v4.request('POST', VMM_VMS_PATH, v4VmBody(simulator, 'lost-503'), { requestId: otherId })).status).toBe(503);
-    await v4.createVm(v4VmBody(simulator, 'lost-503'), { requestId: otherId });
-    expect(simulator.inspect().vms.filter((vm) => vm.name === 'lost-503')).toHaveLength(1);
+    expect((await prism.client.request('POST', VMM_VMS_PATH, v4VmBody(prism.simulator, 'lost-503'), { requestId: otherId })).status).toBe(503);
+    await prism.client.createVm(v4VmBody(prism.simulator, 'lost-503'), { requestId: otherId });
+    expect(prism.simulator.inspect().vms.filter((vm) => vm.name === 'lost-503')).toHaveLength(1);
   });
 
   it('fails and slows v4 tasks as it does v3 tasks, and a failed create leaves no VM', async () => {
-    simulator.faults.add({ kind: 'task-failure', operation: 'create', errorCode: 'INTERNAL_ERROR', errorDetail: 'INTERNAL_ERROR: ErrorCode: 9', times: 1 });
-    const { taskExtId } = await v4.createVm(v4VmBody(simulator, 'doomed'));
-    const task = await v4.waitForTask(taskExtId);
+    prism.simulator.faults.add({ kind: 'task-failure', operation: 'create', errorCode: 'INTERNAL_ERROR', errorDetail: 'INTERNAL_ERROR: ErrorCode: 9', times: 1 });
+    const { taskExtId } = await prism.client.createVm(v4VmBody(prism.simulator, 'doomed'));
+    const task = await prism.client.waitForTask(taskExtId);
     expect(task).toMatchObject({ status: 'FAILED', legacyErrorMessage: 'INTERNAL_ERROR: ErrorCode: 9', errorMessages: [{ errorGroup: 'INTERNAL_ERROR' }] });
-    expect(simulator.inspect().vms.filter((vm) => vm.name === 'doomed')).toHaveLength(0);
+    expect(prism.simulator.inspect().vms.filter((vm) => vm.name === 'doomed')).toHaveLength(0);
 
-    simulator.faults.add({ kind: 'slow-task', operation: 'update', extraMs: 150, times: 1 });
-    const extId = await v4.createReadyVm(v4VmBody(simulator, 'slow-power'));
+    prism.simulator.faults.add({ kind: 'slow-task', operation: 'update', extraMs: 150, times: 1 });
+    const extId = await prism.client.createReadyVm(v4VmBody(prism.simulator, 'slow-power'));
     const started = performance.now();
-    expect((await v4.writeWithEtag('POST', `${VMM_VMS_PATH}/${extId}/$actions/power-on`, extId)).status).toBe('SUCCEEDED');
+    expect((await prism.client.writeWithEtag('POST', `${VMM_VMS_PATH}/${extId}/$actions/power-on`, extId)).status).toBe('SUCCEEDED');
     expect(performance.now() - started).toBeGreaterThanOrEqual(150);
   });
 
   it('accepts v4 endpoints in fault rules set over the admin API, and refuses unknown ones', async () => {
-    const add = (rule: unknown): Promise<Response> => fetch(`${simulator.url}/__sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+    const add = (rule: unknown): Promise<Response> => fetch(`${prism.simulator.url}/__sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
     expect((await add({ kind: 'error', endpoint: `POST ${VMM_VMS_PATH}/{extId}/$actions/power-cycle`, status: 500 })).status).toBe(201);
     expect((await add({ kind: 'error', endpoint: 'POST /api/vmm/v4.2/ahv/config/vms/{extId}/$actions/explode' })).status).toBe(400);
   });

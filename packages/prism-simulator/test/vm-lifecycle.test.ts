@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_IMAGES, DEFAULT_SUBNETS, type PrismSimulator } from '../src/index.ts';
 import { PrismTestClient, firstMessage, startFastSimulator, type AcceptedJson, type ErrorJson, type ListJson, type SpecJson } from './prism-client.ts';
+import { useFastSimulator } from './use-simulator.ts';
 
 const [ipamSubnet, dhcpSubnet] = DEFAULT_SUBNETS;
 const [image] = DEFAULT_IMAGES;
@@ -23,18 +24,11 @@ function recordedCreateSpec(name = 'test-vm'): SpecJson {
 }
 
 describe('VM create, read and delete', () => {
-  let simulator: PrismSimulator;
-  let client: PrismTestClient;
-
-  beforeAll(async () => {
-    simulator = await startFastSimulator();
-    client = new PrismTestClient(simulator);
-  });
-  afterAll(() => simulator.stop());
+  const prism = useFastSimulator();
 
   it('accepts POST /vms with 202, PENDING and a string task_uuid, echoing the spec', async () => {
     const spec = recordedCreateSpec();
-    const reply = await client.request('POST', '/vms', { metadata: { kind: 'vm', spec_version: 1 }, spec });
+    const reply = await prism.client.request('POST', '/vms', { metadata: { kind: 'vm', spec_version: 1 }, spec });
     expect(reply.status).toBe(202);
     const body = reply.json as AcceptedJson;
     expect(body.api_version).toBe('3.1');
@@ -43,14 +37,14 @@ describe('VM create, read and delete', () => {
     expect(body.metadata).toMatchObject({ kind: 'vm', spec_version: 0, use_categories_mapping: false });
     expect(body.metadata.uuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(body.spec).toEqual(spec);
-    await client.waitForTask(body.status.execution_context.task_uuid);
+    await prism.client.waitForTask(body.status.execution_context.task_uuid);
   });
 
   it('shows the created VM with server-filled values, OFF, with an ASSIGNED IP from the IPAM subnet', async () => {
-    const { uuid, taskUuid } = await client.createVm(recordedCreateSpec('filled'));
-    const task = await client.waitForTask(taskUuid);
+    const { uuid, taskUuid } = await prism.client.createVm(recordedCreateSpec('filled'));
+    const task = await prism.client.waitForTask(taskUuid);
     expect(task.status).toBe('SUCCEEDED');
-    const vm = await client.getVm(uuid);
+    const vm = await prism.client.getVm(uuid);
 
     expect(vm.api_version).toBe('3.1');
     expect(vm.metadata).toMatchObject({
@@ -61,13 +55,13 @@ describe('VM create, read and delete', () => {
       spec_hash: '0'.repeat(50),
       categories: {},
       project_reference: { kind: 'project', name: '_internal' },
-      owner_reference: { kind: 'user', name: simulator.username },
+      owner_reference: { kind: 'user', name: prism.simulator.username },
     });
     expect(vm.metadata.creation_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(vm.status.state).toBe('COMPLETE');
     expect(vm.status.execution_context.task_uuid).toEqual([taskUuid]);
 
-    const clusterReference = { kind: 'cluster', name: simulator.clusters[0]?.name, uuid: simulator.clusters[0]?.uuid };
+    const clusterReference = { kind: 'cluster', name: prism.simulator.clusters[0]?.name, uuid: prism.simulator.clusters[0]?.uuid };
     expect(vm.spec.cluster_reference).toEqual(clusterReference);
     expect(vm.status.cluster_reference).toEqual(clusterReference);
     expect(vm.spec.resources).toMatchObject({ num_sockets: 1, num_vcpus_per_socket: 1, memory_size_mib: 1024, power_state: 'OFF', boot_config: { boot_type: 'UEFI' } });
@@ -86,14 +80,14 @@ describe('VM create, read and delete', () => {
   });
 
   it('creates from the minimal documented body: 1 socket, 1 vCPU, 1 GiB, OFF, on the default cluster', async () => {
-    const vm = await client.createReadyVm({ name: 'NewVM', resources: {} });
+    const vm = await prism.client.createReadyVm({ name: 'NewVM', resources: {} });
     expect(vm.status.resources).toMatchObject({ num_sockets: 1, num_vcpus_per_socket: 1, memory_size_mib: 1024, power_state: 'OFF' });
-    expect(vm.status.cluster_reference.uuid).toBe(simulator.clusters[0]?.uuid);
+    expect(vm.status.cluster_reference.uuid).toBe(prism.simulator.clusters[0]?.uuid);
   });
 
   it('reports the finished task with the real fields', async () => {
-    const { uuid, taskUuid } = await client.createVm({ name: 'task-fields', resources: {} });
-    const task = await client.waitForTask(taskUuid);
+    const { uuid, taskUuid } = await prism.client.createVm({ name: 'task-fields', resources: {} });
+    const task = await prism.client.waitForTask(taskUuid);
     expect(task).toMatchObject({
       uuid: taskUuid,
       status: 'SUCCEEDED',
@@ -101,7 +95,7 @@ describe('VM create, read and delete', () => {
       operation_type: 'create_vm_intentful',
       progress_message: expect.any(String) as unknown,
       entity_reference_list: [{ kind: 'vm', uuid }],
-      cluster_reference: { kind: 'cluster', uuid: simulator.clusters[0]?.uuid },
+      cluster_reference: { kind: 'cluster', uuid: prism.simulator.clusters[0]?.uuid },
     });
     expect(task.creation_time).toMatch(/Z$/);
     expect(task.start_time).toMatch(/Z$/);
@@ -110,7 +104,7 @@ describe('VM create, read and delete', () => {
   });
 
   it('answers an unknown task with 404 INVALID_UUID', async () => {
-    const reply = await client.request('GET', '/tasks/00000000-0000-4000-8000-000000000000');
+    const reply = await prism.client.request('GET', '/tasks/00000000-0000-4000-8000-000000000000');
     expect(reply.status).toBe(404);
     expect(reply.json).toMatchObject({ code: 404, kind: 'task', state: 'ERROR' });
     expect(firstMessage(reply).reason).toBe('INVALID_UUID');
@@ -118,20 +112,20 @@ describe('VM create, read and delete', () => {
   });
 
   it('deletes with 202 DELETE_PENDING, then answers 404 ENTITY_NOT_FOUND', async () => {
-    const vm = await client.createReadyVm({ name: 'doomed', resources: {} });
-    const reply = await client.request('DELETE', `/vms/${vm.metadata.uuid}`);
+    const vm = await prism.client.createReadyVm({ name: 'doomed', resources: {} });
+    const reply = await prism.client.request('DELETE', `/vms/${vm.metadata.uuid}`);
     expect(reply.status).toBe(202);
     const body = reply.json as { status: { state: string; execution_context: { task_uuid: string } } };
     expect(reply.json).toEqual({ status: { state: 'DELETE_PENDING', execution_context: { task_uuid: body.status.execution_context.task_uuid } }, spec: '', api_version: '3.1', metadata: { kind: 'vm' } });
-    const task = await client.waitForTask(body.status.execution_context.task_uuid);
+    const task = await prism.client.waitForTask(body.status.execution_context.task_uuid);
     expect(task).toMatchObject({ status: 'SUCCEEDED', operation_type: 'delete_vm_intentful' });
 
-    const gone = await client.request('GET', `/vms/${vm.metadata.uuid}`);
+    const gone = await prism.client.request('GET', `/vms/${vm.metadata.uuid}`);
     expect(gone.status).toBe(404);
     expect(gone.json).toMatchObject({ api_version: '3.1', code: 404, kind: 'vm', state: 'ERROR' });
     expect(firstMessage(gone).reason).toBe('ENTITY_NOT_FOUND');
-    expect((await client.request('DELETE', `/vms/${vm.metadata.uuid}`)).status).toBe(404);
-    expect((await client.request('PUT', `/vms/${vm.metadata.uuid}`, { metadata: { kind: 'vm', spec_version: 0 }, spec: vm.spec })).status).toBe(404);
+    expect((await prism.client.request('DELETE', `/vms/${vm.metadata.uuid}`)).status).toBe(404);
+    expect((await prism.client.request('PUT', `/vms/${vm.metadata.uuid}`, { metadata: { kind: 'vm', spec_version: 0 }, spec: vm.spec })).status).toBe(404);
   });
 
   it('fails the create task for references it does not know, and the VM never appears', async () => {
@@ -142,14 +136,14 @@ describe('VM create, read and delete', () => {
       { name: 'bad-cluster', cluster_reference: { kind: 'cluster', uuid: unknown }, resources: {} },
     ];
     for (const spec of cases) {
-      const { uuid, taskUuid } = await client.createVm(spec);
-      const task = await client.waitForTask(taskUuid);
+      const { uuid, taskUuid } = await prism.client.createVm(spec);
+      const task = await prism.client.waitForTask(taskUuid);
       expect(task.status).toBe('FAILED');
       expect(task.error_code).toBe('ENTITY_NOT_FOUND');
       expect(task.error_detail).toContain(unknown);
       expect(task.percentage_complete).toBe(100);
-      expect((await client.request('GET', `/vms/${uuid}`)).status).toBe(404);
-      const list = (await client.request('POST', '/vms/list', { filter: `vm_name==${spec.name}` })).json as ListJson;
+      expect((await prism.client.request('GET', `/vms/${uuid}`)).status).toBe(404);
+      const list = (await prism.client.request('POST', '/vms/list', { filter: `vm_name==${spec.name}` })).json as ListJson;
       expect(list.metadata.total_matches).toBe(0);
     }
   });
@@ -249,14 +243,7 @@ describe('IP addresses', () => {
 });
 
 describe('validation', () => {
-  let simulator: PrismSimulator;
-  let client: PrismTestClient;
-
-  beforeAll(async () => {
-    simulator = await startFastSimulator();
-    client = new PrismTestClient(simulator);
-  });
-  afterAll(() => simulator.stop());
+  const prism = useFastSimulator();
 
   it.each([
     ['a missing spec.name', { metadata: { kind: 'vm' }, spec: { resources: {} } }, 'spec', "'name' is a required property"],
@@ -267,20 +254,20 @@ describe('validation', () => {
     ['a wrong kind', { metadata: { kind: 'image' }, spec: { name: 'x', resources: {} } }, 'metadata.kind', "'image' is not one of ['vm']"],
     ['a status section', { metadata: { kind: 'vm' }, spec: { name: 'x', resources: {} }, status: {} }, '', "Additional properties are not allowed ('status' was unexpected)"],
   ])('rejects %s with 422 INVALID_REQUEST and details', async (_what, body, path, detail) => {
-    const reply = await client.request('POST', '/vms', body);
+    const reply = await prism.client.request('POST', '/vms', body);
     expect(reply.status).toBe(422);
     expect(reply.json).toMatchObject({ api_version: '3.1', code: 422, kind: 'vm', state: 'ERROR' });
     expect(firstMessage(reply)).toMatchObject({ reason: 'INVALID_REQUEST', message: 'Request could not be processed.' });
     expect(firstMessage(reply).details?.[path]).toContain(detail);
-    expect(simulator.inspect().vms).toEqual([]);
+    expect(prism.simulator.inspect().vms).toEqual([]);
   });
 
   it('accepts metadata.uuid only when it comes from an idempotence identifier', async () => {
     const uuid = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
-    const { taskUuid } = await client.createVm({ name: 'chosen-uuid', resources: {} }, { uuid });
-    const task = await client.waitForTask(taskUuid);
+    const { taskUuid } = await prism.client.createVm({ name: 'chosen-uuid', resources: {} }, { uuid });
+    const task = await prism.client.waitForTask(taskUuid);
     expect(task).toMatchObject({ status: 'FAILED', error_code: 'INVALID_UUID' });
-    expect((await client.request('GET', `/vms/${uuid}`)).status).toBe(404);
-    expect(((await client.request('GET', `/vms/${uuid}`)).json as ErrorJson).message_list[0]?.reason).toBe('ENTITY_NOT_FOUND');
+    expect((await prism.client.request('GET', `/vms/${uuid}`)).status).toBe(404);
+    expect(((await prism.client.request('GET', `/vms/${uuid}`)).json as ErrorJson).message_list[0]?.reason).toBe('ENTITY_NOT_FOUND');
   });
 });

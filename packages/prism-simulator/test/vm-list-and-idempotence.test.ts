@@ -1,21 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PrismSimulator } from '../src/index.ts';
 import { PrismTestClient, firstMessage, startFastSimulator, type ListJson } from './prism-client.ts';
+import { useFastSimulator } from './use-simulator.ts';
 
 describe('POST /vms/list', () => {
-  let simulator: PrismSimulator;
-  let client: PrismTestClient;
-
+  const prism = useFastSimulator();
   beforeAll(async () => {
-    simulator = await startFastSimulator();
-    client = new PrismTestClient(simulator);
     const names = [...Array.from({ length: 22 }, (_, i) => `bulk-${String(i).padStart(2, '0')}`), 'web', 'web', 'web-1'];
-    for (const name of names) await client.createReadyVm({ name, resources: {} });
+    for (const name of names) await prism.client.createReadyVm({ name, resources: {} });
   });
-  afterAll(() => simulator.stop());
 
   const list = async (body: unknown): Promise<ListJson> => {
-    const reply = await client.request('POST', '/vms/list', body);
+    const reply = await prism.client.request('POST', '/vms/list', body);
     expect(reply.status).toBe(200);
     return reply.json as ListJson;
   };
@@ -48,16 +44,16 @@ describe('POST /vms/list', () => {
   });
 
   it('rejects bad paging with 422 and an unsupported filter with 400', async () => {
-    const badLength = await client.request('POST', '/vms/list', { length: 0 });
+    const badLength = await prism.client.request('POST', '/vms/list', { length: 0 });
     expect(badLength.status).toBe(422);
     expect(firstMessage(badLength).details).toEqual({ length: ['0 is less than the minimum of 1'] });
-    const badFilter = await client.request('POST', '/vms/list', { filter: 'power_state==ON' });
+    const badFilter = await prism.client.request('POST', '/vms/list', { filter: 'power_state==ON' });
     expect(badFilter.status).toBe(400);
     expect(firstMessage(badFilter)).toMatchObject({ reason: 'INVALID_REQUEST', details: { filter: [expect.stringMatching(/unsupported filter attribute/) as unknown] } });
   });
 
   it('accepts a list request without a body', async () => {
-    expect((await client.request('POST', '/vms/list')).status).toBe(200);
+    expect((await prism.client.request('POST', '/vms/list')).status).toBe(200);
   });
 });
 

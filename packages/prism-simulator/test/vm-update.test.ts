@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SUBNETS, type PrismSimulator } from '../src/index.ts';
 import { PrismTestClient, firstMessage, startFastSimulator, type AcceptedJson, type NicJson, type VmJson } from './prism-client.ts';
+import { useFastSimulator } from './use-simulator.ts';
 
 const [ipamSubnet] = DEFAULT_SUBNETS;
 if (!ipamSubnet) throw new Error('default seeds changed');
@@ -8,31 +9,24 @@ if (!ipamSubnet) throw new Error('default seeds changed');
 const sized = { num_sockets: 2, num_vcpus_per_socket: 2, memory_size_mib: 4096 };
 
 describe('PUT /vms/{uuid}', () => {
-  let simulator: PrismSimulator;
-  let client: PrismTestClient;
-
-  beforeAll(async () => {
-    simulator = await startFastSimulator();
-    client = new PrismTestClient(simulator);
-  });
-  afterAll(() => simulator.stop());
+  const prism = useFastSimulator();
 
   async function poweredVm(name: string, powerState: 'ON' | 'OFF'): Promise<VmJson> {
-    return client.createReadyVm({ name, resources: { ...sized, power_state: powerState, disk_list: [{ disk_size_mib: 4096 }], nic_list: [{ subnet_reference: { kind: 'subnet', uuid: ipamSubnet?.uuid ?? '' } }] } });
+    return prism.client.createReadyVm({ name, resources: { ...sized, power_state: powerState, disk_list: [{ disk_size_mib: 4096 }], nic_list: [{ subnet_reference: { kind: 'subnet', uuid: ipamSubnet?.uuid ?? '' } }] } });
   }
 
   it('accepts a full spec with 202 and a string task, then bumps spec_version and applies the change', async () => {
     const vm = await poweredVm('resize', 'OFF');
-    const reply = await client.putVm(vm.metadata.uuid, (spec) => { spec.resources.memory_size_mib = 8192; spec.description = 'bigger'; });
+    const reply = await prism.client.putVm(vm.metadata.uuid, (spec) => { spec.resources.memory_size_mib = 8192; spec.description = 'bigger'; });
     expect(reply.status).toBe(202);
     const body = reply.json as AcceptedJson;
     expect(body.status.state).toBe('PENDING');
     expect(typeof body.status.execution_context.task_uuid).toBe('string');
     expect(body.metadata).toMatchObject({ kind: 'vm', uuid: vm.metadata.uuid, spec_version: 0 });
 
-    const task = await client.waitForTask(body.status.execution_context.task_uuid);
+    const task = await prism.client.waitForTask(body.status.execution_context.task_uuid);
     expect(task).toMatchObject({ status: 'SUCCEEDED', operation_type: 'update_vm_intentful', entity_reference_list: [{ kind: 'vm', uuid: vm.metadata.uuid }] });
-    const after = await client.getVm(vm.metadata.uuid);
+    const after = await prism.client.getVm(vm.metadata.uuid);
     expect(after.metadata.spec_version).toBe(1);
     expect(after.metadata.entity_version).toBe('2');
     expect(after.status).toMatchObject({ state: 'COMPLETE', execution_context: { task_uuid: [task.uuid] } });
@@ -72,7 +66,7 @@ describe('PUT /vms/{uuid}', () => {
     const vm = await poweredVm(`invalid-${path}`, 'OFF');
     const body: Record<string, unknown> = { metadata: { kind: 'vm', spec_version: vm.metadata.spec_version }, spec: structuredClone(vm.spec) };
     mutate(body);
-    const reply = await client.request('PUT', `/vms/${vm.metadata.uuid}`, body);
+    const reply = await prism.client.request('PUT', `/vms/${vm.metadata.uuid}`, body);
     expect(reply.status).toBe(422);
     expect(firstMessage(reply).reason).toBe('INVALID_REQUEST');
     expect(firstMessage(reply).details?.[path]).toContain(detail);
@@ -80,25 +74,25 @@ describe('PUT /vms/{uuid}', () => {
 
   it('powers on and off through PUT, as tasks that bump spec_version each time', async () => {
     const vm = await poweredVm('power', 'OFF');
-    expect((await client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.power_state = 'ON'; })).status).toBe('SUCCEEDED');
-    const on = await client.getVm(vm.metadata.uuid);
+    expect((await prism.client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.power_state = 'ON'; })).status).toBe('SUCCEEDED');
+    const on = await prism.client.getVm(vm.metadata.uuid);
     expect(on.metadata.spec_version).toBe(1);
     expect(on.status.resources?.power_state).toBe('ON');
-    expect((await client.updateVm(vm.metadata.uuid, (spec) => {
+    expect((await prism.client.updateVm(vm.metadata.uuid, (spec) => {
       spec.resources.power_state = 'OFF';
       spec.resources.power_state_mechanism = { mechanism: 'ACPI' };
     })).status).toBe('SUCCEEDED');
-    const off = await client.getVm(vm.metadata.uuid);
+    const off = await prism.client.getVm(vm.metadata.uuid);
     expect(off.metadata.spec_version).toBe(2);
     expect(off.status.resources?.power_state).toBe('OFF');
-    expect(simulator.inspect().vms.find((v) => v.uuid === vm.metadata.uuid)).toMatchObject({ powerState: 'OFF', specVersion: 2 });
+    expect(prism.simulator.inspect().vms.find((v) => v.uuid === vm.metadata.uuid)).toMatchObject({ powerState: 'OFF', specVersion: 2 });
   });
 
   it('hot-adds sockets and memory to a running VM (memory not forced to 1 GiB steps)', async () => {
     const vm = await poweredVm('hot-add', 'ON');
-    const task = await client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.num_sockets = 4; spec.resources.memory_size_mib = 4096 + 512; });
+    const task = await prism.client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.num_sockets = 4; spec.resources.memory_size_mib = 4096 + 512; });
     expect(task.status).toBe('SUCCEEDED');
-    expect((await client.getVm(vm.metadata.uuid)).status.resources).toMatchObject({ num_sockets: 4, memory_size_mib: 4608, power_state: 'ON' });
+    expect((await prism.client.getVm(vm.metadata.uuid)).status.resources).toMatchObject({ num_sockets: 4, memory_size_mib: 4608, power_state: 'ON' });
   });
 
   it.each([
@@ -108,44 +102,44 @@ describe('PUT /vms/{uuid}', () => {
     ['fewer vCPUs per socket', { num_vcpus_per_socket: 1 }, /num_vcpus_per_socket \(2 -> 1\)/],
   ])('fails the task for %s on a running VM, leaves the VM in ERROR until a later update succeeds', async (_what, change, detail) => {
     const vm = await poweredVm(`cold-${JSON.stringify(change)}`, 'ON');
-    const task = await client.updateVm(vm.metadata.uuid, (spec) => { Object.assign(spec.resources, change); });
+    const task = await prism.client.updateVm(vm.metadata.uuid, (spec) => { Object.assign(spec.resources, change); });
     expect(task).toMatchObject({ status: 'FAILED', error_code: '27' });
     expect(task.error_detail).toMatch(/^NotSupported: /);
     expect(task.error_detail).toMatch(detail);
 
-    const failed = await client.getVm(vm.metadata.uuid);
+    const failed = await prism.client.getVm(vm.metadata.uuid);
     expect(failed.status.state).toBe('ERROR');
     expect(failed.status.message_list).toEqual([{ reason: 'INTERNAL_ERROR', message: `error_code: 27\nerror_detail: "${task.error_detail ?? ''}"` }]);
     expect(failed.metadata.spec_version).toBe(0);
     expect(failed.spec.resources).toMatchObject(sized);
     expect(failed.status.resources).toMatchObject({ ...sized, power_state: 'ON' });
-    expect((await client.getVm(vm.metadata.uuid)).status.state).toBe('ERROR');
+    expect((await prism.client.getVm(vm.metadata.uuid)).status.state).toBe('ERROR');
 
     // The same change is fine once the VM is off; that success clears the error.
-    expect((await client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.power_state = 'OFF'; })).status).toBe('SUCCEEDED');
-    const off = await client.getVm(vm.metadata.uuid);
+    expect((await prism.client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.power_state = 'OFF'; })).status).toBe('SUCCEEDED');
+    const off = await prism.client.getVm(vm.metadata.uuid);
     expect(off.status.state).toBe('COMPLETE');
     expect(off.status.message_list).toBeUndefined();
-    expect((await client.updateVm(vm.metadata.uuid, (spec) => { Object.assign(spec.resources, change); })).status).toBe('SUCCEEDED');
-    expect((await client.getVm(vm.metadata.uuid)).status.resources).toMatchObject(change);
+    expect((await prism.client.updateVm(vm.metadata.uuid, (spec) => { Object.assign(spec.resources, change); })).status).toBe('SUCCEEDED');
+    expect((await prism.client.getVm(vm.metadata.uuid)).status.resources).toMatchObject(change);
   });
 
   it("refuses to shrink a disk with the real NotSupported error, whatever the power state", async () => {
     const vm = await poweredVm('shrink', 'OFF');
-    const task = await client.updateVm(vm.metadata.uuid, (spec) => {
+    const task = await prism.client.updateVm(vm.metadata.uuid, (spec) => {
       const [disk] = spec.resources.disk_list;
       if (disk) disk.disk_size_mib = 1024;
     });
     expect(task).toMatchObject({ status: 'FAILED', error_code: '27', error_detail: "NotSupported: Can't shrink disk at scsi.0 from 4096 MiB to 1024 MiB" });
-    const after = await client.getVm(vm.metadata.uuid);
+    const after = await prism.client.getVm(vm.metadata.uuid);
     expect(after.status.state).toBe('ERROR');
     expect(after.status.message_list?.[0]?.message).toContain("Can't shrink disk at scsi.0");
   });
 
   it('treats a PUT as a full replace: a spec without nic_list removes the NICs', async () => {
     const vm = await poweredVm('replace', 'OFF');
-    expect((await client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.nic_list = []; })).status).toBe('SUCCEEDED');
-    expect((await client.getVm(vm.metadata.uuid)).status.resources?.nic_list).toEqual([]);
+    expect((await prism.client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.nic_list = []; })).status).toBe('SUCCEEDED');
+    expect((await prism.client.getVm(vm.metadata.uuid)).status.resources?.nic_list).toEqual([]);
   });
 });
 

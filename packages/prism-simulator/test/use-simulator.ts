@@ -1,0 +1,40 @@
+// A simulator shared by the tests of one describe block, for the HTTP-level tests.
+
+import { afterAll, beforeAll } from 'vitest';
+import type { PrismSimulator, PrismSimulatorOptions } from '../src/index.ts';
+import { PrismTestClient, startFastSimulator } from './prism-client.ts';
+
+/** What a describe block reads its simulator and client from; both exist once its beforeAll hooks run. */
+export interface SimulatorFixture<Client> {
+  readonly simulator: PrismSimulator;
+  readonly client: Client;
+}
+
+/**
+ * Starts one fast simulator for the enclosing describe block (beforeAll) and stops it after the block (afterAll), so
+ * its tests share one server and its state, and no server outlives the block. Call it in the describe body; read
+ * `simulator` and `client` inside tests and hooks, which run after the simulator has started. `makeClient` builds the
+ * client (a v3 PrismTestClient unless given), e.g. `(simulator) => new V4TestClient(simulator)`. A block that needs
+ * more setup (VMs, say) registers its own beforeAll after this call: vitest runs them in that order.
+ */
+export function useFastSimulator(options?: PrismSimulatorOptions): SimulatorFixture<PrismTestClient>;
+export function useFastSimulator<Client>(options: PrismSimulatorOptions, makeClient: (simulator: PrismSimulator) => Client): SimulatorFixture<Client>;
+export function useFastSimulator<Client>(
+  options: PrismSimulatorOptions = {},
+  makeClient: (simulator: PrismSimulator) => Client | PrismTestClient = (simulator) => new PrismTestClient(simulator),
+): SimulatorFixture<Client | PrismTestClient> {
+  let started: { simulator: PrismSimulator; client: Client | PrismTestClient } | undefined;
+  beforeAll(async () => {
+    const simulator = await startFastSimulator(options);
+    started = { simulator, client: makeClient(simulator) };
+  });
+  afterAll(() => started?.simulator.stop());
+  const get = (): NonNullable<typeof started> => {
+    if (!started) throw new Error('useFastSimulator: the simulator starts in beforeAll; use it inside a test or hook');
+    return started;
+  };
+  return {
+    get simulator() { return get().simulator; },
+    get client() { return get().client; },
+  };
+}
