@@ -19,3 +19,4 @@ export { startPrometheus, type RunningPrometheus, type ScrapeConfig, type Scrape
 export { scrapeOperatorWithPrometheus, type OperatorScrape } from './e2e-prometheus.ts';
 export { startSeaweedFs, resolveSeaweedFsBinary, type RunningSeaweedFs, type SeaweedFsOptions } from './seaweedfs.ts';
 export { signedS3Request, type S3Credentials, type S3RequestOptions } from './seaweedfs-s3-request.ts';
+export { cpuSecondsOf } from './proc-cpu.ts';

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { cpuSecondsOf } from './proc-cpu.ts';
 
 export interface ManagedProcessOptions {
   /** Shown in errors, e.g. `kube-apiserver`. */
@@ -83,11 +83,7 @@ export class ManagedProcess {
    * machine to tell a helper's share (a store server's) from that of the code it measures.
    */
   async cpuSeconds(): Promise<number> {
-    const stat = await readFile(`/proc/${String(this.#child.pid)}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces: state is the first, utime the 12th,
-    // stime the 13th (proc(5)), in clock ticks of USER_HZ, which Linux fixes at 100 for /proc.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return await cpuSecondsOf(this.#child.pid ?? 0);
   }
 
   get running(): boolean {
