@@ -13,8 +13,8 @@
 // --store s3 keeps the operator's backups in a real S3-compatible store (SeaweedFS, started here) instead of a
 // directory; --job also runs each round's operator backup as the Job the operator creates (the operator image's
 // backup-job entry point on the cluster's node; with the volume, writing through the backup store service, started
-// here as its own process over the same directory), and reports the Job's start overhead: the median of the rounds'
-// Job time minus the in-process backup's time.
+// here as its own process over the same directory), and reports the Job's time in parts (bench/backup-job-run.ts): its
+// backup against plain pg_dump, and the Job's start overhead, everything else from the create to the Job's Complete.
 // Prints figures; the last line is one JSON object.
 import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -23,13 +23,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { KubeClient } from '@k8s-operators/controller-core';
-import { startSeaweedFs, TestCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
+import { cpuSecondsOf, startSeaweedFs, TestCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
 import { resolveS3StoreSpec } from '../src/api/resolve-spec.ts';
 import { openS3BackupStore } from '../src/backup/s3-store-options.ts';
 import { DirectoryBackupStore, forDatabase, pgClientConfig, restoreBackup, runBackup, type BackupManifest, type BackupStore } from '../src/index.ts';
 import { startStoreProcess, type StoreProcess } from '../test/backup-store-process.ts';
 import { startPostgresPod } from '../test/postgres-pod.ts';
-import { runBackupJob, type BenchJobTarget } from './backup-job-run.ts';
+import { runBackupJob, type BenchJobTarget, type JobTiming } from './backup-job-run.ts';
+import { plainBucketClient, plainDumpToBucket } from './plain-to-bucket.ts';
 
 const { values } = parseArgs({
   options: { scale: { type: 'string', default: '68' }, rounds: { type: 'string', default: '9' }, store: { type: 'string', default: 'volume' }, job: { type: 'boolean', default: false } },
@@ -95,6 +96,7 @@ try {
     await seaweed.request({ method: 'PUT', path: '/bench/warm-up', body: Buffer.alloc(1024 * 1024) });
     await seaweed.request({ method: 'DELETE', path: '/bench/warm-up' });
     if (values.job) {
+      admin = await KubeClient.load({ kubeconfig: cluster.adminKubeconfig });
       await cluster.kubectl(['create', 'secret', 'generic', 'bench-s3', `--from-literal=accessKeyId=${credentials.accessKeyId}`, `--from-literal=secretAccessKey=${credentials.secretAccessKey}`]);
       const s3 = resolveS3StoreSpec({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, forcePathStyle: true, credentialsSecret: 'bench-s3' });
       jobTarget = { postgresql: 'bench', podIP: connection.host, user: connection.user, database: 'appdb', store: { kind: 's3', s3 } };
@@ -115,7 +117,18 @@ try {
   }
   const count = async (database: string): Promise<number> => Number((await sql<{ n: string }>(pgClientConfig(forDatabase(connection, database)), 'SELECT count(*) AS n FROM pgbench_accounts'))[0]?.n ?? 0);
   const originalRows = await count('appdb');
-  const seconds = { plainBackup: [] as number[], operatorBackup: [] as number[], jobBackup: [] as number[], plainRestore: [] as number[], operatorRestore: [] as number[] };
+  const seconds = { plainBackup: [] as number[], plainToBucket: [] as number[], operatorBackup: [] as number[], jobBackup: [] as number[], plainRestore: [] as number[], operatorRestore: [] as number[] };
+  // The CPU each backup takes in this process and the programs it ran (pg_dump; pg_restore for the operator's): what
+  // the operator's checks add, in a figure that other load on the machine moves far less than the times.
+  const cpu = { plainBackup: [] as number[], operatorBackup: [] as number[] };
+  const cpuOf = async <T>(list: number[], work: () => Promise<T>): Promise<T> => {
+    const before = await cpuSecondsOf('self', { reapedChildren: true });
+    const result = await work();
+    list.push((await cpuSecondsOf('self', { reapedChildren: true })) - before);
+    return result;
+  };
+  const bucketClient = seaweed === undefined ? undefined : plainBucketClient({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, credentials: seaweed.credentials });
+  const jobTimings: JobTiming[] = [];
   // The CPU SeaweedFS spends on each of the operator's backups: on this machine it is taken from pg_dump and the
   // server, where a real bucket's is not.
   const storeCpuSeconds: number[] = [];
@@ -125,18 +138,27 @@ try {
     const plainDump = join(work, `plain-${String(round)}.dump`);
     const key = { namespace: 'bench', postgresql: 'bench', backup: `bench-${String(round)}` };
     const plainBackup = async (): Promise<void> => {
-      seconds.plainBackup.push(await timed('pg_dump', join(bin, 'pg_dump'), ['-Fc', '-d', 'appdb', '-f', plainDump], env));
+      seconds.plainBackup.push(await cpuOf(cpu.plainBackup, () => timed('pg_dump', join(bin, 'pg_dump'), ['-Fc', '-d', 'appdb', '-f', plainDump], env)));
+    };
+    const plainToBucket = async (): Promise<void> => {
+      if (bucketClient === undefined) return;
+      const started = performance.now();
+      await plainDumpToBucket({ client: bucketClient, bucket: 'bench', key: `plain/${String(round)}.dump`, pgDump: join(bin, 'pg_dump'), database: 'appdb', env });
+      seconds.plainToBucket.push((performance.now() - started) / 1000);
     };
     let manifest: BackupManifest | undefined;
     const operatorBackup = async (): Promise<void> => {
       const storeCpuBefore = await seaweed?.cpuSeconds();
       const started = performance.now();
-      manifest = await runBackup({ store, key, trigger: 'OnDemand', connection });
+      manifest = await cpuOf(cpu.operatorBackup, () => runBackup({ store, key, trigger: 'OnDemand', connection }));
       seconds.operatorBackup.push((performance.now() - started) / 1000);
       if (seaweed !== undefined) storeCpuSeconds.push((await seaweed.cpuSeconds()) - (storeCpuBefore ?? 0));
     };
     const jobBackup = async (): Promise<void> => {
-      if (jobTarget !== undefined) seconds.jobBackup.push(await runBackupJob(cluster, jobTarget, `bench-job-${String(round)}`));
+      if (jobTarget === undefined || admin === undefined) return;
+      const timing = await runBackupJob(cluster, admin, jobTarget, `bench-job-${String(round)}`, (jobKey) => store.manifest(jobKey));
+      jobTimings.push(timing);
+      seconds.jobBackup.push(timing.total);
     };
     // Each restore starts from the same state: earlier writes checkpointed, and no restored copy left behind for
     // autovacuum to work on while the next one is timed (that made whichever restore came second about 50 % slower).
@@ -165,13 +187,15 @@ try {
     };
     // Alternating the order keeps a slow or fast stretch of the machine from always falling on the same side.
     const plainFirst = round % 2 === 1;
-    for (const step of plainFirst ? [plainBackup, operatorBackup, jobBackup, plainRestore, operatorRestore] : [jobBackup, operatorBackup, plainBackup, operatorRestore, plainRestore]) await step();
+    for (const step of plainFirst ? [plainBackup, plainToBucket, operatorBackup, jobBackup, plainRestore, operatorRestore] : [jobBackup, operatorBackup, plainToBucket, plainBackup, operatorRestore, plainRestore]) await step();
 
     dumpBytes = manifest?.size ?? 0;
     const at = (list: number[]): string => (list.at(-1) ?? 0).toFixed(2);
     const ratioAt = (operator: number[], plain: number[]): string => ratiosOf(operator, plain)[round - 1]?.toFixed(2) ?? '-';
     console.log(
-      `round ${String(round)}/${String(rounds)}: backup plain ${at(seconds.plainBackup)} s, operator ${at(seconds.operatorBackup)} s (${ratioAt(seconds.operatorBackup, seconds.plainBackup)}); ` +
+      `round ${String(round)}/${String(rounds)}: backup plain ${at(seconds.plainBackup)} s, ` +
+        (bucketClient === undefined ? '' : `plain into the bucket ${at(seconds.plainToBucket)} s, `) +
+        `operator ${at(seconds.operatorBackup)} s (${ratioAt(seconds.operatorBackup, seconds.plainBackup)}); ` +
         (jobTarget === undefined ? '' : `Job ${at(seconds.jobBackup)} s (${ratioAt(seconds.jobBackup, seconds.plainBackup)}); `) +
         `restore plain ${at(seconds.plainRestore)} s, operator ${at(seconds.operatorRestore)} s (${ratioAt(seconds.operatorRestore, seconds.plainRestore)})`,
     );
@@ -187,13 +211,26 @@ try {
   const backupRatioOfMedians = operatorBackupSeconds / plainBackupSeconds;
   const restoreRatioOfMedians = operatorRestoreSeconds / plainRestoreSeconds;
   const jobRatios = ratiosOf(seconds.jobBackup, seconds.plainBackup);
-  const jobOverheads = seconds.jobBackup.map((took, i) => took - (seconds.operatorBackup[i] ?? Number.NaN));
+  const jobPipelineRatios = ratiosOf(jobTimings.map((t) => t.backup), seconds.plainBackup);
+  const jobOverheads = jobTimings.map((t) => t.total - t.backup);
+  const jobPhase = (phase: keyof JobTiming): number => median(jobTimings.map((t) => t[phase]));
+  const bucketRatios = ratiosOf(seconds.operatorBackup, seconds.plainToBucket);
+  const addedCpu = cpu.operatorBackup.map((took, i) => took - (cpu.plainBackup[i] ?? Number.NaN));
   console.log(`medians of ${String(rounds)} rounds (range), dump ${(dumpBytes / 2 ** 20).toFixed(0)} MiB, store ${storeKind}:`);
   console.log(`  plain pg_dump -Fc:              ${plainBackupSeconds.toFixed(2)} s (${range(seconds.plainBackup)})`);
+  if (seconds.plainToBucket.length > 0) {
+    console.log(`  plain pg_dump into the bucket:  ${median(seconds.plainToBucket).toFixed(2)} s (${range(seconds.plainToBucket)}), streamed, unchecked`);
+  }
   console.log(`  operator backup (verified):     ${operatorBackupSeconds.toFixed(2)} s (${range(seconds.operatorBackup)})`);
+  if (seconds.plainToBucket.length > 0) console.log(`    against plain into the bucket: ratio ${median(bucketRatios).toFixed(2)} (${range(bucketRatios)})`);
+  console.log(`  CPU per backup, plain pg_dump ${median(cpu.plainBackup).toFixed(2)} s, operator (this process, pg_dump, pg_restore) ${median(cpu.operatorBackup).toFixed(2)} s: ` +
+    `the checks add ${median(addedCpu).toFixed(2)} s (${range(addedCpu)})`);
   if (jobTarget !== undefined) {
     console.log(`  the same as a Job:              ${median(seconds.jobBackup).toFixed(2)} s (${range(seconds.jobBackup)}), ratio ${median(jobRatios).toFixed(2)} (${range(jobRatios)})`);
-    console.log(`  Job start overhead:             ${median(jobOverheads).toFixed(2)} s (${range(jobOverheads)})`);
+    console.log(`  its backup (manifest start to verified): ${jobPhase('backup').toFixed(2)} s, ratio ${median(jobPipelineRatios).toFixed(2)} (${range(jobPipelineRatios)})`);
+    console.log(`  Job start overhead:             ${median(jobOverheads).toFixed(2)} s (${range(jobOverheads)}): the rest of the Job's time, medians:`);
+    console.log(`    create to container running ${jobPhase('podStart').toFixed(2)} s, to the backup's start ${jobPhase('processStart').toFixed(2)} s, ` +
+      `verified to container terminated ${jobPhase('finish').toFixed(2)} s, to Job Complete ${jobPhase('complete').toFixed(2)} s`);
   }
   if (storeCpuSeconds.length > 0) console.log(`  SeaweedFS CPU per backup:       ${median(storeCpuSeconds).toFixed(2)} s (${range(storeCpuSeconds)}), on this machine`);
   console.log(`  plain pg_restore -1 + ANALYZE:  ${plainRestoreSeconds.toFixed(2)} s (${range(seconds.plainRestore)})`);
@@ -204,8 +241,15 @@ try {
   const result = {
     benchmark: 'postgresql', store: storeKind, scale, rounds, database_bytes: databaseBytes, dump_bytes: dumpBytes, rows: originalRows,
     plain_backup_seconds: round(plainBackupSeconds), operator_backup_seconds: round(operatorBackupSeconds), backup_ratio: round(median(backupRatios)),
+    ...(seconds.plainToBucket.length === 0 ? {} : { plain_to_bucket_seconds: round(median(seconds.plainToBucket)), backup_ratio_to_plain_bucket: round(median(bucketRatios)) }),
+    plain_backup_cpu_seconds: round(median(cpu.plainBackup)), operator_backup_cpu_seconds: round(median(cpu.operatorBackup)), added_cpu_seconds: round(median(addedCpu)),
     plain_restore_seconds: round(plainRestoreSeconds), operator_restore_seconds: round(operatorRestoreSeconds), restore_ratio: round(median(restoreRatios)),
-    ...(jobTarget === undefined ? {} : { job_backup_seconds: round(median(seconds.jobBackup)), job_backup_ratio: round(median(jobRatios)), job_start_overhead_seconds: round(median(jobOverheads)) }),
+    ...(jobTarget === undefined ? {} : {
+      job_backup_seconds: round(median(seconds.jobBackup)), job_backup_ratio: round(median(jobRatios)),
+      job_pipeline_seconds: round(jobPhase('backup')), job_pipeline_ratio: round(median(jobPipelineRatios)),
+      job_start_overhead_seconds: round(median(jobOverheads)),
+      job_phases_seconds: { pod_start: round(jobPhase('podStart')), process_start: round(jobPhase('processStart')), finish: round(jobPhase('finish')), complete: round(jobPhase('complete')) },
+    }),
     ...(storeCpuSeconds.length === 0 ? {} : { store_cpu_seconds_per_backup: round(median(storeCpuSeconds)) }),
     target_ratio: 1.1,
     backup_ratio_of_medians: round(backupRatioOfMedians), restore_ratio_of_medians: round(restoreRatioOfMedians),

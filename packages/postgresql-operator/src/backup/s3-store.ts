@@ -54,7 +54,8 @@ export interface S3BackupStoreOptions {
 
 const DATA_SUFFIX = '.dump';
 const MANIFEST_SUFFIX = '.manifest.json';
-const DEFAULT_PART_BYTES = 16 * 1024 * 1024;
+/** The part size unless `partBytes` says otherwise. */
+export const DEFAULT_PART_BYTES = 16 * 1024 * 1024;
 // An endpoint that accepts no connection fails in this time instead of the kernel's two minutes.
 const CONNECT_TIMEOUT_MS = 10_000;
 // A request that stalls this long (no bytes either way) is abandoned.
