@@ -2,6 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   Resources,
   ensureFinalizer,
+  getControllerOf,
   hasFinalizer,
   isControlledBy,
   objectKey,
@@ -16,7 +17,7 @@ import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import type { BackupManifest } from '../backup/manifest.ts';
 import { BackupStoreError, type BackupKey } from '../backup/store.ts';
-import { deleteBackupJob, findBackupJob, jobOutcome, startBackupJob, type BackupJob } from './backup-jobs.ts';
+import { deleteBackupJob, findBackupJob, JOB_NAME_LABEL, jobOutcome, startBackupJob, type BackupJob } from './backup-jobs.ts';
 import { completedStatus, failedStatus, isFinished, runningStatus } from '../desired/backup-status.ts';
 import { readDatabasePassword } from './database-password.ts';
 import { podAddress, servingPod } from './database-pods.ts';
@@ -101,7 +102,8 @@ export function setupBackupController(context: OperatorContext): Controller {
     const name = backup.metadata.name ?? '';
     // After a leader change this replica holds no lock yet: the running Job is the database's backup.
     locks.tryAcquire(databaseKey, name);
-    const outcome = await jobOutcome(manager.client, job);
+    const pods = await manager.reader.list(Resources.Pod, { scope: JOB_SCOPE, namespace: job.metadata?.namespace ?? '', matchingLabels: { [JOB_NAME_LABEL]: job.metadata?.name ?? '' } });
+    const outcome = await jobOutcome(manager.client, job, pods);
     if (!outcome.finished) return undefined;
     const trigger = backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER;
     let status: PostgreSQLBackupStatus;
@@ -290,6 +292,16 @@ export function setupBackupController(context: OperatorContext): Controller {
       ? []
       : manager.informerFor(PostgreSQLBackupRef).cache.byIndex(BY_POSTGRESQL_INDEX, `${obj.metadata?.namespace ?? ''}/${postgresql}`).filter(isPending).map((b) => objectKey(b));
 
+  /** The backup whose Job runs `pod`: the Pod's controller is the Job, and the Job's is the PostgreSQLBackup. */
+  const backupOfJobPod = (pod: KubernetesObject): string[] => {
+    const namespace = pod.metadata?.namespace ?? '';
+    const jobRef = getControllerOf(pod);
+    if (jobRef?.kind !== 'Job') return [];
+    const job = manager.informerFor(Resources.Job, JOB_SCOPE).cache.get({ namespace, name: jobRef.name });
+    const backupRef = job === undefined ? undefined : getControllerOf(job);
+    return backupRef?.kind === 'PostgreSQLBackup' ? [`${namespace}/${backupRef.name}`] : [];
+  };
+
   // Reconciles run only once the manager starts the controller, so `controller` is set by then.
   const controller = manager
     .controller('postgresqlbackup')
@@ -297,8 +309,9 @@ export function setupBackupController(context: OperatorContext): Controller {
     // A pod that starts serving, or a PostgreSQL that appears, lets waiting backups start.
     .watches(Resources.Pod, (pod) => pendingBackupsOf(pod, pod.metadata?.labels?.[INSTANCE_LABEL]), { scope: POD_SCOPE })
     .watches(PostgreSQLRef, (pg) => pendingBackupsOf(pg, pg.metadata.name))
-    // A backup Job that finishes is recorded at once.
+    // A backup Job that finishes is recorded at once; one that succeeded, as soon as its Pod shows it (jobOutcome).
     .owns(Resources.Job, { scope: JOB_SCOPE })
+    .watches(Resources.Pod, backupOfJobPod, { scope: JOB_SCOPE })
     .withOptions({ maxConcurrentReconciles: 4 })
     .complete(reconcile);
   return controller;

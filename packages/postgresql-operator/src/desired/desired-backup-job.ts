@@ -38,7 +38,8 @@ import { ownedMetadata } from './owned-metadata.ts';
 
 /** On the Job and its Pod: the PostgreSQL whose backup it runs. Not the instance label: a Job Pod is no database pod. */
 export const BACKUP_JOB_LABEL = 'exp.wheel.jp/backup-of';
-const CONTAINER = 'backup';
+/** The backup Job's one container, whose termination message is the backup's outcome. */
+export const BACKUP_JOB_CONTAINER = 'backup';
 /** The user of the operator image (distroless nonroot). */
 const IMAGE_USER_ID = 65532;
 const MAX_LABEL_VALUE = 63;
@@ -160,7 +161,7 @@ export function desiredBackupJob(request: BackupJobRequest): V1Job {
           },
           containers: [
             {
-              name: CONTAINER,
+              name: BACKUP_JOB_CONTAINER,
               image,
               args: [BACKUP_JOB_SUBCOMMAND, `--secrets-dir=${BACKUP_JOB_SECRETS_DIR}`, `--termination-log=${TERMINATION_MESSAGE_PATH}`],
               env: [{ name: BACKUP_JOB_INPUT_ENV, value: JSON.stringify(input) }],
