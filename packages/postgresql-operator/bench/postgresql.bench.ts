@@ -230,7 +230,7 @@ try {
     console.log(`  its backup (manifest start to verified): ${jobPhase('backup').toFixed(2)} s, ratio ${median(jobPipelineRatios).toFixed(2)} (${range(jobPipelineRatios)})`);
     console.log(`  Job start overhead:             ${median(jobOverheads).toFixed(2)} s (${range(jobOverheads)}): the rest of the Job's time, medians:`);
     console.log(`    create to container running ${jobPhase('podStart').toFixed(2)} s, to the backup's start ${jobPhase('processStart').toFixed(2)} s, ` +
-      `verified to container terminated ${jobPhase('finish').toFixed(2)} s, to Job Complete ${jobPhase('complete').toFixed(2)} s`);
+      `verified to container terminated ${jobPhase('finish').toFixed(2)} s; the Job's Complete ${jobPhase('complete').toFixed(2)} s after that, not waited for`);
   }
   if (storeCpuSeconds.length > 0) console.log(`  SeaweedFS CPU per backup:       ${median(storeCpuSeconds).toFixed(2)} s (${range(storeCpuSeconds)}), on this machine`);
   console.log(`  plain pg_restore -1 + ANALYZE:  ${plainRestoreSeconds.toFixed(2)} s (${range(seconds.plainRestore)})`);
