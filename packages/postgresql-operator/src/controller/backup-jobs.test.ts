@@ -20,7 +20,7 @@ const completed = serializeBackupJobResult({ result: 'Completed', sha256: 'ab'.r
 const failed = serializeBackupJobResult({ result: 'Failed', stage: 'Dump', error: 'backup shop/foodb/foodb-backup-1: pg_dump failed: connection refused' });
 const ended = (exitCode: number, message: string | undefined): Terminated => ({ exitCode, message, finishedAt: new Date('2026-11-26T10:00:09Z') });
 
-/** Only the failure path reads the API (the Pods, for the Job's own words); these tests give it these Pods. */
+/** Only the failure path reads the API (the Pods, when the cache lacks the container's end); these tests give it these Pods. */
 const client = (pods: Pod[] = []): KubeClient => ({ list: () => Promise.resolve({ items: pods }) }) as unknown as KubeClient;
 
 describe('jobOutcome', () => {
@@ -47,6 +47,12 @@ describe('jobOutcome', () => {
   it('reports a failed Job in its own words from the termination message', async () => {
     const failedPod = pod({ terminated: ended(1, failed) });
     const outcome = await jobOutcome(client([failedPod]), job([{ type: 'Failed', lastTransitionTime: '2026-11-26T10:00:11Z' }]), [failedPod]);
+    expect(outcome).toEqual({ finished: true, succeeded: false, seconds: 11, error: 'backup shop/foodb/foodb-backup-1: pg_dump failed: connection refused' });
+  });
+
+  it('reads the failed Pod from the API server when the cache does not have its end yet', async () => {
+    const failedPod = pod({ terminated: ended(1, failed) });
+    const outcome = await jobOutcome(client([failedPod]), job([{ type: 'Failed', lastTransitionTime: '2026-11-26T10:00:11Z' }]), [pod({ running: {} })]);
     expect(outcome).toEqual({ finished: true, succeeded: false, seconds: 11, error: 'backup shop/foodb/foodb-backup-1: pg_dump failed: connection refused' });
   });
 

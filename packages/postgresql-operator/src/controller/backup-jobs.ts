@@ -52,6 +52,8 @@ type BackupPod = ObjectOf<typeof Resources.Pod>;
 
 const conditionTrue = (job: BackupJob, type: string) => job.status?.conditions?.find((c) => c.type === type && c.status === 'True');
 
+type ContainerEnd = ReturnType<typeof endedContainer>;
+
 /** How the backup container of the Job's Pod ended, once it has. */
 function endedContainer(pods: readonly BackupPod[]) {
   return pods.flatMap((pod) => pod.status?.containerStatuses ?? []).find((s) => s.name === BACKUP_JOB_CONTAINER)?.state?.terminated;
@@ -76,14 +78,23 @@ export async function jobOutcome(client: KubeClient, job: BackupJob, pods: reado
   const end = timeOf(job.status?.completionTime) ?? timeOf((complete ?? failed)?.lastTransitionTime) ?? timeOf(ended?.finishedAt);
   const seconds = start !== undefined && end !== undefined ? Math.max(0, (end.getTime() - start.getTime()) / 1000) : 0;
   if (complete !== undefined || (failed === undefined && exitedCompleted)) return { finished: true, succeeded: true, seconds };
-  return { finished: true, succeeded: false, seconds, error: await failureOf(client, job, failed?.reason, failed?.message) };
+  return { finished: true, succeeded: false, seconds, error: await failureOf(client, job, ended, failed?.reason, failed?.message) };
 }
 
-async function failureOf(client: KubeClient, job: BackupJob, reason: string | undefined, message: string | undefined): Promise<string> {
+/**
+ * A failed Job in its own words. `cachedEnd` is how its container ended as the cache has it; the Job's Failed
+ * condition can reach the cache before the Pod's last update does, and then the Pod is read from the API server.
+ */
+async function failureOf(
+  client: KubeClient,
+  job: BackupJob,
+  cachedEnd: ContainerEnd | undefined,
+  reason: string | undefined,
+  message: string | undefined,
+): Promise<string> {
   const namespace = job.metadata?.namespace ?? '';
   const name = job.metadata?.name ?? '';
-  const pods = await client.list(Resources.Pod, { namespace, labelSelector: `${JOB_NAME_LABEL}=${name}` });
-  const terminated = pods.items.flatMap((pod) => pod.status?.containerStatuses ?? []).map((s) => s.state?.terminated).find((t) => t !== undefined);
+  const terminated = cachedEnd ?? endedContainer((await client.list(Resources.Pod, { namespace, labelSelector: `${JOB_NAME_LABEL}=${name}` })).items);
   const result: BackupJobResult | undefined = parseBackupJobResult(terminated?.message);
   if (result?.result === 'Failed') return result.error;
   if (terminated !== undefined) {
