@@ -1,31 +1,11 @@
-// The like-for-like baseline for the bucket: plain `pg_dump -Fc` streamed into the same bucket by the same multipart
-// upload the store uses (parts of the store's size, each with its Content-MD5), with none of the operator's checks: no
-// decode, no SHA-256 compared, no manifest. Against plain `pg_dump` into a local file, the operator's backup into a
+// The like-for-like baseline for the bucket: plain `pg_dump -Fc` streamed into the same bucket by the same client and
+// multipart upload the store uses (parts of the store's size, each with its Content-MD5), with none of the operator's
+// checks: no decode, no SHA-256 compared, no manifest. Against plain `pg_dump` into a local file, the operator's backup into a
 // bucket also pays the bucket: on this machine SeaweedFS's CPU on the same two cores; against this, only its checks.
 import { spawn } from 'node:child_process';
-import { S3Client } from '@aws-sdk/client-s3';
-import type { S3Credentials } from '@k8s-operators/testkit';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_PART_BYTES } from '../src/backup/s3-store.ts';
 import { uploadStream } from '../src/backup/s3-store-upload.ts';
-
-export interface PlainBucket {
-  bucket: string;
-  endpoint: string;
-  region: string;
-  credentials: S3Credentials;
-}
-
-export function plainBucketClient(target: PlainBucket): S3Client {
-  return new S3Client({
-    region: target.region,
-    endpoint: target.endpoint,
-    forcePathStyle: true,
-    credentials: target.credentials,
-    // As the store does: SeaweedFS does not take the SDK's default CRC checksums.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-}
 
 /** `pg_dump -Fc` of `database` into `bucket/key`; resolves once pg_dump exited 0 and the upload completed. */
 export async function plainDumpToBucket(options: {

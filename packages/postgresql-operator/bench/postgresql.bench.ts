@@ -26,11 +26,12 @@ import { KubeClient } from '@k8s-operators/controller-core';
 import { cpuSecondsOf, startSeaweedFs, TestCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
 import { resolveS3StoreSpec } from '../src/api/resolve-spec.ts';
 import { openS3BackupStore } from '../src/backup/s3-store-options.ts';
+import { createS3Client } from '../src/backup/s3-store.ts';
 import { DirectoryBackupStore, forDatabase, pgClientConfig, restoreBackup, runBackup, type BackupManifest, type BackupStore } from '../src/index.ts';
 import { startStoreProcess, type StoreProcess } from '../test/backup-store-process.ts';
 import { startPostgresPod } from '../test/postgres-pod.ts';
 import { runBackupJob, type BenchJobTarget, type JobTiming } from './backup-job-run.ts';
-import { plainBucketClient, plainDumpToBucket } from './plain-to-bucket.ts';
+import { plainDumpToBucket } from './plain-to-bucket.ts';
 
 const { values } = parseArgs({
   options: { scale: { type: 'string', default: '68' }, rounds: { type: 'string', default: '9' }, store: { type: 'string', default: 'volume' }, job: { type: 'boolean', default: false } },
@@ -127,7 +128,7 @@ try {
     list.push((await cpuSecondsOf('self', { reapedChildren: true })) - before);
     return result;
   };
-  const bucketClient = seaweed === undefined ? undefined : plainBucketClient({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, credentials: seaweed.credentials });
+  const bucketClient = seaweed === undefined ? undefined : createS3Client({ endpoint: seaweed.endpoint, region: seaweed.region, forcePathStyle: true, credentials: seaweed.credentials });
   const jobTimings: JobTiming[] = [];
   // The CPU SeaweedFS spends on each of the operator's backups: on this machine it is taken from pg_dump and the
   // server, where a real bucket's is not.

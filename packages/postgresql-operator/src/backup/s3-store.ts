@@ -77,6 +77,29 @@ function normalizePrefix(prefix: string | undefined): string {
  * The AWS SDK is loaded by this module only: importing it costs the process about 30 MiB, which an operator using the
  * volume store does not pay as long as it imports this module lazily.
  */
+/**
+ * The S3 client a store talks through, by its options: also for a benchmark's plain upload to the same bucket, so it
+ * pays the same client.
+ */
+export function createS3Client(options: Pick<S3BackupStoreOptions, 'region' | 'endpoint' | 'forcePathStyle' | 'credentials' | 'caBundle'>): S3Client {
+  const { region, endpoint, caBundle, credentials } = options;
+  return new S3Client({
+    region,
+    endpoint,
+    forcePathStyle: options.forcePathStyle ?? false,
+    credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
+    // Every stored dump is read back and compared by SHA-256 before its manifest is written, which covers what the
+    // SDK's default per-request CRC checksums would; S3-compatible stores do not all accept those.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: {
+      connectionTimeout: CONNECT_TIMEOUT_MS,
+      requestTimeout: IDLE_TIMEOUT_MS,
+      httpsAgent: new Agent({ keepAlive: true, ...(caBundle === undefined ? {} : { ca: caBundle }) }),
+    },
+  });
+}
+
 export class S3BackupStore implements BackupStore {
   readonly bucket: string;
   readonly prefix: string;
@@ -96,21 +119,7 @@ export class S3BackupStore implements BackupStore {
     this.prefix = normalizePrefix(options.prefix);
     this.#partBytes = partBytes;
     this.#where = { endpoint: endpoint ?? `AWS S3 (${region})`, bucket, accessKeyId: credentials.accessKeyId };
-    this.#client = new S3Client({
-      region,
-      endpoint,
-      forcePathStyle: options.forcePathStyle ?? false,
-      credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
-      // Every stored dump is read back and compared by SHA-256 before its manifest is written, which covers what the
-      // SDK's default per-request CRC checksums would; S3-compatible stores do not all accept those.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: {
-        connectionTimeout: CONNECT_TIMEOUT_MS,
-        requestTimeout: IDLE_TIMEOUT_MS,
-        httpsAgent: new Agent({ keepAlive: true, ...(caBundle === undefined ? {} : { ca: caBundle }) }),
-      },
-    });
+    this.#client = createS3Client(options);
   }
 
   #object(key: BackupKey, suffix: string): string {
