@@ -114,8 +114,9 @@ async function loggedTools(
   const bin = join(directory, '15', 'bin');
   const log = join(directory, 'pids');
   await mkdir(bin, { recursive: true });
+  const versions = join(directory, 'version-lookups');
   const wrapper = (tool: string, command: string): string =>
-    `#!/bin/sh\n[ "$1" = --version ] && exec ${PG_BIN}/${tool} --version\necho $$ >> ${log}\n${command}\n`;
+    `#!/bin/sh\n[ "$1" = --version ] && { echo ${tool} >> ${versions}; exec ${PG_BIN}/${tool} --version; }\necho $$ >> ${log}\n${command}\n`;
   await writeFile(join(bin, 'pg_dump'), wrapper('pg_dump', dumpCommand), { mode: 0o755 });
   await writeFile(join(bin, 'pg_restore'), wrapper('pg_restore', restoreCommand), { mode: 0o755 });
   return {
@@ -124,6 +125,10 @@ async function loggedTools(
     async processes(): Promise<{ started: number; running: number[] }> {
       const pids = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '').map(Number);
       return { started: pids.length, running: pids.filter(isProcessRunning) };
+    },
+    /** How many times a tool was asked for its version: runBackup's lookup of pg_dump and pg_restore. */
+    async versionLookups(): Promise<number> {
+      return (await readFile(versions, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '').length;
     },
   };
 }
@@ -429,6 +434,60 @@ describe('backup', () => {
     expect(await filesIn('india')).toEqual([]);
     expect(await logged.processes()).toEqual({ started: 2, running: [] });
     await waitFor(async () => (await pgDumpSessions('india')) === 0, { what: "pg_dump's session to end" });
+  });
+
+  it("starts the store's preparation at once, and the dump only once it is done", async () => {
+    await createItems('tango', 1000);
+    const logged = await loggedTools('tango');
+    const order: string[] = [];
+    const watched = storeWithWrite((data) => {
+      order.push('write');
+      return data;
+    });
+    const running = runBackup({
+      store: watched, key: key('tango', 'tango-1'), trigger: 'OnDemand', connection: on('tango'), tools: logged.tools,
+      prepareStore: async () => {
+        order.push('prepare started');
+        // Still preparing when the server's version has been read and both tools found: the dump must wait.
+        await waitFor(async () => (await logged.versionLookups()) === 2 || undefined, { what: 'the lookup of pg_dump and pg_restore' });
+        order.push('prepare done');
+      },
+    });
+    expect(order).toEqual(['prepare started']);
+    const manifest = await running;
+    expect(order).toEqual(['prepare started', 'prepare done', 'write']);
+    expect(await filesIn('tango')).toEqual(['tango-1.dump', 'tango-1.manifest.json']);
+    expect(await store.verifyChecksum(manifest.key)).toMatchObject({ ok: true });
+  });
+
+  it('a store that cannot be prepared fails the backup at the Store stage before pg_dump starts', async () => {
+    await createItems('uniform', 1000);
+    const logged = await loggedTools('uniform');
+    const error = await runBackup({
+      store, key: key('uniform', 'uniform-1'), trigger: 'OnDemand', connection: on('uniform'), tools: logged.tools,
+      prepareStore: () => Promise.reject(new Error('the backup store at https://10.0.0.7:8443 refused sweep (403): no access')),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BackupFailedError);
+    expect(error).toMatchObject({
+      stage: 'Store',
+      message: 'backup default/uniform/uniform-1: getting the store ready for the dump failed: the backup store at https://10.0.0.7:8443 refused sweep (403): no access',
+    });
+    expect(await logged.processes()).toEqual({ started: 0, running: [] });
+    expect(await filesIn('uniform')).toEqual([]);
+  });
+
+  it('a backup that cannot connect still lets the store finish its preparation before it fails', async () => {
+    let prepared = false;
+    const error = await runBackup({
+      store, key: key('victor', 'victor-1'), trigger: 'OnDemand', connection: { ...on('app'), password: 'wrong-password' },
+      prepareStore: async () => {
+        // A slow store: the refused connection comes back first.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        prepared = true;
+      },
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ stage: 'Connect' });
+    expect(prepared).toBe(true);
   });
 
   it('fails clearly, without the password, when the database cannot be reached', async () => {

@@ -11,8 +11,9 @@ import { BACKUP_JOB_FILES, serializeBackupJobResult, type BackupJobInput, type B
 /**
  * One backup Job's work, in the Job's Pod: what the operator did in its own process before backups ran as Jobs. It
  * clears unfinished data of this database from the store (the operator starts one backup Job per database at a time,
- * so nothing of it is being written), runs the backup (pg_dump streamed into the store with SHA-256, decoded in full
- * by pg_restore, read back, manifest last: run-backup.ts), and writes the outcome as the termination message.
+ * so nothing of it is being written; done while the server's version is read, and before the dump starts), runs the
+ * backup (pg_dump streamed into the store with SHA-256, decoded in full by pg_restore, read back, manifest last:
+ * run-backup.ts), and writes the outcome as the termination message.
  */
 
 export interface BackupJobOptions {
@@ -64,9 +65,11 @@ export async function runBackupJob(options: BackupJobOptions): Promise<number> {
   try {
     const password = await mounted(secretsDir, BACKUP_JOB_FILES.password, 'database password');
     const store = await openStore(input.store, secretsDir);
-    const cleared = await store.removeIncomplete({ namespace: input.key.namespace, postgresql: input.key.postgresql });
-    if (cleared.length > 0) logger.info({ cleared: cleared.map((k) => k.backup) }, 'removed unfinished backup data');
-    const manifest = await runBackup({ store, key: input.key, trigger: input.trigger, connection: { ...input.connection, password }, signal, ...(options.tools === undefined ? {} : { tools: options.tools }) });
+    const sweep = async (): Promise<void> => {
+      const cleared = await store.removeIncomplete({ namespace: input.key.namespace, postgresql: input.key.postgresql });
+      if (cleared.length > 0) logger.info({ cleared: cleared.map((k) => k.backup) }, 'removed unfinished backup data');
+    };
+    const manifest = await runBackup({ store, key: input.key, trigger: input.trigger, connection: { ...input.connection, password }, signal, prepareStore: sweep, ...(options.tools === undefined ? {} : { tools: options.tools }) });
     result = { result: 'Completed', sha256: manifest.sha256, size: manifest.size };
     logger.info({ bytes: manifest.size, seconds: (performance.now() - started) / 1000, pgDump: manifest.pgDumpVersion }, 'backup completed');
   } catch (error) {

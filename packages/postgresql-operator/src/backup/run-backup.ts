@@ -56,21 +56,38 @@ export interface BackupRequest {
   tools?: DiscoverOptions;
   /** Default: the system clock. */
   now?: () => Date;
+  /**
+   * Work on the store that must be done before the dump is written (a backup Job's sweep of its database's unfinished
+   * data): started at once, alongside the connection to the server and the lookup of the client tools, so a Job does
+   * not wait for one round trip after the other; the dump starts only once it has finished. Its failure fails the
+   * backup at the Store stage.
+   */
+  prepareStore?: () => Promise<void>;
 }
 
 export async function runBackup(request: BackupRequest): Promise<BackupManifest> {
-  const { store, key, trigger, connection, signal, tools = {}, now = () => new Date() } = request;
+  const { store, key, trigger, connection, signal, tools = {}, now = () => new Date(), prepareStore } = request;
   const name = formatBackupKey(key);
   const fail = (stage: BackupStage, what: string, error: unknown): BackupFailedError =>
     new BackupFailedError(stage, `backup ${name}: ${what}: ${withMaskedSecrets(error, [connection.password]).message}`, {
       cause: error,
     });
 
+  const prepared = (prepareStore?.() ?? Promise.resolve()).catch((error: unknown) => {
+    throw fail('Store', 'getting the store ready for the dump failed', error);
+  });
+  // Awaited below on every path; until then its failure must not count as unhandled.
+  prepared.catch(() => undefined);
+  // A backup that fails before its dump still waits for the store's work, so none of it outlives the backup.
+  const failBeforeDump = async (error: BackupFailedError): Promise<never> => {
+    await prepared.catch(() => undefined);
+    throw error;
+  };
   let server: ServerVersion;
   try {
     server = await withConnection(connection, serverVersion);
   } catch (error) {
-    throw fail('Connect', `cannot connect to database ${connection.database} at ${connection.host}`, error);
+    return failBeforeDump(fail('Connect', `cannot connect to database ${connection.database} at ${connection.host}`, error));
   }
   let pgDump: InstalledPgTool;
   let pgRestore: InstalledPgTool;
@@ -78,8 +95,9 @@ export async function runBackup(request: BackupRequest): Promise<BackupManifest>
     pgDump = await locatePgTool({ tool: 'pg_dump', minimumMajor: server.major }, tools);
     pgRestore = await locatePgTool({ tool: 'pg_restore', minimumMajor: pgDump.major }, tools);
   } catch (error) {
-    throw fail('Tools', `no usable client tools for PostgreSQL ${server.version}`, error);
+    return failBeforeDump(fail('Tools', `no usable client tools for PostgreSQL ${server.version}`, error));
   }
+  await prepared;
 
   const startedAt = now();
   let finishedAt = startedAt;
