@@ -133,6 +133,9 @@ try {
   // The CPU SeaweedFS spends on each of the operator's backups: on this machine it is taken from pg_dump and the
   // server, where a real bucket's is not.
   const storeCpuSeconds: number[] = [];
+  // The CPU the backup store service spends on each volume Job's backup (it takes the dump over HTTPS, hashes it, writes
+  // it and reads it back): in a cluster it runs on its own Pod's node, here on the same two cores as the Job.
+  const serviceCpuSeconds: number[] = [];
   let dumpBytes = 0;
 
   for (let round = 1; round <= rounds; round++) {
@@ -157,7 +160,10 @@ try {
     };
     const jobBackup = async (): Promise<void> => {
       if (jobTarget === undefined || admin === undefined) return;
+      const servicePid = storeService?.child.pid;
+      const serviceCpuBefore = servicePid === undefined ? 0 : await cpuSecondsOf(servicePid);
       const timing = await runBackupJob(cluster, admin, jobTarget, `bench-job-${String(round)}`, (jobKey) => store.manifest(jobKey));
+      if (servicePid !== undefined) serviceCpuSeconds.push((await cpuSecondsOf(servicePid)) - serviceCpuBefore);
       jobTimings.push(timing);
       seconds.jobBackup.push(timing.total);
     };
@@ -234,6 +240,7 @@ try {
       `verified to container terminated ${jobPhase('finish').toFixed(2)} s; the Job's Complete ${jobPhase('complete').toFixed(2)} s after that, not waited for`);
   }
   if (storeCpuSeconds.length > 0) console.log(`  SeaweedFS CPU per backup:       ${median(storeCpuSeconds).toFixed(2)} s (${range(storeCpuSeconds)}), on this machine`);
+  if (serviceCpuSeconds.length > 0) console.log(`  backup store service CPU per Job: ${median(serviceCpuSeconds).toFixed(2)} s (${range(serviceCpuSeconds)}), on this machine`);
   console.log(`  plain pg_restore -1 + ANALYZE:  ${plainRestoreSeconds.toFixed(2)} s (${range(seconds.plainRestore)})`);
   console.log(`  operator restore (checked):     ${operatorRestoreSeconds.toFixed(2)} s (${range(seconds.operatorRestore)})`);
   console.log(`  ratio of the medians:           backup ${backupRatioOfMedians.toFixed(2)}, restore ${restoreRatioOfMedians.toFixed(2)}`);
@@ -252,6 +259,7 @@ try {
       job_phases_seconds: { pod_start: round(jobPhase('podStart')), process_start: round(jobPhase('processStart')), finish: round(jobPhase('finish')), complete: round(jobPhase('complete')) },
     }),
     ...(storeCpuSeconds.length === 0 ? {} : { store_cpu_seconds_per_backup: round(median(storeCpuSeconds)) }),
+    ...(serviceCpuSeconds.length === 0 ? {} : { backup_store_service_cpu_seconds_per_job: round(median(serviceCpuSeconds)) }),
     target_ratio: 1.1,
     backup_ratio_of_medians: round(backupRatioOfMedians), restore_ratio_of_medians: round(restoreRatioOfMedians),
     rounds_seconds: Object.fromEntries(Object.entries(seconds).map(([name, list]) => [name, list.map(round)])),
