@@ -1,6 +1,7 @@
 // The maintenance page story of the seed article: the app, the switch to the maintenance page and back.
 import { join } from 'node:path';
 import { until, type DemoContext } from './demo-context.ts';
+import { waitForCrdsEstablished } from '@k8s-operators/testkit';
 
 const NS = 'demo-maintpage';
 
@@ -15,7 +16,7 @@ async function answer(ctx: DemoContext, service: string): Promise<{ address: str
 export async function maintpageStory(ctx: DemoContext, repo: string): Promise<void> {
   await ctx.step('maintpage-operator: install with kubectl apply -k deploy/maintpage-operator', async () => {
     await ctx.kubectl(['apply', '-k', join(repo, 'deploy/maintpage-operator')]);
-    await ctx.kubectl(['wait', '--for=condition=Established', 'crd/maintpages.maintpage.example.com', '--timeout=60s']);
+    await waitForCrdsEstablished((args) => ctx.kubectl(args), ['maintpages.maintpage.example.com']);
     await ctx.kubectl(['-n', 'maintpage-operator-system', 'rollout', 'status', 'deployment/maintpage-operator-controller-manager', '--timeout=180s']);
   });
   await ctx.step(`apply the seed article's MaintPage in namespace ${NS}`, async () => {

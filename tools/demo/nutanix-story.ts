@@ -1,6 +1,7 @@
 // The seed article's AhvVm story, against the Prism Central simulator: the VM created, resized live, deleted.
 import { join } from 'node:path';
 import { until, type DemoContext } from './demo-context.ts';
+import { waitForCrdsEstablished } from '@k8s-operators/testkit';
 
 const NS = 'demo-nutanix';
 
@@ -41,7 +42,7 @@ export async function nutanixStory(ctx: DemoContext, repo: string, prism: PrismE
       `--from-literal=PRISM_CLUSTERNAME=${prism.clusterName}`, `--from-literal=PRISM_CLUSTERUUID=${prism.clusterUuid}`,
       `--from-literal=PRISM_CA_CERT=${prism.caPem}`]).catch(() => '');
     await ctx.kubectl(['apply', '-k', join(repo, 'deploy/nutanix-ahvvm-operator')]);
-    await ctx.kubectl(['wait', '--for=condition=Established', 'crd/ahvvms.nutanix.com', '--timeout=60s']);
+    await waitForCrdsEstablished((args) => ctx.kubectl(args), ['ahvvms.nutanix.com']);
     await ctx.kubectl(['-n', 'nutanix-ahvvm-operator-system', 'rollout', 'status', 'deployment/nutanix-ahvvm-operator-controller-manager', '--timeout=180s']);
   });
   await ctx.step(`apply the seed article's AhvVm in namespace ${NS}`, async () => {

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { until, type DemoContext } from './demo-context.ts';
+import { waitForCrdsEstablished } from '@k8s-operators/testkit';
 
 const NS = 'demo-postgresql';
 
@@ -27,7 +28,7 @@ async function withDatabase<T>(ctx: DemoContext, address: string, use: (client: 
 export async function postgresqlStory(ctx: DemoContext, repo: string): Promise<void> {
   await ctx.step('postgresql-operator: install with kubectl apply -k deploy/postgresql-operator', async () => {
     await ctx.kubectl(['apply', '-k', join(repo, 'deploy/postgresql-operator')]);
-    await ctx.kubectl(['wait', '--for=condition=Established', 'crd/postgresqls.exp.wheel.jp', 'crd/postgresqlbackups.exp.wheel.jp', '--timeout=60s']);
+    await waitForCrdsEstablished((args) => ctx.kubectl(args), ['postgresqls.exp.wheel.jp', 'postgresqlbackups.exp.wheel.jp']);
     await ctx.kubectl(['-n', 'postgresql-operator-system', 'rollout', 'status', 'deployment/postgresql-operator-controller-manager', '--timeout=180s']);
   });
   const first = await ctx.step(`apply the seed article's db-for-foo.yaml in namespace ${NS}`, async () => {

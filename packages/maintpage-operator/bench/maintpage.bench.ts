@@ -24,7 +24,7 @@ const kubectl = async (args: string[], input?: string): Promise<string> => {
 };
 try {
   await kubectl(['apply', '-k', join(REPOSITORY_ROOT, 'deploy/maintpage-operator/crd')]);
-  await kubectl(['wait', '--for=condition=Established', 'crd/maintpages.maintpage.example.com']);
+  await cluster.waitForCrdsEstablished(['maintpages.maintpage.example.com']);
   await kubectl(['create', 'namespace', NS]);
   const manager = await Manager.create({
     name: 'maintpage-operator', kubeconfig: cluster.adminKubeconfig, logger: pino({ level: 'silent' }),

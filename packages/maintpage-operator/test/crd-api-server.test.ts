@@ -32,7 +32,7 @@ async function kubectlOk(args: string[], input?: string): Promise<string> {
 beforeAll(async () => {
   cluster = await TestCluster.start({ node: false });
   await kubectlOk(['apply', '-f', fileURLToPath(new URL('crd/maintpage.example.com_maintpages.yaml', DEPLOY))]);
-  await kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/maintpages.maintpage.example.com']);
+  await cluster.waitForCrdsEstablished(['maintpages.maintpage.example.com']);
   await kubectlOk(['create', 'namespace', NAMESPACE]);
   // Discovery can lag the Established condition by a moment.
   await waitFor(async () => (await cluster.kubectl(['get', 'maintpages', '-n', NAMESPACE])).code === 0, {

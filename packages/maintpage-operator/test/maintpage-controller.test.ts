@@ -26,7 +26,7 @@ beforeAll(async () => {
     if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`);
   };
   await kubectlOk(['apply', '-f', CRD]);
-  await kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/maintpages.maintpage.example.com']);
+  await cluster.waitForCrdsEstablished(['maintpages.maintpage.example.com']);
   await kubectlOk(['create', 'namespace', NS]);
   client = await KubeClient.load({ kubeconfig: cluster.adminKubeconfig });
   // Discovery can lag the Established condition by a moment.

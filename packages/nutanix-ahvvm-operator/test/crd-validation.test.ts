@@ -20,8 +20,7 @@ describe('the AhvVm CRD on a real API server', () => {
     cluster = await TestCluster.start({ node: false });
     const applied = await cluster.kubectl(['apply', '--server-side', '-k', CRD_DIRECTORY]);
     expect(applied.stderr).toBe('');
-    const established = await cluster.kubectl(['wait', '--for=condition=Established', 'crd/ahvvms.nutanix.com', '--timeout=60s']);
-    expect(established.code, established.stderr).toBe(0);
+    await cluster.waitForCrdsEstablished(['ahvvms.nutanix.com']);
     // Established updates discovery; kubectl may need a moment longer to see the new kind.
     await waitFor(async () => (await cluster.kubectl(['get', 'avm'])).code === 0, { what: 'kubectl to serve ahvvms', timeoutMs: 30_000 });
   });

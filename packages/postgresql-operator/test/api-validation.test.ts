@@ -13,11 +13,7 @@ beforeAll(async () => {
   cluster = await TestCluster.start({ node: false });
   const applied = await cluster.kubectl(['apply', '-k', join(deploy, 'crd')]);
   expect(applied.stderr).toBe('');
-  const established = await cluster.kubectl([
-    'wait', '--for=condition=Established', '--timeout=60s',
-    'crd/postgresqls.exp.wheel.jp', 'crd/postgresqlbackups.exp.wheel.jp',
-  ]);
-  expect(established.stderr).toBe('');
+  await cluster.waitForCrdsEstablished(['postgresqls.exp.wheel.jp', 'postgresqlbackups.exp.wheel.jp']);
 });
 afterAll(async () => {
   await cluster.stop();

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ControlPlane } from './control-plane.ts';
+import { waitForCrdsEstablished } from './crd-established.ts';
 import { KubeApi } from './kube-api.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { LocalNode } from './node/local-node.ts';
@@ -100,6 +101,15 @@ export class TestCluster {
       });
       if (options.input !== undefined) child.stdin?.end(options.input);
     });
+  }
+
+  /** Waits until each named CRD is Established (crd-established.ts says why not `kubectl wait`). */
+  async waitForCrdsEstablished(crds: readonly string[]): Promise<void> {
+    await waitForCrdsEstablished(async (args) => {
+      const result = await this.kubectl(args);
+      if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}): ${result.stderr}`);
+      return result.stdout;
+    }, crds);
   }
 
   async stop(): Promise<void> {

@@ -7,6 +7,7 @@ export { freePort, freePorts } from './free-port.ts';
 export { LocalNode, type LocalNodeOptions } from './node/local-node.ts';
 export { DEFAULT_IMAGE_RULES, loadImageMap, type ImageMap, type ImageRule } from './node/image-map.ts';
 export { waitFor, type WaitForOptions } from './wait-for.ts';
+export { waitForCrdsEstablished, type KubectlOk } from './crd-established.ts';
 export { isProcessRunning } from './process-running.ts';
 export { packagesLoadedBy } from './loaded-packages.ts';
 export { openE2eCluster, REPOSITORY_ROOT, type E2eCluster, type HttpAnswer } from './e2e.ts';

@@ -3,7 +3,7 @@
 // (npm test) and against kind (kind/e2e.sh sets E2E_KUBECONFIG).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
-import { describeOperatorChecks, openE2eCluster, REPOSITORY_ROOT, waitFor, type E2eCluster } from '@k8s-operators/testkit';
+import { describeOperatorChecks, openE2eCluster, REPOSITORY_ROOT, waitFor, waitForCrdsEstablished, type E2eCluster } from '@k8s-operators/testkit';
 
 const NS = 'maintpage-e2e';
 const OPERATOR_NS = 'maintpage-operator-system';
@@ -15,7 +15,7 @@ interface Condition { type: string; status: string; reason: string; message: str
 beforeAll(async () => {
   cluster = await openE2eCluster();
   await cluster.kubectlOk(['apply', '-k', cluster.installDir('maintpage-operator')]);
-  await cluster.kubectlOk(['wait', '--for=condition=Established', 'crd/maintpages.maintpage.example.com', '--timeout=60s']);
+  await waitForCrdsEstablished((args) => cluster.kubectlOk(args), ['maintpages.maintpage.example.com']);
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', 'deployment/maintpage-operator-controller-manager', '--timeout=180s']);
   await cluster.freshNamespace(NS);
 }, 300_000);

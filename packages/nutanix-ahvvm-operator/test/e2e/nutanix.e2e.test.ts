@@ -5,7 +5,7 @@
 // E2E_PRISM_API=v3 (default) or v4 (see prism-under-test.ts).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
-import { describeOperatorChecks, openE2eCluster, REPOSITORY_ROOT, waitFor, type E2eCluster } from '@k8s-operators/testkit';
+import { describeOperatorChecks, openE2eCluster, REPOSITORY_ROOT, waitFor, waitForCrdsEstablished, type E2eCluster } from '@k8s-operators/testkit';
 import type { InspectedVm } from '@k8s-operators/prism-simulator';
 import type { PrismClient } from '../../src/prism/prism-client.ts';
 import { withPowerState } from '../../src/desired/apply-desired.ts';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'delete', 'secret', 'prism-central', '--ignore-not-found']);
   await cluster.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(secret) });
   await cluster.kubectlOk(['apply', '-k', cluster.installDir('nutanix-ahvvm-operator')]);
-  await cluster.kubectlOk(['wait', '--for=condition=Established', 'crd/ahvvms.nutanix.com', '--timeout=60s']);
+  await waitForCrdsEstablished((args) => cluster.kubectlOk(args), ['ahvvms.nutanix.com']);
   // On a cluster an earlier run installed into (kind), the operator still runs with that run's Secret: restart it.
   if (cluster.kind === 'external') await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'restart', DEPLOYMENT]);
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', DEPLOYMENT, '--timeout=180s']);

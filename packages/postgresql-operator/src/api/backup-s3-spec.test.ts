@@ -10,8 +10,7 @@ let cluster: TestCluster;
 beforeAll(async () => {
   cluster = await TestCluster.start({ node: false });
   expect((await cluster.kubectl(['apply', '-k', CRD_DIRECTORY])).stderr).toBe('');
-  const established = await cluster.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/postgresqls.exp.wheel.jp']);
-  expect(established.stderr).toBe('');
+  await cluster.waitForCrdsEstablished(['postgresqls.exp.wheel.jp']);
 });
 afterAll(async () => {
   await cluster.stop();

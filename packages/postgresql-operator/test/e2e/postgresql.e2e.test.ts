@@ -4,7 +4,7 @@
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, onTestFinished, test } from 'vitest';
-import { describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, startSeaweedFs, waitFor, type E2eCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
+import { describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, startSeaweedFs, waitFor, waitForCrdsEstablished, type E2eCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
 import { connectToPod, queryPod, watchObjects, type DatabaseLogin, type PodAddress } from './cluster-access.ts';
 import { TcpForwarder } from './tcp-forwarder.ts';
 
@@ -25,7 +25,7 @@ const SEED_LOGIN: DatabaseLogin = { database: 'foo', user: 'foo', password: 'myp
 beforeAll(async () => {
   cluster = await openE2eCluster();
   await cluster.kubectlOk(['apply', '-k', cluster.installDir('postgresql-operator')]);
-  await cluster.kubectlOk(['wait', '--for=condition=Established', 'crd/postgresqls.exp.wheel.jp', 'crd/postgresqlbackups.exp.wheel.jp', '--timeout=60s']);
+  await waitForCrdsEstablished((args) => cluster.kubectlOk(args), ['postgresqls.exp.wheel.jp', 'postgresqlbackups.exp.wheel.jp']);
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', OPERATOR, '--timeout=180s']);
   await cluster.freshNamespace(NS);
   // Scheduled backups every minute: created first, so the first slot passes while the other tests run.
