@@ -1,8 +1,8 @@
 // One backup as the operator runs it: a Job running the operator image's `backup-job` entry point, on the bench's
 // cluster, to the bucket or to the backup store service. Timed from the create to the container seen terminated, when
-// the operator records a backup that succeeded, through watches of the Job and its Pod, so the bench itself takes no CPU while the Job runs (it
-// polled with a kubectl process every 50 ms before: on two cores that took time from pg_dump and was counted against
-// the Job). The time is split at the moments the watches and the backup's manifest show.
+// the operator records a backup that succeeded, through watches of the Job and its Pod, so the bench itself takes no
+// CPU while the Job runs (it polled with a kubectl process every 50 ms before: on two cores that took time from pg_dump
+// and was counted against the Job). The time is split at the moments the watches and the backup's manifest show.
 import { Resources, type KubeClient, type WatchEvent } from '@k8s-operators/controller-core';
 import type { KubernetesObject, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { TestCluster } from '@k8s-operators/testkit';

@@ -1,7 +1,8 @@
 // The like-for-like baseline for the bucket: plain `pg_dump -Fc` streamed into the same bucket by the same client and
 // multipart upload the store uses (parts of the store's size, each with its Content-MD5), with none of the operator's
-// checks: no decode, no SHA-256 compared, no manifest. Against plain `pg_dump` into a local file, the operator's backup into a
-// bucket also pays the bucket: on this machine SeaweedFS's CPU on the same two cores; against this, only its checks.
+// checks: no decode, no SHA-256 compared, no manifest. Against plain `pg_dump` into a local file, the operator's backup
+// into a bucket also pays the bucket: on this machine SeaweedFS's CPU on the same two cores; against this, only its
+// checks.
 import { spawn } from 'node:child_process';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_PART_BYTES } from '../src/backup/s3-store.ts';

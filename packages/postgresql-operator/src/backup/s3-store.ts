@@ -68,16 +68,6 @@ function normalizePrefix(prefix: string | undefined): string {
 }
 
 /**
- * A {@link BackupStore} in an S3-compatible bucket: `<prefix><namespace>/<postgresql>/<backup>.dump` beside
- * `<backup>.manifest.json`. Dumps stream into multipart uploads (uploadStream: two parts in memory, nothing on disk),
- * which become objects only once complete; the manifest is a second object written after the dump was read back, so
- * a backup exists exactly when its manifest object does. An upload that failed and could not be aborted (the store was
- * gone) stays an incomplete multipart upload, invisible to `list` and aborted by `removeIncomplete`.
- *
- * The AWS SDK is loaded by this module only: importing it costs the process about 30 MiB, which an operator using the
- * volume store does not pay as long as it imports this module lazily.
- */
-/**
  * The S3 client a store talks through, by its options: also for a benchmark's plain upload to the same bucket, so it
  * pays the same client.
  */
@@ -88,8 +78,9 @@ export function createS3Client(options: Pick<S3BackupStoreOptions, 'region' | 'e
     endpoint,
     forcePathStyle: options.forcePathStyle ?? false,
     credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
-    // Every stored dump is read back and compared by SHA-256 before its manifest is written, which covers what the
-    // SDK's default per-request CRC checksums would; S3-compatible stores do not all accept those.
+    // Every stored dump is checked before its manifest is written (the object's ETag against the MD5s of the parts
+    // sent, read-back.ts), which covers what the SDK's default per-request CRC checksums would; S3-compatible stores do
+    // not all accept those.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: {
@@ -100,6 +91,16 @@ export function createS3Client(options: Pick<S3BackupStoreOptions, 'region' | 'e
   });
 }
 
+/**
+ * A {@link BackupStore} in an S3-compatible bucket: `<prefix><namespace>/<postgresql>/<backup>.dump` beside
+ * `<backup>.manifest.json`. Dumps stream into multipart uploads (uploadStream: two parts in memory, nothing on disk),
+ * which become objects only once complete; the manifest is a second object written after the dump was checked, so
+ * a backup exists exactly when its manifest object does. An upload that failed and could not be aborted (the store was
+ * gone) stays an incomplete multipart upload, invisible to `list` and aborted by `removeIncomplete`.
+ *
+ * The AWS SDK is loaded by this module only: importing it costs the process about 30 MiB, which an operator using the
+ * volume store does not pay as long as it imports this module lazily.
+ */
 export class S3BackupStore implements BackupStore {
   readonly bucket: string;
   readonly prefix: string;
