@@ -7,7 +7,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, resolveBinaries } from '@k8s-operators/testkit';
+import { freePort, provideBinaries } from '@k8s-operators/testkit';
 import { createDemoContext, until } from './demo-context.ts';
 import { maintpageStory } from './maintpage-story.ts';
 import { nutanixStory, type PrismEndpoint } from './nutanix-story.ts';
@@ -68,7 +68,7 @@ if (values.help) {
 } else {
   const started = performance.now();
   console.log('The k8s-operators demo: a local Kubernetes cluster, the three operators installed from deploy/, and their stories.\n');
-  const kubectlPath = (await resolveBinaries()).kubectl;
+  const kubectlPath = (await provideBinaries()).kubectl;
   const ctx0 = createDemoContext('', kubectlPath);
   await ctx0.step('build the workspace (the local node runs the operators from their built dist/)', () =>
     run(join(repo, 'node_modules/.bin/nx'), ['run-many', '-t', 'build', '--output-style=static'], { quiet: true }));

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
-import { PROMTOOL_BUILD_TIMEOUT_MS, promtoolPath, run, writeRuleFile, type RuleGroup } from './promtool.ts';
+import { promtoolPath, run, writeRuleFile, type RuleGroup } from './promtool.ts';
 
 interface Target { refId?: string; expr?: string; hide?: boolean }
 interface Panel { id?: number; title?: string; type?: string; targets?: Target[]; panels?: Panel[] }
@@ -63,7 +63,7 @@ let work = '';
 beforeAll(async () => {
   promtool = await promtoolPath();
   work = await mkdtemp(join(tmpdir(), 'delivery-dashboard-promql-'));
-}, PROMTOOL_BUILD_TIMEOUT_MS);
+});
 afterAll(async () => {
   if (work !== '') await rm(work, { recursive: true, force: true });
 });

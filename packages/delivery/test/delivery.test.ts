@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ControlPlane, REPOSITORY_ROOT, resolveBinaries } from '@k8s-operators/testkit';
+import { ControlPlane, REPOSITORY_ROOT, findBinaries } from '@k8s-operators/testkit';
 import { DEPLOYMENT_NODE_OPTIONS, IMAGE_NODE_FLAGS } from '../../controller-core/bench/operator-node-flags.ts';
 
 const run = promisify(execFile);
@@ -114,7 +114,7 @@ describe('install trees', () => {
     });
 
   beforeAll(async () => {
-    kubectl = (await resolveBinaries()).kubectl;
+    kubectl = (await findBinaries()).kubectl;
     cp = await ControlPlane.start({ dir: await mkdtemp(join(tmpdir(), 'delivery-')) });
   });
   afterAll(async () => {

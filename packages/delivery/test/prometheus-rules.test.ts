@@ -8,7 +8,7 @@ import { basename, dirname, join, normalize } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
-import { durationSeconds, PROMTOOL_BUILD_TIMEOUT_MS, promtoolPath, run, shippedRules, writeRuleFile, type Rule, type ShippedRules } from './promtool.ts';
+import { durationSeconds, promtoolPath, run, shippedRules, writeRuleFile, type Rule, type ShippedRules } from './promtool.ts';
 
 interface ExpectedAlert { exp_labels?: Record<string, string>; exp_annotations?: Record<string, string> }
 interface AlertTest { eval_time: string; alertname: string; exp_alerts?: ExpectedAlert[] }
@@ -36,7 +36,7 @@ let work = '';
 beforeAll(async () => {
   promtool = await promtoolPath();
   work = await mkdtemp(join(tmpdir(), 'delivery-prometheus-rules-'));
-}, PROMTOOL_BUILD_TIMEOUT_MS);
+});
 afterAll(async () => {
   if (work !== '') await rm(work, { recursive: true, force: true });
 });

@@ -1,23 +1,14 @@
-// Prometheus's promtool for the delivery tests (built once per machine by scripts/build-promtool.sh), and the shipped
+// Prometheus's promtool for the delivery tests (built once per machine by `npm run provision`), and the shipped
 // PrometheusRule objects in the plain rule-file form promtool reads.
 import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
+import { findProvisionedTool, REPOSITORY_ROOT } from '@k8s-operators/testkit';
 
-/**
- * The first build compiles promtool from source: minutes on an idle machine, a quarter of an hour or more on a busy
- * one. CI builds it before the tests (.ci/run), so there this only finds it.
- */
-export const PROMTOOL_BUILD_TIMEOUT_MS = 45 * 60_000;
-
-/** The path of the pinned promtool, building it first if this machine has none. Its progress goes to our stderr. */
-export async function promtoolPath(): Promise<string> {
-  const { code, stdout } = await run('bash', [join(REPOSITORY_ROOT, 'packages/delivery/scripts/build-promtool.sh'), 'promtool'], { stderr: 'inherit' });
-  const path = stdout.trim().split('\n').at(-1) ?? '';
-  if (code !== 0 || path === '') throw new Error(`build-promtool.sh failed (exit ${String(code)}); its output is above`);
-  return path;
+/** The path of the pinned promtool (`npm run provision` builds it); fails at once, saying so, when it is missing. */
+export function promtoolPath(): Promise<string> {
+  return findProvisionedTool('promtool');
 }
 
 export interface Outcome { code: number; stdout: string; stderr: string }

@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { findProvisionedTool } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_IMAGES, DEFAULT_SUBNETS, type PrismSimulator } from '../src/index.ts';
 import { request as httpsRequest } from 'node:https';
@@ -41,14 +42,12 @@ describe('the official v4 Go SDK against the simulator', () => {
   let scratch: string;
 
   beforeAll(async () => {
-    // The first build on a machine takes a minute or two; build.sh prints its progress on stderr.
-    const build = run('bash', [join(CLIENT_DIR, 'build.sh')], { timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
-    build.child.stderr?.pipe(process.stderr);
-    binary = (await build).stdout.trim().split('\n').at(-1) ?? '';
+    // Built once per machine by `npm run provision` (v4-sdk-client/build.sh), before any test runs.
+    binary = await findProvisionedTool('prism-v4-sdk-client');
     simulator = await startFastSimulator({ tls: true });
     scratch = await mkdtemp(join(tmpdir(), 'v4-sdk-client-'));
     await writeFile(join(scratch, 'ca.pem'), simulator.caCertPem ?? '');
-  }, 16 * 60_000);
+  });
   afterAll(async () => {
     await simulator.stop();
     await rm(scratch, { recursive: true, force: true });

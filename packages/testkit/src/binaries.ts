@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findProvisionedTool } from './provisioned-tools.ts';
 
 /** The control-plane programs testkit runs. kubectl is built alongside so no machine depends on whatever kubectl it has. */
 export const CONTROL_PLANE_BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kubectl'] as const;
@@ -50,21 +51,40 @@ function runScript(env: NodeJS.ProcessEnv, progress: (line: string) => void): Pr
   });
 }
 
-/**
- * Finds the control-plane binaries: first in `KUBEBUILDER_ASSETS` (the variable envtest users already set),
- * then in testkit's cache directory; when any is missing there, scripts/build-control-plane.sh provides it once per
- * machine: downloaded where a digest is pinned for this platform and the download answers, else built from the Go
- * module proxy. Its progress is passed on as it happens; failures carry a message that says what to do.
- */
-export async function resolveBinaries(env: NodeJS.ProcessEnv = process.env, options: ResolveOptions = {}): Promise<BinaryPaths> {
-  const assets = env.KUBEBUILDER_ASSETS;
+/** The binaries `KUBEBUILDER_ASSETS` (the variable envtest users already set) holds, if it is set. */
+async function fromAssets(env: NodeJS.ProcessEnv): Promise<Partial<BinaryPaths>> {
   const found: Partial<BinaryPaths> = {};
-  if (assets) {
-    for (const name of CONTROL_PLANE_BINARIES) {
-      const candidate = join(assets, name);
-      if (await isExecutable(candidate)) found[name] = candidate;
-    }
+  const assets = env.KUBEBUILDER_ASSETS;
+  if (!assets) return found;
+  for (const name of CONTROL_PLANE_BINARIES) {
+    const candidate = join(assets, name);
+    if (await isExecutable(candidate)) found[name] = candidate;
   }
+  return found;
+}
+
+/**
+ * Finds the control-plane binaries, building nothing: first in `KUBEBUILDER_ASSETS`, then in testkit's cache
+ * directory, where `npm run provision` (or `provideBinaries`) put them. What tests and clusters call: a missing binary
+ * fails at once, naming the command that builds it.
+ */
+export async function findBinaries(env: NodeJS.ProcessEnv = process.env): Promise<BinaryPaths> {
+  const found = await fromAssets(env);
+  const missing = CONTROL_PLANE_BINARIES.filter((name) => !found[name]);
+  if (missing.length === 0) return found as BinaryPaths;
+  const cacheDir = await findProvisionedTool('control-plane', env);
+  for (const name of missing) found[name] = join(cacheDir, name);
+  return found as BinaryPaths;
+}
+
+/**
+ * Provides the control-plane binaries: those in `KUBEBUILDER_ASSETS`, else testkit's cache directory, where
+ * scripts/build-control-plane.sh puts whatever is missing once per machine: downloaded where a digest is pinned for
+ * this platform and the download answers, else built from the Go module proxy. Its progress is passed on as it
+ * happens; failures carry a message that says what to do. For entry points (the cluster CLI, the demo), never tests.
+ */
+export async function provideBinaries(env: NodeJS.ProcessEnv = process.env, options: ResolveOptions = {}): Promise<BinaryPaths> {
+  const found = await fromAssets(env);
   const missing = CONTROL_PLANE_BINARIES.filter((name) => !found[name]);
   if (missing.length === 0) return found as BinaryPaths;
 

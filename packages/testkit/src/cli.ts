@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveBinaries } from './binaries.ts';
+import { provideBinaries } from './binaries.ts';
 import { TestCluster } from './cluster.ts';
 import { isProcessRunning } from './process-running.ts';
 
@@ -59,7 +59,7 @@ async function up(): Promise<number> {
   // Provided here, in the foreground, so a first run's download or build shows its progress in this terminal
   // rather than in the background supervisor's log.
   try {
-    await resolveBinaries();
+    await provideBinaries();
   } catch (error) {
     console.error((error as Error).message);
     return 1;

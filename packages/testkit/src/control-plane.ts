@@ -1,7 +1,7 @@
 import { request } from 'node:https';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { resolveBinaries, type BinaryPaths } from './binaries.ts';
+import { findBinaries, type BinaryPaths } from './binaries.ts';
 import { freePorts } from './free-port.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { ManagedProcess } from './managed-process.ts';
@@ -76,7 +76,7 @@ export class ControlPlane {
   }
 
   static async start(options: ControlPlaneOptions): Promise<ControlPlane> {
-    const binaries = options.binaries ?? (await resolveBinaries());
+    const binaries = options.binaries ?? (await findBinaries());
     const pkiDir = join(options.dir, 'pki');
     await mkdir(pkiDir, { recursive: true });
     await mkdir(join(options.dir, 'logs'), { recursive: true });

@@ -1,4 +1,4 @@
-export { resolveBinaries, CONTROL_PLANE_BINARIES, type BinaryPaths, type ResolveOptions } from './binaries.ts';
+export { findBinaries, provideBinaries, CONTROL_PLANE_BINARIES, type BinaryPaths, type ResolveOptions } from './binaries.ts';
 export { TestCluster, type TestClusterOptions, type KubectlResult } from './cluster.ts';
 export { ControlPlane, type AuditedRequest, type ControlPlaneOptions, SERVICE_ACCOUNT_ISSUER, SERVICE_CLUSTER_IP_RANGE } from './control-plane.ts';
 export { KubeApi, KubeApiError, type WatchEvent } from './kube-api.ts';
@@ -18,6 +18,8 @@ export { IMAGE_REGISTRY, IMAGE_TAG, PROJECT_IMAGES, imageRef, startImage, type P
 export { engineAvailable, projectImageMode } from './node/runners/index.ts';
 export { startPrometheus, type RunningPrometheus, type ScrapeConfig, type ScrapeTarget } from './prometheus.ts';
 export { scrapeOperatorWithPrometheus, type OperatorScrape } from './e2e-prometheus.ts';
-export { startSeaweedFs, resolveSeaweedFsBinary, type RunningSeaweedFs, type SeaweedFsOptions } from './seaweedfs.ts';
+export { startSeaweedFs, type RunningSeaweedFs, type SeaweedFsOptions } from './seaweedfs.ts';
 export { signedS3Request, type S3Credentials, type S3RequestOptions } from './seaweedfs-s3-request.ts';
 export { cpuSecondsOf } from './proc-cpu.ts';
+export { findProvisionedTool, PROVISIONED_TOOLS, PROVISIONED_TOOL_NAMES, ProvisionedToolMissing, type ProvisionedTool, type ProvisionedToolSpec } from './provisioned-tools.ts';
+export { provision, type ProvisionOptions, type ProvisionResult } from './provision.ts';

@@ -1,15 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { REPOSITORY_ROOT } from './e2e.ts';
 import { freePort } from './free-port.ts';
 import { ManagedProcess } from './managed-process.ts';
+import { findProvisionedTool } from './provisioned-tools.ts';
 import { waitFor } from './wait-for.ts';
-
-const run = promisify(execFile);
 
 /** A scrape job as Prometheus' configuration file spells it (scrape_configs[]). */
 export type ScrapeConfig = Record<string, unknown>;
@@ -31,12 +27,11 @@ export interface RunningPrometheus {
 }
 
 /**
- * A real Prometheus (built once per machine by packages/delivery/scripts/build-promtool.sh) on 127.0.0.1, scraping
+ * A real Prometheus (built once per machine by `npm run provision`) on 127.0.0.1, scraping
  * every second with the given jobs. Its data and configuration live in a temporary directory removed on stop.
  */
 export async function startPrometheus(scrapeConfigs: ScrapeConfig[]): Promise<RunningPrometheus> {
-  const { stdout } = await run('bash', [join(REPOSITORY_ROOT, 'packages/delivery/scripts/build-promtool.sh'), 'prometheus'], { maxBuffer: 16 * 1024 * 1024 });
-  const binary = stdout.trim().split('\n').at(-1) ?? '';
+  const binary = await findProvisionedTool('prometheus');
   const dir = await mkdtemp(join(tmpdir(), 'prometheus-'));
   const config = join(dir, 'prometheus.yml');
   await writeFile(config, stringify({ global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' }, scrape_configs: scrapeConfigs }));

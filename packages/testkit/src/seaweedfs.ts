@@ -1,16 +1,13 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePorts } from './free-port.ts';
 import { createClusterPki, createServingCertificate } from './pki.ts';
 import { ManagedProcess } from './managed-process.ts';
+import { findProvisionedTool } from './provisioned-tools.ts';
 import { signedS3Request, type S3Credentials, type S3RequestOptions } from './seaweedfs-s3-request.ts';
 import { waitFor } from './wait-for.ts';
-
-const buildScript = fileURLToPath(new URL('../scripts/build-seaweedfs.sh', import.meta.url));
 
 export interface SeaweedFsOptions {
   /** The bucket created before `startSeaweedFs` resolves. Default `backups`. */
@@ -47,23 +44,6 @@ export interface RunningSeaweedFs {
 }
 
 /**
- * The `weed` binary, built once per machine by scripts/build-seaweedfs.sh (minutes, the first time). The script's
- * progress lines go straight to this process's stderr, so a first run shows what it is doing.
- */
-export function resolveSeaweedFsBinary(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [buildScript], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(stdout.trim().split('\n').at(-1) ?? '');
-      else reject(new Error(`testkit could not provide SeaweedFS's weed binary (${buildScript} exited with ${code}); its output is above`));
-    });
-  });
-}
-
-/**
  * A real SeaweedFS (`weed server -s3`: master, volume server, filer and S3 gateway in one process) on 127.0.0.1 with
  * free ports, a fresh data directory, one identity with a random access key and secret, and one bucket; its S3
  * gateway speaks plain HTTP on one port and TLS, with a certificate from a private CA, on another. Telemetry is off:
@@ -71,7 +51,7 @@ export function resolveSeaweedFsBinary(): Promise<string> {
  */
 export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<RunningSeaweedFs> {
   const { bucket = 'backups', startTimeoutMs = 60_000, host = '127.0.0.1' } = options;
-  const binary = await resolveSeaweedFsBinary();
+  const binary = await findProvisionedTool('seaweedfs');
   const dir = await mkdtemp(join(tmpdir(), 'seaweedfs-'));
   const credentials: S3Credentials = {
     accessKeyId: `testkit${randomBytes(6).toString('hex')}`,

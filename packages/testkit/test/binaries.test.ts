@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import { resolveBinaries, type BinaryPaths } from '../src/binaries.ts';
+import { provideBinaries, type BinaryPaths } from '../src/binaries.ts';
 
 const run = promisify(execFile);
 const productionTable = fileURLToPath(new URL('../scripts/control-plane-digests.txt', import.meta.url));
@@ -116,7 +116,7 @@ test('a good release archive is used: downloaded binaries are checked, installed
     TESTKIT_ASSETS_DIGESTS: await digestTable([['kube-controller-manager', kcmAddress, '-', kcm], ['kubectl', kubectlAddress, '-', kubectl], ['etcd', etcdAddress, etcdMember, etcd]]),
   });
   const lines: string[] = [];
-  const paths = await resolveBinaries(env, { progress: (line) => lines.push(line) });
+  const paths = await provideBinaries(env, { progress: (line) => lines.push(line) });
 
   expect(await says(paths)).toEqual({
     'etcd': 'downloaded etcd',
@@ -136,7 +136,7 @@ test('a good release archive is used: downloaded binaries are checked, installed
   // Cached by version: the next run asks no server and builds nothing.
   requests = [];
   const again: string[] = [];
-  expect(await resolveBinaries(env, { progress: (line) => again.push(line) })).toEqual(paths);
+  expect(await provideBinaries(env, { progress: (line) => again.push(line) })).toEqual(paths);
   expect(requests).toEqual([]);
   expect(again).toEqual([]);
 });
@@ -152,7 +152,7 @@ test('a corrupted archive is refused with a message that says what to do, and no
     TESTKIT_ASSETS_DIGESTS: await digestTable([['kube-controller-manager', kcmAddress, '-', kcm], ['kubectl', kubectlAddress, '-', kubectl], ['etcd', etcdAddress, etcdMember, etcd]]),
   });
   const lines: string[] = [];
-  const error = await resolveBinaries(env, { progress: (line) => lines.push(line) }).then(() => undefined, (e: unknown) => e as Error);
+  const error = await provideBinaries(env, { progress: (line) => lines.push(line) }).then(() => undefined, (e: unknown) => e as Error);
 
   expect(error?.message).toContain(`REFUSED ${serverUrl}/${etcdAddress}: its sha256 digest is`);
   expect(error?.message).toContain(sha256(corrupted));
@@ -172,7 +172,7 @@ test('a wrong digest in the table refuses even an intact file', async () => {
     TESTKIT_ASSETS_BASE_URL: serverUrl,
     TESTKIT_ASSETS_DIGESTS: await digestTable([['kubectl', kubectlAddress, '-', Buffer.from('another kubectl')]]),
   });
-  await expect(resolveBinaries(env, { progress: () => undefined })).rejects.toThrow(/REFUSED .*kubectl: its sha256 digest is[\s\S]*TESTKIT_CONTROL_PLANE_SOURCE=build/);
+  await expect(provideBinaries(env, { progress: () => undefined })).rejects.toThrow(/REFUSED .*kubectl: its sha256 digest is[\s\S]*TESTKIT_CONTROL_PLANE_SOURCE=build/);
 });
 
 test('when no download answers, everything is built from source, and the first failure stops further attempts', async () => {
@@ -186,7 +186,7 @@ test('when no download answers, everything is built from source, and the first f
     TESTKIT_ASSETS_DIGESTS: await digestTable([['kube-controller-manager', kcmAddress, '-', kcm], ['kubectl', kubectlAddress, '-', kubectl], ['etcd', etcdAddress, etcdMember, etcd]]),
   });
   const lines: string[] = [];
-  const paths = await resolveBinaries(env, { progress: (line) => lines.push(line) });
+  const paths = await provideBinaries(env, { progress: (line) => lines.push(line) });
 
   expect(await says(paths)).toEqual({
     'etcd': 'built etcd',
@@ -213,7 +213,7 @@ test('the committed table pins no digest it could not check: nothing is download
   files = new Map([[kcmAddress, kcm], [kubectlAddress, kubectl], [etcdAddress, etcd]]);
   const env = await environment({ TESTKIT_ASSETS_BASE_URL: serverUrl });
   const lines: string[] = [];
-  const paths = await resolveBinaries(env, { progress: (line) => lines.push(line) });
+  const paths = await provideBinaries(env, { progress: (line) => lines.push(line) });
   const built = await says(paths);
   const unpinned = rows.filter((row) => row[0] === platform && row[5] === '-').map((row) => row[1] ?? '');
   for (const binary of unpinned) {
@@ -228,7 +228,7 @@ test('a slow build prints which step, which binary and the elapsed time while it
   const env = await environment({ TESTKIT_CONTROL_PLANE_SOURCE: 'build', FAKE_BUILD_WAIT_FOR: release });
   const ticks: string[] = [];
   const lines: string[] = [];
-  const paths = await resolveBinaries(env, {
+  const paths = await provideBinaries(env, {
     progress: (line) => {
       lines.push(line);
       // The first build step waits until two of its progress lines have reached us: they arrive while it runs.
@@ -268,7 +268,7 @@ test('pin-control-plane-digests.sh turns the digests upstream publishes into tab
   const table = join(await mkdtemp(join(root, 'pinned-')), 'digests.txt');
   await writeFile(table, stdout);
   const env = await environment({ TESTKIT_ASSETS_BASE_URL: serverUrl, TESTKIT_ASSETS_DIGESTS: table });
-  const paths = await resolveBinaries(env, { progress: () => undefined });
+  const paths = await provideBinaries(env, { progress: () => undefined });
   expect(await says(paths)).toMatchObject({ 'kubectl': 'downloaded kubectl', 'etcd': 'downloaded etcd', 'kube-controller-manager': 'downloaded kube-controller-manager' });
 });
 
@@ -277,8 +277,8 @@ test('by default the progress goes to stderr as it happens, which is what the de
   const env = await environment({ TESTKIT_CONTROL_PLANE_SOURCE: 'build', FAKE_BUILD_WAIT_FOR: release });
   const binaries = fileURLToPath(new URL('../src/binaries.ts', import.meta.url));
   const child = execFile(process.execPath, ['--input-type=module', '-e', `
-    const { resolveBinaries } = await import(${JSON.stringify(binaries)});
-    const paths = await resolveBinaries();
+    const { provideBinaries } = await import(${JSON.stringify(binaries)});
+    const paths = await provideBinaries();
     console.log(paths.kubectl);
   `], { env });
   let stderr = '';

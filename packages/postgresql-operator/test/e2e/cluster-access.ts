@@ -4,11 +4,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
-import { resolveBinaries, type E2eCluster } from '@k8s-operators/testkit';
+import { findBinaries, type E2eCluster } from '@k8s-operators/testkit';
 
 /** The kubectl to stream with: testkit's pinned one locally, the one on PATH for an external cluster. */
 async function kubectlPath(cluster: E2eCluster): Promise<string> {
-  return cluster.kind === 'local' ? (await resolveBinaries()).kubectl : 'kubectl';
+  return cluster.kind === 'local' ? (await findBinaries()).kubectl : 'kubectl';
 }
 
 function spawnKubectl(path: string, cluster: E2eCluster, args: readonly string[]): ChildProcess {
