@@ -1,4 +1,4 @@
-// The shipped alert rules, checked by Prometheus's own promtool (scripts/build-promtool.sh): every PrometheusRule under
+// The shipped alert rules, checked by Prometheus's own promtool (built by `npm run provision`): every PrometheusRule under
 // deploy/<operator>/prometheus is a valid rule file, and its unit tests (deploy/<operator>/prometheus/tests/*.yaml,
 // run by `promtool test rules`) pass. Every alert has such tests: one in which it fires, no earlier than its `for:`
 // allows and with its exact labels and annotations, and one in which it stays silent. A new alert without them fails.

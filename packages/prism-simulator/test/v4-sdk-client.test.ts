@@ -2,7 +2,7 @@
 // the simulator over verified TLS: the program in v4-sdk-client/ creates a VM (and repeats the create with the same
 // NTNX-Request-Id), polls the task, lists with $filter, gets, updates with If-Match, changes its disks and NICs,
 // power-cycles and deletes, lists categories and reads a VM's categories through them, creates and deletes a
-// category, and fails on anything the SDK cannot decode. Its build is cached per version of its sources (see build.sh).
+// category, and fails on anything the SDK cannot decode. Its build is cached per version of its sources.
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -42,7 +42,7 @@ describe('the official v4 Go SDK against the simulator', () => {
   let scratch: string;
 
   beforeAll(async () => {
-    // Built once per machine by `npm run provision` (v4-sdk-client/build.sh), before any test runs.
+    // Built once per machine by `npm run provision`, before any test runs.
     binary = await findProvisionedTool('prism-v4-sdk-client');
     simulator = await startFastSimulator({ tls: true });
     scratch = await mkdtemp(join(tmpdir(), 'v4-sdk-client-'));
