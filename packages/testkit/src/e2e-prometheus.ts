@@ -1,8 +1,8 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import type { E2eCluster } from './e2e.ts';
+import { parse, parseAllDocuments } from 'yaml';
+import { REPOSITORY_ROOT, type E2eCluster } from './e2e.ts';
 import { startPrometheus, type RunningPrometheus, type ScrapeConfig } from './prometheus.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -17,16 +17,30 @@ export interface OperatorScrape {
   stop(): Promise<void>;
 }
 
+/** What a Prometheus outside the cluster needs to scrape operators as their ServiceMonitors say. */
+export interface ScrapeAccess {
+  /** The API server Prometheus discovers endpoints through, and its CA file. */
+  apiServer: string;
+  caFile: string;
+  /** A token file of the `prometheus` ServiceAccount: discovery rights and every operator's metrics-reader binding. */
+  prometheusToken: string;
+  /** A token file of `serviceAccount` in the monitoring namespace (e.g. one with no binding). */
+  tokenFile(serviceAccount: string): Promise<string>;
+}
+
 /**
- * Runs a real Prometheus that scrapes an installed operator the way its ServiceMonitor does: endpoints of the
- * `<operator>-controller-manager-metrics` Service (and of `alsoServices`, other Services of the operator's namespace
- * that its other ServiceMonitors select) found through the API server, port `https`, HTTPS without verification (the
- * certificates are self-signed), and the bearer token of a ServiceAccount bound to `<operator>-metrics-reader`. Two
- * more jobs scrape the same endpoints with no token and with the token of a ServiceAccount that has no binding;
- * resolves once all three have scraped every endpoint.
+ * Creates the monitoring namespace `ns` with a `prometheus` ServiceAccount that may discover endpoints (as
+ * prometheus-operator's own RBAC grants) and is bound to each operator's `<operator>-metrics-reader` ClusterRole, plus
+ * an `intruder` ServiceAccount with no binding; returns the files a Prometheus started here needs.
  */
-export async function scrapeOperatorWithPrometheus(cluster: E2eCluster, operator: string, alsoServices: readonly string[] = []): Promise<OperatorScrape> {
-  const ns = `${operator}-monitoring`;
+export async function prepareScrapeAccess(cluster: E2eCluster, ns: string, operators: readonly string[]): Promise<ScrapeAccess> {
+  const bindings = operators.map((operator) => `
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: ${ns}-${operator}-metrics-reader}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${operator}-metrics-reader}
+subjects: [{kind: ServiceAccount, name: prometheus, namespace: ${ns}}]`).join('');
   await cluster.kubectlOk(['apply', '-f', '-'], { input: `
 apiVersion: v1
 kind: Namespace
@@ -52,38 +66,60 @@ apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
 metadata: {name: ${ns}-discovery}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${ns}-discovery}
-subjects: [{kind: ServiceAccount, name: prometheus, namespace: ${ns}}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: ${ns}-metrics-reader}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${operator}-metrics-reader}
-subjects: [{kind: ServiceAccount, name: prometheus, namespace: ${ns}}]
+subjects: [{kind: ServiceAccount, name: prometheus, namespace: ${ns}}]${bindings}
 ` });
   const dir = await mkdtemp(join(tmpdir(), 'prometheus-auth-'));
   const tokenFile = async (serviceAccount: string): Promise<string> => {
     const file = join(dir, `${serviceAccount}.token`);
-    await writeFile(file, (await cluster.kubectlOk(['-n', ns, 'create', 'token', serviceAccount, '--duration=1h'])).trim());
+    await writeFile(file, (await cluster.kubectlOk(['-n', ns, 'create', 'token', serviceAccount, '--duration=24h'])).trim());
     return file;
   };
   const kubeconfig = parse(await cluster.kubectlOk(['config', 'view', '--raw', '--minify'])) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
   const apiServer = kubeconfig.clusters[0]?.cluster;
   const caFile = join(dir, 'ca.crt');
   await writeFile(caFile, Buffer.from(apiServer?.['certificate-authority-data'] ?? '', 'base64'));
-  const prometheusToken = await tokenFile('prometheus');
-  const job = (name: string, credentials: string | undefined): ScrapeConfig => ({
-    job_name: name, scheme: 'https', tls_config: { insecure_skip_verify: true },
+  return { apiServer: apiServer?.server ?? '', caFile, prometheusToken: await tokenFile('prometheus'), tokenFile };
+}
+
+/** Whether deploy/<operator>/prometheus/monitor.yaml's manager endpoint keeps the target's own labels (`honorLabels`). */
+async function monitorHonorsLabels(operator: string): Promise<boolean> {
+  const text = await readFile(join(REPOSITORY_ROOT, 'deploy', operator, 'prometheus', 'monitor.yaml'), 'utf8');
+  const monitor = parseAllDocuments(text).map((d) => d.toJSON() as { spec?: { endpoints?: { honorLabels?: boolean }[] } } | null)[0];
+  return monitor?.spec?.endpoints?.[0]?.honorLabels === true;
+}
+
+/**
+ * A scrape job as an operator's ServiceMonitor says: endpoints of the `<operator>-controller-manager-metrics` Service
+ * (and of `alsoServices`, other Services of the operator's namespace that its other ServiceMonitors select) found
+ * through the API server, port `https`, HTTPS without verification (the certificates are self-signed), the target's
+ * labels kept where the monitor says `honorLabels`, with the bearer token in `credentials` (none: no Authorization).
+ */
+export async function serviceMonitorJob(name: string, operator: string, access: ScrapeAccess, credentials: string | undefined, alsoServices: readonly string[] = []): Promise<ScrapeConfig> {
+  return {
+    job_name: name, scheme: 'https', tls_config: { insecure_skip_verify: true }, honor_labels: await monitorHonorsLabels(operator),
     ...(credentials === undefined ? {} : { authorization: { credentials_file: credentials } }),
     kubernetes_sd_configs: [{
-      role: 'endpointslice', api_server: apiServer?.server, namespaces: { names: [`${operator}-system`] },
-      tls_config: { ca_file: caFile }, authorization: { credentials_file: prometheusToken },
+      role: 'endpointslice', api_server: access.apiServer, namespaces: { names: [`${operator}-system`] },
+      tls_config: { ca_file: access.caFile }, authorization: { credentials_file: access.prometheusToken },
     }],
     relabel_configs: [
       { source_labels: ['__meta_kubernetes_service_name'], regex: [`${operator}-controller-manager-metrics`, ...alsoServices].join('|'), action: 'keep' },
       { source_labels: ['__meta_kubernetes_endpointslice_port_name'], regex: 'https', action: 'keep' },
     ],
-  });
-  const prometheus = await startPrometheus([job(operator, prometheusToken), job(`${operator}-no-token`, undefined), job(`${operator}-no-binding`, await tokenFile('intruder'))]);
+  };
+}
+
+/**
+ * Runs a real Prometheus that scrapes an installed operator the way its ServiceMonitor does (serviceMonitorJob), with
+ * the token of a ServiceAccount bound to `<operator>-metrics-reader`. Two more jobs scrape the same endpoints with no
+ * token and with the token of a ServiceAccount that has no binding; resolves once all three have scraped every endpoint.
+ */
+export async function scrapeOperatorWithPrometheus(cluster: E2eCluster, operator: string, alsoServices: readonly string[] = []): Promise<OperatorScrape> {
+  const access = await prepareScrapeAccess(cluster, `${operator}-monitoring`, [operator]);
+  const job = (name: string, credentials: string | undefined): Promise<ScrapeConfig> => serviceMonitorJob(name, operator, access, credentials, alsoServices);
+  const prometheusToken = access.prometheusToken;
+  const tokenFile = access.tokenFile;
+  const prometheus = await startPrometheus([await job(operator, prometheusToken), await job(`${operator}-no-token`, undefined), await job(`${operator}-no-binding`, await tokenFile('intruder'))]);
   try {
     const scraped = await waitFor(async () => {
       const targets = await prometheus.targets();

@@ -39,6 +39,11 @@ export interface RunningSeaweedFs {
   request(request: Pick<S3RequestOptions, 'method' | 'path' | 'query' | 'body'>): Promise<Response>;
   /** CPU seconds SeaweedFS has used so far (all of it: master, volume, filer and S3 gateway run in one process). */
   cpuSeconds(): Promise<number>;
+  /**
+   * An outage: stops the process (SIGTERM, then SIGKILL) and keeps its data; `resume` starts it again on the same
+   * ports and data, as a store that went down and came back. For the soak's faults.
+   */
+  interrupt(): Promise<{ resume(): Promise<void> }>;
   /** Stops SeaweedFS (SIGTERM, then SIGKILL) and removes its data. */
   stop(): Promise<void>;
 }
@@ -77,7 +82,7 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
   // Every gRPC port is given: left out, each would be its HTTP port + 10000, which may be taken or past 65535.
   const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3, s3Https, s3Grpc] = await freePorts(9, host);
   const logFile = join(dir, 'weed.log');
-  const weed = ManagedProcess.start({
+  const start = (): ManagedProcess => ManagedProcess.start({
     name: 'seaweedfs',
     command: binary,
     logFile,
@@ -108,6 +113,7 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
       `-s3.config=${s3Config}`,
     ],
   });
+  let weed = start();
   const endpoint = `http://${host}:${s3}`;
   const region = 'us-east-1';
   const request: RunningSeaweedFs['request'] = (r) => signedS3Request({ endpoint, region, credentials, ...r });
@@ -115,22 +121,36 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
     await weed.stop(10_000);
     await rm(dir, { recursive: true, force: true });
   };
-  // The S3 gateway answers once the filer does, and creating the bucket succeeds once a volume server has joined.
-  const started = await waitFor(
+  // The S3 gateway answers once the filer does, and creating the bucket succeeds once a volume server has joined; after
+  // an interruption the bucket is there already, and is asked for (HEAD) instead.
+  const ready = (bucketMethod: 'PUT' | 'HEAD'): Promise<'ready' | 'exited'> => waitFor(
     async () => {
       if (!weed.running) return 'exited' as const;
-      const response = await request({ method: 'PUT', path: `/${bucket}` });
+      const response = await request({ method: bucketMethod, path: `/${bucket}` });
       if (response.ok) return 'ready' as const;
-      throw new Error(`creating bucket ${bucket} answered ${response.status}: ${await response.text()}`);
+      throw new Error(`${bucketMethod} bucket ${bucket} answered ${response.status}: ${await response.text()}`);
     },
-    { what: `SeaweedFS's S3 gateway on ${endpoint} to create bucket ${bucket} (its log: ${logFile})`, timeoutMs: startTimeoutMs, intervalMs: 200 },
+    { what: `SeaweedFS's S3 gateway on ${endpoint} to serve bucket ${bucket} (its log: ${logFile})`, timeoutMs: startTimeoutMs, intervalMs: 200 },
   ).catch(async (error: unknown) => {
     // The data directory stays: it holds the log the message points at.
     await weed.stop(10_000);
     throw error;
+  }).then((outcome) => {
+    if (outcome === 'exited') throw new Error(`SeaweedFS exited during start-up (${JSON.stringify(weed.exitStatus)}); see ${logFile}`);
+    return outcome;
   });
-  if (started === 'exited') {
-    throw new Error(`SeaweedFS exited during start-up (${JSON.stringify(weed.exitStatus)}); see ${logFile}`);
-  }
-  return { endpoint, httpsEndpoint: `https://${host}:${s3Https}`, caPem: pki.caPem, region, bucket, credentials, logFile, request, cpuSeconds: () => weed.cpuSeconds(), stop };
+  await ready('PUT');
+  const interrupt = async (): Promise<{ resume(): Promise<void> }> => {
+    await weed.stop(10_000);
+    return {
+      resume: async () => {
+        weed = start();
+        await ready('HEAD');
+      },
+    };
+  };
+  return {
+    endpoint, httpsEndpoint: `https://${host}:${s3Https}`, caPem: pki.caPem, region, bucket, credentials, logFile, request,
+    cpuSeconds: () => weed.cpuSeconds(), interrupt, stop,
+  };
 }

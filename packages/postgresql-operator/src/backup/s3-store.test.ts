@@ -12,10 +12,10 @@ import { backupStoreContract, chunks, key, manifestFor, nextTurn } from '../../t
 
 let seaweed: RunningSeaweedFs;
 
-// The first run on a machine builds SeaweedFS from source (30 min on two busy cores, with progress on stderr).
+// weed is built once per machine by `npm run provision`, before any test.
 beforeAll(async () => {
   seaweed = await startSeaweedFs();
-}, 60 * 60_000);
+});
 afterAll(async () => {
   await seaweed.stop();
 });

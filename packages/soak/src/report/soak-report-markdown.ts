@@ -1,0 +1,153 @@
+// soak-report.md: the report for a platform engineer deciding whether to trust the operators in production. Rendered
+// from the same SoakReport as soak-report.json, so the two cannot disagree; times are shown as mm:ss since the start.
+import { OPERATORS } from '../timeline.ts';
+import type { LatencySummary, SoakReport } from './soak-report.ts';
+
+/** Beyond this many, the listing points to the JSON: a report with thousands of violations must stay readable. */
+export const VIOLATIONS_LISTED = 50;
+
+export interface ChartLink { title: string; file: string }
+
+/** mm:ss since the start (minutes go past 59 rather than rolling into hours, to match the charts' axes). */
+function sinceStart(report: SoakReport, at: string): string {
+  const seconds = Math.floor((Date.parse(at) - Date.parse(report.startedAt)) / 1000);
+  return `${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+function minutesAndSeconds(totalSeconds: number): string {
+  const seconds = Math.round(totalSeconds);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
+
+/** A table cell: a `|` inside would end the cell early. */
+const cell = (text: string): string => text.replaceAll('|', '\\|');
+
+function table(header: string[], rows: string[][]): string[] {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => ' --- |').join('')}`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
+}
+
+function headline(report: SoakReport): string[] {
+  const counts = Object.values(report.invariants);
+  const total = counts.reduce((sum, count) => sum + count, 0);
+  const broken = counts.filter((count) => count > 0).length;
+  const faults = report.faultSchedule.length;
+  return [
+    report.passed
+      ? `# Soak PASSED: all ${plural(counts.length, 'invariant', 'invariants')} held, 0 violations`
+      : `# Soak FAILED: ${broken} of ${plural(counts.length, 'invariant', 'invariants')} broken, ${plural(total, 'violation', 'violations')}`,
+    '',
+    `Seed ${report.seed} on the ${report.cluster} cluster, started ${report.startedAt}: ${minutesAndSeconds(report.durationSeconds)} under workload with ${plural(faults, 'fault', 'faults')} injected, then ${minutesAndSeconds(report.settleSeconds)} of settle with neither.`,
+    '',
+    'Reproduce with:',
+    '',
+    '```sh',
+    report.command,
+    '```',
+  ];
+}
+
+function faultsSection(report: SoakReport): string[] {
+  return [
+    '## Faults injected',
+    '',
+    'Every kind of fault the injector knows; a 0 is a kind this run did not exercise.',
+    '',
+    ...table(['fault', 'times'], Object.entries(report.faults).map(([kind, count]) => [kind, String(count)])),
+  ];
+}
+
+function invariantsSection(report: SoakReport): string[] {
+  return [
+    '## Invariants',
+    '',
+    ...table(['invariant', 'violations', ''], Object.entries(report.invariants).map(([name, count]) => [name, String(count), count === 0 ? 'held' : 'BROKEN'])),
+  ];
+}
+
+function violationsSection(report: SoakReport): string[] {
+  if (report.violations.length === 0) return ['## Violations', '', 'None.'];
+  const listed = report.violations.slice(0, VIOLATIONS_LISTED).map((violation) => `- ${sinceStart(report, violation.at)} **${violation.invariant}**: ${violation.evidence}`);
+  const rest = report.violations.length - listed.length;
+  return ['## Violations', '', ...listed, ...(rest > 0 ? ['', `… and ${rest} more, see soak-report.json.`] : [])];
+}
+
+function rssSection(report: SoakReport): string[] {
+  const rows = OPERATORS.flatMap((operator) => {
+    const rss = report.rssMiB[operator];
+    return rss ? [[operator, rss.pod, rss.start.toFixed(1), rss.end.toFixed(1), rss.slopePerHour.toFixed(2), rss.spanMinutes.toFixed(0), rss.judged ? 'yes' : 'no']] : [];
+  });
+  return [
+    '## Memory (RSS)',
+    '',
+    `A slope above ${report.rssLeakThresholdMiBPerHour} MiB/hour counts as a leak where it was judged; a slope is not judged when its samples after warm-up span too little time to tell steady growth from a fresh process filling its caches.`,
+    '',
+    ...(rows.length === 0 ? ['No RSS was measured.'] : table(['operator', 'pod', 'start MiB', 'end MiB', 'slope MiB/hour', 'over minutes', 'judged'], rows)),
+  ];
+}
+
+const milliseconds = (value: number | null): string => (value === null ? '-' : `${Math.round(value)}`);
+const latencyRow = (when: string, summary: LatencySummary): string[] => [when, String(summary.count), milliseconds(summary.p50), milliseconds(summary.p99)];
+
+function switchLatencySection(report: SoakReport): string[] {
+  return [
+    '## MaintPage switch latency',
+    '',
+    'From a wanted change (toggle or schedule window) to the Service serving it; nearest-rank percentiles, in ms.',
+    '',
+    ...table(['', 'switches', 'p50 ms', 'p99 ms'], [
+      latencyRow('during faults', report.switchLatencyMs.duringFaults),
+      latencyRow('without faults', report.switchLatencyMs.withoutFaults),
+    ]),
+  ];
+}
+
+function alertsSection(report: SoakReport): string[] {
+  if (report.alerts.length === 0) return ['## Alerts fired', '', 'None.'];
+  const faultsById = new Map(report.faultSchedule.map((fault) => [fault.id, fault]));
+  const rows = report.alerts.map((alert) => {
+    const labels = Object.entries(alert.labels).map(([name, value]) => `${name}=${value}`).join(', ');
+    const beside = alert.faults.map((id) => {
+      const fault = faultsById.get(id);
+      return fault ? `${fault.kind} ${id} at ${sinceStart(report, fault.startAt)}` : id;
+    });
+    return [alert.alert, labels, sinceStart(report, alert.firstSeenAt), sinceStart(report, alert.lastSeenAt), beside.length === 0 ? 'none' : beside.join('; ')];
+  });
+  return ['## Alerts fired', '', ...table(['alert', 'labels', 'first seen', 'last seen', 'faults beside it'], rows)];
+}
+
+function workloadSection(report: SoakReport): string[] {
+  const rows = Object.entries(report.workload).map(([what, count]) => [what, String(count)]);
+  return ['## What the workload did', '', ...(rows.length === 0 ? ['Nothing was recorded.'] : table(['', 'count'], rows))];
+}
+
+function retainedSection(report: SoakReport): string[] {
+  return [
+    '## Objects retained on purpose',
+    '',
+    'Store objects that a `Retain` policy keeps after their database was deleted; not leaks.',
+    '',
+    ...(report.retainedObjects.length === 0 ? ['None.'] : report.retainedObjects.map((key) => `- \`${key}\``)),
+  ];
+}
+
+function chartsSection(charts: readonly ChartLink[]): string[] {
+  return ['## Charts', '', ...charts.flatMap((chart) => [`![${chart.title}](${chart.file})`, ''])];
+}
+
+/** The markdown report; `charts` are linked by file name, as they sit beside it. */
+export function renderSoakReportMarkdown(report: SoakReport, charts: readonly ChartLink[]): string {
+  return [
+    headline(report),
+    faultsSection(report),
+    invariantsSection(report),
+    violationsSection(report),
+    rssSection(report),
+    switchLatencySection(report),
+    alertsSection(report),
+    workloadSection(report),
+    retainedSection(report),
+    chartsSection(charts),
+  ].map((section) => section.join('\n')).join('\n\n').trimEnd() + '\n';
+}
