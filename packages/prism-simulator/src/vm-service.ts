@@ -64,6 +64,8 @@ export interface InspectedVm {
   numVcpusPerSocket: number;
   memorySizeMib: number;
   clusterUuid: string;
+  /** The VM's description (where an operator may keep an ownership marker), if it has one. */
+  description?: string;
   /** The keys with one value, as `metadata.categories` shows them. */
   categories: Record<string, string>;
   /** Every assigned value by key, as `metadata.categories_mapping` shows them. */
@@ -307,6 +309,7 @@ export class VmService {
         numSockets: shown.resources.num_sockets,
         numVcpusPerSocket: shown.resources.num_vcpus_per_socket,
         memorySizeMib: shown.resources.memory_size_mib,
+        ...(shown.description === undefined ? {} : { description: shown.description }),
         clusterUuid: shown.cluster_reference.uuid,
         categories: { ...vm.metadata.categories },
         categoriesMapping: structuredClone(vm.metadata.categoriesMapping),

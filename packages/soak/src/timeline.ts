@@ -57,16 +57,19 @@ export interface AhvVmRecord {
 
 // ---- PostgreSQL -------------------------------------------------------------------------------------------------
 
-/** A row the writer committed and PostgreSQL acknowledged. Rows are numbered 1, 2, 3... per database incarnation. */
-export interface WriterAck { db: string; incarnation: number; row: number; at: number }
+/**
+ * A row the writer committed and PostgreSQL acknowledged, on the pod that served then. The writer numbers rows 1, 2,
+ * 3...; after a restore brought back rows 1..m it goes on with m + 1, so the serving pod always holds exactly 1..n.
+ * Database names are never reused within a run.
+ */
+export interface WriterAck { db: string; pod: string; row: number; at: number }
 
 export interface BackupRecord {
   db: string;
-  incarnation: number;
   name: string;
   store: 'volume' | 'bucket';
-  /** Phase as last seen. */
-  phase: 'Pending' | 'Running' | 'Completed' | 'Failed' | string;
+  /** Phase as last seen: Pending, Running, Completed or Failed. */
+  phase: string;
   verified?: boolean;
   startAt?: number;
   completedAt?: number;
@@ -82,14 +85,16 @@ export interface BackupRecord {
  */
 export interface ReadyEndpointRecord {
   db: string;
-  incarnation: number;
   pod: string;
   /** When the soak first saw it ready, and queried it. */
   at: number;
   restoredFrom?: string;
   /** When the operator recorded the restore as complete (the `Restored` condition's lastTransitionTime). */
   restoreCompletedAt?: number;
-  /** What the query found: the writer's rows in the table. */
+  /**
+   * What the query found: the writer's rows in the table. The writer does not write to a pod before this query was
+   * made, so what it found is what the restore (or an empty start) put there.
+   */
   rowCount: number;
   maxRow: number;
   /** Rows are exactly 1..maxRow, each once (a mix of two backups, or a partial restore, breaks this). */
@@ -104,7 +109,9 @@ export interface StoreContents {
   objects: { store: 'volume' | 'bucket'; key: string }[];
   /** Keys of multipart uploads left open in the bucket. */
   incompleteUploads: string[];
-  /** Keys that belong to PostgreSQLBackups that exist, or that `Retain` keeps on purpose (their database was deleted). */
+  /** Keys of the PostgreSQLBackups that exist after the settle: their objects belong in the stores. */
+  liveBackups: string[];
+  /** Keys that `Retain` keeps on purpose: backups of databases the workload deleted (the report lists them apart). */
   retainedOnPurpose: string[];
 }
 

@@ -33,7 +33,7 @@ export interface ScrapeAccess {
  * prometheus-operator's own RBAC grants) and is bound to each operator's `<operator>-metrics-reader` ClusterRole, plus
  * an `intruder` ServiceAccount with no binding; returns the files a Prometheus started here needs.
  */
-export async function prepareScrapeAccess(cluster: E2eCluster, ns: string, operators: readonly string[]): Promise<ScrapeAccess> {
+export async function prepareScrapeAccess(cluster: Pick<E2eCluster, 'kubectlOk'>, ns: string, operators: readonly string[]): Promise<ScrapeAccess> {
   const bindings = operators.map((operator) => `
 ---
 apiVersion: rbac.authorization.k8s.io/v1

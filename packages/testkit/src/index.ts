@@ -23,3 +23,4 @@ export { signedS3Request, type S3Credentials, type S3RequestOptions } from './se
 export { cpuSecondsOf } from './proc-cpu.ts';
 export { findProvisionedTool, PROVISIONED_TOOLS, PROVISIONED_TOOL_NAMES, ProvisionedToolMissing, type ProvisionedTool, type ProvisionedToolSpec } from './provisioned-tools.ts';
 export { provision, type ProvisionOptions, type ProvisionResult } from './provision.ts';
+export { runListWatch, type ListWatchHandlers } from './watch-loop.ts';

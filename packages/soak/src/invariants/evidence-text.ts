@@ -7,19 +7,28 @@ export function timeText(at: number): string {
   return new Date(at).toISOString();
 }
 
-/** A length of time in the units that keep it readable: 850 ms, 12.3 s, 4 min 5 s, 2 h 7 min. */
+/** A length of time in the units that keep it readable: 850 ms, 12.3 s, 4 min 5 s, 50 min, 2 h 7 min. */
 export function durationText(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   const seconds = Math.round(ms / 1000);
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  if (seconds < 3600) return withRest(`${Math.floor(seconds / 60)} min`, seconds % 60, 's');
   const minutes = Math.round(ms / 60_000);
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  return withRest(`${Math.floor(minutes / 60)} h`, minutes % 60, 'min');
 }
 
-/** Where a run was seen: `in 1 probe at …`, or `in 3 consecutive probes from … to … (0.5 s)`. */
+/** A count with its noun, singular for one: 1 row, 3 rows. */
+export function countText(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+function withRest(whole: string, rest: number, unit: string): string {
+  return rest === 0 ? whole : `${whole} ${rest} ${unit}`;
+}
+
+/** Where a run was seen: `in 1 probe at …`, or `in 3 probes from … to … (0.5 s)`. */
 export function runText(run: Run<{ at: number }>, noun: string): string {
   const { first, last, members } = run;
   if (members.length === 1) return `in 1 ${noun} at ${timeText(first.at)}`;
-  return `in ${members.length} consecutive ${noun}s from ${timeText(first.at)} to ${timeText(last.at)} (${durationText(last.at - first.at)})`;
+  return `in ${members.length} ${noun}s from ${timeText(first.at)} to ${timeText(last.at)} (${durationText(last.at - first.at)})`;
 }

@@ -7,6 +7,8 @@
 export function percentile(values: readonly number[], p: number): number | undefined {
   if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile must be between 0 and 100, not ${p}`);
   const sorted = values.toSorted((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  // p × n first, then ÷ 100: exact for whole percents, where p/100 × n can land just above a whole rank
+  // (0.07 × 100 is 7.000000000000001) and pick the next value.
+  const rank = Math.max(1, Math.ceil((p * sorted.length) / 100));
   return sorted[rank - 1];
 }

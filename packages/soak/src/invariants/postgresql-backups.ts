@@ -1,5 +1,5 @@
 // What the backups promise and what the stores hold: a Completed backup was verified and its object is there, and the
-// stores hold nothing that no backup accounts for.
+// stores hold nothing that neither an existing backup nor Retain accounts for.
 import type { BackupRecord, InvariantResult, SoakTimeline, StoreContents } from '../timeline.ts';
 import { timeText } from './evidence-text.ts';
 import { invariantResult, type Finding } from './invariant-result.ts';
@@ -25,16 +25,19 @@ export function checkCompletedObjectMissing(timeline: SoakTimeline): InvariantRe
   }));
 }
 
-/** postgresql.orphanObjects: an object left in a store after the settle that no backup names and nothing retains on purpose. */
+/**
+ * postgresql.orphanObjects: an object left in a store after the settle that belongs to no PostgreSQLBackup existing then
+ * and that Retain does not keep on purpose. A backup deleted (by retention, say) whose object stayed behind left one.
+ */
 export function checkOrphanObjects(timeline: SoakTimeline): InvariantResult {
-  const named = new Set(timeline.backups.flatMap((backup) => backup.location === undefined ? [] : [storedKey(backup.store, backup.location)]));
-  const retained = new Set(timeline.stores.retainedOnPurpose);
+  const accountedFor = new Set([...timeline.stores.liveBackups, ...timeline.stores.retainedOnPurpose]);
   return invariantResult('postgresql.orphanObjects', timeline.stores.objects.flatMap((object): Finding[] => {
-    if (named.has(storedKey(object.store, object.key)) || retained.has(object.key)) return [];
+    if (accountedFor.has(object.key)) return [];
+    const formerOwner = timeline.backups.find((backup) => backup.store === object.store && backup.location === object.key);
+    const owner = formerOwner === undefined ? 'no PostgreSQLBackup the soak saw names it' : `${backupText(formerOwner)} named it and no longer exists`;
     return [{
       at: timeline.endedAt,
-      evidence: `${JSON.stringify(object.key)} is in the ${object.store} store after the settle, but no PostgreSQLBackup the `
-        + 'soak saw names it and it is not retained on purpose',
+      evidence: `${JSON.stringify(object.key)} is in the ${object.store} store after the settle, but ${owner}, and it is not retained on purpose`,
     }];
   }));
 }
@@ -48,7 +51,7 @@ export function checkIncompleteUploads(timeline: SoakTimeline): InvariantResult 
   }));
 }
 
-/** For the report: the objects found after the settle that are kept on purpose, which no invariant counts. */
+/** For the report: the objects found after the settle that Retain keeps on purpose (backups of deleted databases). */
 export function retainedObjects(timeline: SoakTimeline): StoreContents['objects'] {
   const retained = new Set(timeline.stores.retainedOnPurpose);
   return timeline.stores.objects.filter((object) => retained.has(object.key));
@@ -65,9 +68,4 @@ function completedAt(backup: BackupRecord, timeline: SoakTimeline): number {
 
 function completedText(backup: BackupRecord): string {
   return backup.completedAt === undefined ? 'is Completed' : `Completed at ${timeText(backup.completedAt)}`;
-}
-
-/** A key is unique only within its store: a volume file and a bucket object may share one. */
-function storedKey(store: BackupRecord['store'], key: string): string {
-  return JSON.stringify([store, key]);
 }

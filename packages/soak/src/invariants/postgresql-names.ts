@@ -1,10 +1,10 @@
-// How evidence names a database incarnation and a backup, the same way in every PostgreSQL checker.
+// How evidence names a database and a backup, the same way in every PostgreSQL checker.
 import type { BackupRecord } from '../timeline.ts';
 
-export function databaseText(db: string, incarnation: number): string {
-  return `database ${db} (incarnation ${incarnation})`;
+export function databaseText(db: string): string {
+  return `database ${db}`;
 }
 
 export function backupText(backup: BackupRecord): string {
-  return `backup ${backup.name} of ${databaseText(backup.db, backup.incarnation)} in the ${backup.store} store`;
+  return `backup ${backup.name} of ${databaseText(backup.db)} in the ${backup.store} store`;
 }

@@ -1,10 +1,10 @@
 // What a database restored from a backup serves the moment it becomes a ready endpoint: only after its restore
 // completed, at least what the backup must hold, and nothing the backup cannot hold.
 import type { BackupRecord, InvariantResult, ReadyEndpointRecord, SoakTimeline } from '../timeline.ts';
-import { ackedRows } from './acked-rows.ts';
-import { durationText, timeText } from './evidence-text.ts';
+import { countText, durationText, timeText } from './evidence-text.ts';
 import { invariantResult, type Finding } from './invariant-result.ts';
 import { backupText, databaseText } from './postgresql-names.ts';
+import { rowsHeld, type LowerBound, type UpperBound } from './rows-held.ts';
 
 /** postgresql.servedBeforeRestore: a restored endpoint was ready before the operator recorded its restore complete. */
 export function checkServedBeforeRestore(timeline: SoakTimeline): InvariantResult {
@@ -21,10 +21,10 @@ export function checkServedBeforeRestore(timeline: SoakTimeline): InvariantResul
 
 /**
  * postgresql.fewerRowsThanBackup: a restored endpoint served fewer rows than its backup must hold, which is at least
- * the rows acknowledged before the backup started. Also an endpoint naming a backup the soak never saw.
+ * what the database certainly held when the backup started. Also an endpoint naming a backup the soak never saw.
  */
 export function checkFewerRowsThanBackup(timeline: SoakTimeline): InvariantResult {
-  const acked = ackedRows(timeline.writerAcks);
+  const rows = rowsHeld(timeline.writerAcks, timeline.readyEndpoints);
   return invariantResult('postgresql.fewerRowsThanBackup', timeline.readyEndpoints.flatMap((endpoint): Finding[] => {
     if (endpoint.restoredFrom === undefined) return [];
     const backup = restoredBackup(timeline.backups, endpoint);
@@ -37,23 +37,25 @@ export function checkFewerRowsThanBackup(timeline: SoakTimeline): InvariantResul
     }
     // A failed query counted nothing (postgresql.readyButNotServing), and a backup never seen to start gives no bound.
     if (endpoint.queryError !== undefined || backup.startAt === undefined) return [];
-    const lowerBound = acked.before(backup.db, backup.incarnation, backup.startAt);
-    if (endpoint.rowCount >= lowerBound) return [];
+    // Status times are whole seconds, truncated, so the dump started no earlier than startAt: what the database
+    // certainly held just before startAt, the dump found.
+    const lowerBound = rows.atLeast(backup.db, backup.startAt);
+    if (lowerBound.from === 'nothing' || endpoint.rowCount >= lowerBound.rows) return [];
     return [{
       at: endpoint.at,
-      evidence: `${endpointText(endpoint)}, restored from ${backupText(backup)}, and served ${endpoint.rowCount} rows; the writer `
-        + `had ${lowerBound} rows acknowledged before the backup started at ${timeText(backup.startAt)}: `
-        + `at least ${lowerBound - endpoint.rowCount} acknowledged rows lost`,
+      evidence: `${endpointText(endpoint)}, restored from ${backupText(backup)}, and served ${countText(endpoint.rowCount, 'row')}; but just `
+        + `before the backup started at ${timeText(backup.startAt)} the database held at least rows 1..${lowerBound.rows} `
+        + `(${lowerBoundText(lowerBound)}): at least ${countText(lowerBound.rows - endpoint.rowCount, 'row')} lost`,
     }];
   }));
 }
 
 /**
  * postgresql.mixedRestore: a restored endpoint whose rows are not exactly 1..maxRow (a mix of two backups, or a
- * partial restore), or whose highest row was acknowledged only after the backup completed, so cannot be from it.
+ * partial restore), or whose highest row is above any the database can have held when the backup completed.
  */
 export function checkMixedRestore(timeline: SoakTimeline): InvariantResult {
-  const acked = ackedRows(timeline.writerAcks);
+  const rows = rowsHeld(timeline.writerAcks, timeline.readyEndpoints);
   return invariantResult('postgresql.mixedRestore', timeline.readyEndpoints.flatMap((endpoint): Finding[] => {
     const backup = restoredBackup(timeline.backups, endpoint);
     if (!backup || endpoint.queryError !== undefined) return [];
@@ -63,10 +65,12 @@ export function checkMixedRestore(timeline: SoakTimeline): InvariantResult {
     }
     // A backup never seen to complete gives no upper bound.
     if (backup.completedAt !== undefined) {
-      const upperBound = acked.byTime(backup.db, backup.incarnation, backup.completedAt);
-      if (endpoint.maxRow > upperBound) {
-        problems.push(`its highest row is ${endpoint.maxRow}, but only ${upperBound} rows had been acknowledged when the `
-          + `backup completed at ${timeText(backup.completedAt)}`);
+      // Status times are whole seconds, truncated: the dump completed before completedAt + 1 s.
+      const completedBy = backup.completedAt + 1000;
+      const upperBound = rows.atMost(backup.db, completedBy);
+      if (endpoint.maxRow > upperBound.rows) {
+        problems.push(`its highest row, ${endpoint.maxRow}, cannot be from the backup: it completed before ${timeText(completedBy)} `
+          + `(its status says ${timeText(backup.completedAt)}, in whole seconds), and by then ${upperBoundText(upperBound)}`);
       }
     }
     if (problems.length === 0) return [];
@@ -93,5 +97,19 @@ function restoredBackup(backups: readonly BackupRecord[], endpoint: ReadyEndpoin
 }
 
 function endpointText(endpoint: ReadyEndpointRecord): string {
-  return `Pod ${endpoint.pod} of ${databaseText(endpoint.db, endpoint.incarnation)} became a ready endpoint at ${timeText(endpoint.at)}`;
+  return `Pod ${endpoint.pod} of ${databaseText(endpoint.db)} became a ready endpoint at ${timeText(endpoint.at)}`;
+}
+
+/** Which record shows the rows a database held. */
+function lowerBoundText(bound: Exclude<LowerBound, { from: 'nothing' }>): string {
+  if (bound.from === 'ack') return `Pod ${bound.ack.pod} had acknowledged row ${bound.ack.row} at ${timeText(bound.ack.at)}`;
+  return `Pod ${bound.endpoint.pod} had become a ready endpoint at ${timeText(bound.endpoint.at)} holding them, and nothing `
+    + 'was acknowledged on it since';
+}
+
+function upperBoundText(bound: UpperBound): string {
+  const acknowledged = bound.highestAck === undefined
+    ? 'no row had been acknowledged'
+    : `the highest row acknowledged on any pod was ${bound.highestAck.row} (Pod ${bound.highestAck.pod} at ${timeText(bound.highestAck.at)})`;
+  return `${acknowledged}, so it holds at most row ${bound.rows} (one more than acknowledged may have committed)`;
 }

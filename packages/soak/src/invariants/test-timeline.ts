@@ -25,7 +25,7 @@ export function emptyTimeline(overrides: Partial<SoakTimeline> = {}): SoakTimeli
     writerAcks: [],
     backups: [],
     readyEndpoints: [],
-    stores: { objects: [], incompleteUploads: [], retainedOnPurpose: [] },
+    stores: { objects: [], incompleteUploads: [], liveBackups: [], retainedOnPurpose: [] },
     wanted: [],
     probes: [],
     endpointSamples: [],

@@ -16,7 +16,7 @@ export function faultStartRules(faults: readonly FaultRecord[], startedAt: numbe
   const kinds = FAULT_KINDS.filter((kind) => faults.some((fault) => fault.kind === kind));
   return [{
     data: { values: faults.map((fault) => ({ minutes: minutesSinceStart(startedAt, fault.startAt), kind: fault.kind })) },
-    mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.8 },
+    mark: { type: 'rule', strokeWidth: 1.5, strokeDash: [4, 3] },
     encoding: {
       x: MINUTES_SINCE_START_AXIS,
       color: { field: 'kind', type: 'nominal', title: 'fault started', scale: { domain: kinds, scheme: 'tableau20' } },

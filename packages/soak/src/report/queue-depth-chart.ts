@@ -14,17 +14,19 @@ export function queueDepthChart(samples: readonly QueueDepthSample[], faults: re
     title: TITLE,
     width: 720,
     height: 240,
+    // The faults first, so that the measurements are drawn over them.
     layer: [
+      ...faultStartRules(faults, startedAt),
       {
         data: { values: samples.map((sample) => ({ minutes: minutesSinceStart(startedAt, sample.at), depth: sample.depth, operator: sample.operator })) },
-        mark: 'line',
+        // A sampled gauge holds its value until the next sample; a slope between samples would invent values.
+        mark: { type: 'line', interpolate: 'step-after' },
         encoding: {
           x: MINUTES_SINCE_START_AXIS,
           y: { field: 'depth', type: 'quantitative', title: 'items queued' },
           color: OPERATOR_COLOR,
         },
       },
-      ...faultStartRules(faults, startedAt),
     ],
     resolve: { scale: { color: 'independent' } },
   };

@@ -18,7 +18,9 @@ export function rssChart(samples: readonly ProcessSample[], faults: readonly Fau
     title: TITLE,
     width: 720,
     height: 320,
+    // The faults first, so that the measurements are drawn over them.
     layer: [
+      ...faultStartRules(faults, startedAt),
       {
         data: { values: samples.map((sample) => ({ minutes: minutesSinceStart(startedAt, sample.at), rssMiB: sample.rssMiB, operator: sample.operator, pod: sample.pod })) },
         mark: 'line',
@@ -29,7 +31,6 @@ export function rssChart(samples: readonly ProcessSample[], faults: readonly Fau
           detail: { field: 'pod', type: 'nominal' },
         },
       },
-      ...faultStartRules(faults, startedAt),
     ],
     resolve: { scale: { color: 'independent' } },
   };

@@ -4,7 +4,7 @@ import { OPERATORS } from '../timeline.ts';
 import type { LatencySummary, SoakReport } from './soak-report.ts';
 
 /** Beyond this many, the listing points to the JSON: a report with thousands of violations must stay readable. */
-export const VIOLATIONS_LISTED = 50;
+const VIOLATIONS_LISTED = 50;
 
 export interface ChartLink { title: string; file: string }
 
@@ -38,7 +38,7 @@ function headline(report: SoakReport): string[] {
       ? `# Soak PASSED: all ${plural(counts.length, 'invariant', 'invariants')} held, 0 violations`
       : `# Soak FAILED: ${broken} of ${plural(counts.length, 'invariant', 'invariants')} broken, ${plural(total, 'violation', 'violations')}`,
     '',
-    `Seed ${report.seed} on the ${report.cluster} cluster, started ${report.startedAt}: ${minutesAndSeconds(report.durationSeconds)} under workload with ${plural(faults, 'fault', 'faults')} injected, then ${minutesAndSeconds(report.settleSeconds)} of settle with neither.`,
+    `Seed ${report.seed} on the ${report.cluster} cluster, started ${report.startedAt}: ${minutesAndSeconds(report.durationSeconds)} under workload with ${plural(faults, 'fault', 'faults')} injected, then ${minutesAndSeconds(report.settleSeconds)} of settle with neither. Times below are mm:ss since the start.`,
     '',
     'Reproduce with:',
     '',
@@ -62,7 +62,7 @@ function invariantsSection(report: SoakReport): string[] {
   return [
     '## Invariants',
     '',
-    ...table(['invariant', 'violations', ''], Object.entries(report.invariants).map(([name, count]) => [name, String(count), count === 0 ? 'held' : 'BROKEN'])),
+    ...table(['invariant', 'violations', 'verdict'], Object.entries(report.invariants).map(([name, count]) => [name, String(count), count === 0 ? 'held' : 'BROKEN'])),
   ];
 }
 
@@ -81,9 +81,9 @@ function rssSection(report: SoakReport): string[] {
   return [
     '## Memory (RSS)',
     '',
-    `A slope above ${report.rssLeakThresholdMiBPerHour} MiB/hour counts as a leak where it was judged; a slope is not judged when its samples after warm-up span too little time to tell steady growth from a fresh process filling its caches.`,
+    `Each slope is a least-squares fit of one Pod's samples after the warm-up; one above ${report.rssLeakThresholdMiBPerHour} MiB/hour counts as a leak where it was judged, and it is not judged over a span too short, where a heap growing towards its next garbage collection outweighs any trend.`,
     '',
-    ...(rows.length === 0 ? ['No RSS was measured.'] : table(['operator', 'pod', 'start MiB', 'end MiB', 'slope MiB/hour', 'over minutes', 'judged'], rows)),
+    ...(rows.length === 0 ? ['No RSS was measured.'] : table(['operator', 'pod', 'start MiB', 'end MiB', 'slope MiB/hour', 'span minutes', 'judged'], rows)),
   ];
 }
 
@@ -96,7 +96,7 @@ function switchLatencySection(report: SoakReport): string[] {
     '',
     'From a wanted change (toggle or schedule window) to the Service serving it; nearest-rank percentiles, in ms.',
     '',
-    ...table(['', 'switches', 'p50 ms', 'p99 ms'], [
+    ...table(['when', 'switches', 'p50 ms', 'p99 ms'], [
       latencyRow('during faults', report.switchLatencyMs.duringFaults),
       latencyRow('without faults', report.switchLatencyMs.withoutFaults),
     ]),
@@ -119,7 +119,7 @@ function alertsSection(report: SoakReport): string[] {
 
 function workloadSection(report: SoakReport): string[] {
   const rows = Object.entries(report.workload).map(([what, count]) => [what, String(count)]);
-  return ['## What the workload did', '', ...(rows.length === 0 ? ['Nothing was recorded.'] : table(['', 'count'], rows))];
+  return ['## What the workload did', '', ...(rows.length === 0 ? ['Nothing was recorded.'] : table(['what', 'count'], rows))];
 }
 
 function retainedSection(report: SoakReport): string[] {

@@ -1,12 +1,12 @@
 // The report's content, as soak-report.json holds it for machines. The markdown is rendered from this same object,
 // so what people read and what a pipeline checks cannot disagree. Times are ISO 8601 (UTC); durations in seconds.
+import { percentile } from '../invariants/index.ts';
 import { FAULT_KINDS, OPERATORS, type FaultKind, type OperatorName } from '../timeline.ts';
-import { nearestRankPercentile } from './percentile.ts';
 import type { SoakReportInput } from './report-input.ts';
 
 export interface ScheduledFault { id: string; kind: FaultKind; target: string; startAt: string; endAt: string; detail: string }
 
-/** Nearest-rank percentiles (see percentile.ts); null when nothing was measured. */
+/** Nearest-rank percentiles (see invariants/percentile.ts); null when nothing was measured. */
 export interface LatencySummary { p50: number | null; p99: number | null; count: number }
 
 export interface SoakReport {
@@ -40,7 +40,7 @@ export interface SoakReport {
 const iso = (at: number): string => new Date(at).toISOString();
 
 function summarizeLatencies(values: readonly number[]): LatencySummary {
-  return { p50: nearestRankPercentile(values, 50) ?? null, p99: nearestRankPercentile(values, 99) ?? null, count: values.length };
+  return { p50: percentile(values, 50) ?? null, p99: percentile(values, 99) ?? null, count: values.length };
 }
 
 function countByKind(input: SoakReportInput): Record<FaultKind, number> {

@@ -16,6 +16,7 @@ export function switchLatencyChart(latencies: { duringFaults: readonly number[];
   return {
     title: TITLE,
     width: 720,
+    height: { step: 40 },
     data: {
       values: [
         ...latencies.duringFaults.map((ms) => ({ when: during, ms })),

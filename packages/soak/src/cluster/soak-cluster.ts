@@ -1,0 +1,19 @@
+// The cluster a soak runs on, and the few things the fault injector and the samplers must do below the API: restart
+// the control plane's parts, SIGKILL a Pod's containers, and find a container's process to read its memory and files.
+import type { KubeApi, KubectlResult } from '@k8s-operators/testkit';
+
+export interface SoakCluster {
+  kind: 'local' | 'kind';
+  kubeconfig: string;
+  api: KubeApi;
+  kubectl(args: readonly string[], options?: { input?: string }): Promise<KubectlResult>;
+  /** kubectl that must succeed; throws with its output otherwise. */
+  kubectlOk(args: readonly string[], options?: { input?: string }): Promise<string>;
+  restartApiServer(): Promise<void>;
+  restartEtcd(): Promise<void>;
+  /** SIGKILLs the container a Pod's status names (`docker://…`, `testkit://<pid>`): what an OOM kill does. */
+  killContainer(containerID: string): Promise<void>;
+  /** The host PID of a container's main process, to read /proc; undefined when it is gone. */
+  containerPid(containerID: string): Promise<number | undefined>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,99 @@
+// Everything the soak runs against, installed as a user would: the three operators from deploy/ (`kubectl apply -k`,
+// their images, the PostgreSQL operator's two replicas), a Prism Central (the simulator) with the operator's Secret,
+// SeaweedFS for the bucket store, and a real Prometheus that scrapes each operator as its ServiceMonitor says and
+// evaluates the shipped PrometheusRules unchanged.
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments, stringify } from 'yaml';
+import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
+import {
+  prepareScrapeAccess, REPOSITORY_ROOT, serviceMonitorJob, startPrometheus, startSeaweedFs, waitForCrdsEstablished,
+  type RunningPrometheus, type RunningSeaweedFs,
+} from '@k8s-operators/testkit';
+import type { SoakCluster } from './cluster/soak-cluster.ts';
+import { OPERATORS, type OperatorName } from './timeline.ts';
+
+export const OPERATOR_DEPLOYMENT: Readonly<Record<OperatorName, string>> = {
+  'maintpage-operator': 'maintpage-operator-controller-manager',
+  'postgresql-operator': 'postgresql-operator-controller-manager',
+  'nutanix-ahvvm-operator': 'nutanix-ahvvm-operator-controller-manager',
+};
+export const OPERATOR_LEASE: Readonly<Record<OperatorName, string>> = {
+  'maintpage-operator': 'maintpage-operator-leader',
+  'postgresql-operator': 'postgresql-operator-leader',
+  'nutanix-ahvvm-operator': 'nutanix-ahvvm-operator-leader',
+};
+const CRDS: Readonly<Record<OperatorName, string[]>> = {
+  'maintpage-operator': ['maintpages.maintpage.example.com'],
+  'postgresql-operator': ['postgresqls.exp.wheel.jp', 'postgresqlbackups.exp.wheel.jp'],
+  'nutanix-ahvvm-operator': ['ahvvms.nutanix.com'],
+};
+export const operatorNamespace = (operator: OperatorName): string => `${operator}-system`;
+export const SOAK_BUCKET = 'soak-backups';
+
+export interface Installed {
+  prism: PrismSimulator;
+  seaweed: RunningSeaweedFs;
+  prometheus: RunningPrometheus;
+  /** The Secret data the nutanix operator reads, for the workload's switch from v3 to v4. */
+  prismSecret(api: 'v3' | 'v4'): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Every shipped PrometheusRule's spec as a plain rule file Prometheus reads, unchanged. */
+async function shippedRuleFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const operator of OPERATORS) {
+    const text = await readFile(join(REPOSITORY_ROOT, 'deploy', operator, 'prometheus', 'rules.yaml'), 'utf8');
+    for (const doc of parseAllDocuments(text).map((d) => d.toJSON() as { kind?: string; spec?: unknown } | null)) {
+      if (doc?.kind !== 'PrometheusRule') continue;
+      const file = join(dir, `${operator}-${String(files.length)}.rules.yaml`);
+      await writeFile(file, stringify(doc.spec, { lineWidth: 0 }));
+      files.push(file);
+    }
+  }
+  return files;
+}
+
+export async function install(cluster: SoakCluster, say: (line: string) => void): Promise<Installed> {
+  say('starting the Prism Central simulator (TLS), SeaweedFS (S3) and installing the three operators from deploy/');
+  // Tasks long enough that the operator follows them, as against a real Prism Central.
+  const prism = await startPrismSimulator({ tls: true, host: '127.0.0.1', timings: { createMs: 1_000, updateMs: 500, deleteMs: 500, learnedIpMs: 500 } });
+  const seaweed = await startSeaweedFs({ bucket: SOAK_BUCKET });
+  const prismSecret = (api: 'v3' | 'v4'): Record<string, string> => ({
+    PRISM_HOST: prism.host, PRISM_PORT: String(prism.port), PRISM_USER: prism.username, PRISM_PASS: prism.password,
+    PRISM_CLUSTERUUID: prism.clusters[0]?.uuid ?? '', PRISM_CA_CERT: prism.caCertPem ?? '',
+    // v4: the operator's default (auto) finds that this Prism Central serves VMM v4.2.
+    ...(api === 'v3' ? { PRISM_API_VERSION: 'v3' } : {}),
+  });
+  await cluster.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: operatorNamespace('nutanix-ahvvm-operator') } }) });
+  await cluster.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify({
+    apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'prism-central', namespace: operatorNamespace('nutanix-ahvvm-operator') }, stringData: prismSecret('v3'),
+  }) });
+  for (const operator of OPERATORS) {
+    await cluster.kubectlOk(['apply', '-k', join(REPOSITORY_ROOT, 'deploy', operator)]);
+    await waitForCrdsEstablished((args) => cluster.kubectlOk(args), CRDS[operator]);
+  }
+  for (const operator of OPERATORS) {
+    await cluster.kubectlOk(['-n', operatorNamespace(operator), 'rollout', 'status', `deployment/${OPERATOR_DEPLOYMENT[operator]}`, '--timeout=300s']);
+  }
+
+  say('starting Prometheus: every operator scraped as its ServiceMonitor says, the shipped PrometheusRules evaluated');
+  const access = await prepareScrapeAccess(cluster, 'soak-monitoring', OPERATORS);
+  const jobs = [];
+  for (const operator of OPERATORS) {
+    const also = operator === 'postgresql-operator' ? ['postgresql-operator-backup-store'] : [];
+    jobs.push(await serviceMonitorJob(operator, operator, access, access.prometheusToken, also));
+  }
+  const rulesDir = await mkdtemp(join(tmpdir(), 'soak-rules-'));
+  const prometheus = await startPrometheus(jobs, { ruleFiles: await shippedRuleFiles(rulesDir) });
+  return {
+    prism, seaweed, prometheus, prismSecret,
+    stop: async () => {
+      await prometheus.stop();
+      await seaweed.stop();
+      await prism.stop();
+    },
+  };
+}

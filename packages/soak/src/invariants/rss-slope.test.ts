@@ -1,0 +1,65 @@
+import { describe, expect, test } from 'vitest';
+import type { OperatorName, ProcessSample } from '../timeline.ts';
+import { checkMemoryLeak, LEAK_SLOPE_MIB_PER_HOUR, rssSlopes } from './rss-slope.ts';
+import { emptyTimeline, MINUTE } from './test-timeline.ts';
+
+/** A sample a minute from `fromMinute` to `toMinute`, RSS from `startMiB` growing `mibPerHour`, wobbling ±1 MiB like a GC. */
+function samples(operator: OperatorName, pod: string, fromMinute: number, toMinute: number, startMiB: number, mibPerHour: number): ProcessSample[] {
+  return Array.from({ length: toMinute - fromMinute + 1 }, (_, index) => ({
+    operator, pod, at: (fromMinute + index) * MINUTE, rssMiB: startMiB + (mibPerHour * index) / 60 + (index % 2 === 0 ? 1 : -1), openFds: 20, sockets: 5,
+  }));
+}
+
+const WARMUP_ENDS_AT = 10 * MINUTE;
+
+describe('rssSlopes', () => {
+  test('per operator, after the warm-up, from the pod sampled longest; judged only over at least 20 minutes', () => {
+    const timeline = emptyTimeline({
+      warmupEndsAt: WARMUP_ENDS_AT,
+      processSamples: [
+        // Warm-up growth (0-9 min) and a pod the fault killed at 30 min are left out; its successor lives longest.
+        ...samples('maintpage-operator', 'mp-a', 0, 30, 60, 120),
+        ...samples('maintpage-operator', 'mp-b', 31, 100, 100, 2),
+        ...samples('postgresql-operator', 'pg-a', 20, 39, 90, 30),
+      ],
+    });
+    const slopes = rssSlopes(timeline);
+    expect(slopes.map(({ operator, pod, startAt, spanMinutes, judged }) => ({ operator, pod, startAt, spanMinutes, judged }))).toEqual([
+      { operator: 'maintpage-operator', pod: 'mp-b', startAt: 31 * MINUTE, spanMinutes: 69, judged: true },
+      { operator: 'postgresql-operator', pod: 'pg-a', startAt: 20 * MINUTE, spanMinutes: 19, judged: false },
+    ]);
+    // The ±1 MiB wobble moves a fitted slope a little, and a short span's the most.
+    expect(slopes[0]?.slopeMiBPerHour).toBeCloseTo(2, 0);
+    expect(slopes[0]).toMatchObject({ startMiB: 101, endMiB: 100 + 138 / 60 - 1 });
+    expect(Math.abs((slopes[1]?.slopeMiBPerHour ?? 0) - 30)).toBeLessThan(1);
+  });
+
+  test('a single sample has no slope', () => {
+    expect(rssSlopes(emptyTimeline({ processSamples: samples('nutanix-ahvvm-operator', 'nx-a', 5, 5, 100, 0) }))).toEqual([
+      { operator: 'nutanix-ahvvm-operator', pod: 'nx-a', startAt: 5 * MINUTE, startMiB: 101, endMiB: 101, slopeMiBPerHour: 0, spanMinutes: 0, judged: false },
+    ]);
+  });
+});
+
+describe('operators.memoryLeak', () => {
+  test('judged slopes at or under the threshold, and steep ones too short to judge, are no violation', () => {
+    const timeline = emptyTimeline({
+      warmupEndsAt: WARMUP_ENDS_AT,
+      processSamples: [
+        ...samples('maintpage-operator', 'mp-a', 0, 120, 100, LEAK_SLOPE_MIB_PER_HOUR - 1),
+        ...samples('postgresql-operator', 'pg-a', 10, 25, 100, 200),
+      ],
+    });
+    expect(checkMemoryLeak(timeline)).toEqual({ invariant: 'operators.memoryLeak', violations: [] });
+  });
+
+  test('a judged slope above the threshold', () => {
+    const timeline = emptyTimeline({ warmupEndsAt: WARMUP_ENDS_AT, processSamples: samples('nutanix-ahvvm-operator', 'nx-a', 10, 10 + 2 * 60, 100, 12) });
+    expect(checkMemoryLeak(timeline).violations).toEqual([{
+      invariant: 'operators.memoryLeak',
+      at: WARMUP_ENDS_AT,
+      evidence: 'nutanix-ahvvm-operator pod nx-a grew 12.0 MiB/h by least squares (more than 8 MiB/h is a leak): from 101.0 MiB at '
+        + '1970-01-01T00:10:00.000Z to 125.0 MiB 2 h later',
+    }]);
+  });
+});

@@ -1,0 +1,100 @@
+// operators.memoryLeak, from each operator's resident memory over the run.
+//
+// Only samples after the warm-up count: caches fill and V8 sizes its heap while the workload ramps up. And only one
+// pod's samples: faults kill operator pods, and a restarted process's RSS starts over, so a slope is meaningful only
+// within one process's life. Of an operator's pods, the one sampled over the longest span is used. Its slope is the
+// least-squares fit of rssMiB against time, which a garbage collector's sawtooth moves far less than the first and
+// last samples alone would.
+import { OPERATORS, type InvariantResult, type OperatorName, type ProcessSample, type SoakTimeline } from '../timeline.ts';
+import { durationText, timeText } from './evidence-text.ts';
+import { invariantResult } from './invariant-result.ts';
+
+/**
+ * The maintpage and Nutanix operators' Deployments are limited to 256 MiB, with about 100 MiB resident at rest:
+ * growing 8 MiB an hour reaches the limit in under a day, a daily OOM-kill in production. (The PostgreSQL operator's
+ * 512 MiB leaves room for the pg_restore it runs beside itself, not for the operator to grow into.)
+ */
+export const LEAK_SLOPE_MIB_PER_HOUR = 8;
+
+/** Over a shorter life, the heap's growth between garbage collections can pass for a trend. */
+const MIN_JUDGED_SPAN_MINUTES = 20;
+
+const MS_PER_MINUTE = 60_000;
+const MS_PER_HOUR = 60 * MS_PER_MINUTE;
+
+export interface RssSlope {
+  operator: OperatorName;
+  /** The pod whose samples after the warm-up span longest. */
+  pod: string;
+  /** When its first sample after the warm-up was taken. */
+  startAt: number;
+  /** Its first and last sample after the warm-up. */
+  startMiB: number;
+  endMiB: number;
+  slopeMiBPerHour: number;
+  spanMinutes: number;
+  /** Whether the span is long enough for the slope to mean anything. */
+  judged: boolean;
+}
+
+/** One slope per operator that has samples after the warm-up, in OPERATORS order. */
+export function rssSlopes(timeline: SoakTimeline): RssSlope[] {
+  const afterWarmup = timeline.processSamples.filter((sample) => sample.at >= timeline.warmupEndsAt);
+  return OPERATORS.flatMap((operator) => {
+    const samples = longestLivedPodSamples(afterWarmup.filter((sample) => sample.operator === operator));
+    const first = samples[0];
+    const last = samples.at(-1);
+    if (!first || !last) return [];
+    const spanMinutes = (last.at - first.at) / MS_PER_MINUTE;
+    return [{
+      operator,
+      pod: first.pod,
+      startAt: first.at,
+      startMiB: first.rssMiB,
+      endMiB: last.rssMiB,
+      slopeMiBPerHour: leastSquaresSlope(samples.map((sample) => ({ x: (sample.at - first.at) / MS_PER_HOUR, y: sample.rssMiB }))),
+      spanMinutes,
+      judged: spanMinutes >= MIN_JUDGED_SPAN_MINUTES,
+    }];
+  });
+}
+
+/** operators.memoryLeak: a judged slope above LEAK_SLOPE_MIB_PER_HOUR. */
+export function checkMemoryLeak(timeline: SoakTimeline): InvariantResult {
+  return invariantResult('operators.memoryLeak', rssSlopes(timeline)
+    .filter((slope) => slope.judged && slope.slopeMiBPerHour > LEAK_SLOPE_MIB_PER_HOUR)
+    .map((slope) => ({
+      at: slope.startAt,
+      evidence: `${slope.operator} pod ${slope.pod} grew ${slope.slopeMiBPerHour.toFixed(1)} MiB/h by least squares (more than `
+        + `${LEAK_SLOPE_MIB_PER_HOUR} MiB/h is a leak): from ${slope.startMiB.toFixed(1)} MiB at ${timeText(slope.startAt)} `
+        + `to ${slope.endMiB.toFixed(1)} MiB ${durationText(slope.spanMinutes * MS_PER_MINUTE)} later`,
+    })));
+}
+
+/** The samples of the pod sampled over the longest span, in time order. */
+function longestLivedPodSamples(samples: readonly ProcessSample[]): ProcessSample[] {
+  let longest: ProcessSample[] = [];
+  let longestSpan = -1;
+  for (const podSamples of Map.groupBy(samples, (sample) => sample.pod).values()) {
+    const sorted = podSamples.toSorted((a, b) => a.at - b.at);
+    const span = (sorted.at(-1)?.at ?? 0) - (sorted[0]?.at ?? 0);
+    if (span > longestSpan) {
+      longest = sorted;
+      longestSpan = span;
+    }
+  }
+  return longest;
+}
+
+/** The slope of the least-squares line through the points; 0 when they all share one x. */
+function leastSquaresSlope(points: readonly { x: number; y: number }[]): number {
+  const meanX = points.reduce((sum, point) => sum + point.x, 0) / points.length;
+  const meanY = points.reduce((sum, point) => sum + point.y, 0) / points.length;
+  let covariance = 0;
+  let variance = 0;
+  for (const { x, y } of points) {
+    covariance += (x - meanX) * (y - meanY);
+    variance += (x - meanX) ** 2;
+  }
+  return variance === 0 ? 0 : covariance / variance;
+}

@@ -1,0 +1,59 @@
+// Each operator's processes, every 10 s: resident memory, open file descriptors and sockets (from /proc of the
+// container's main process), and every container restart, told apart from the kills the fault injector made.
+import { readdir, readFile, readlink } from 'node:fs/promises';
+import type { SoakCluster } from '../cluster/soak-cluster.ts';
+import { operatorNamespace } from '../install.ts';
+import { repeat } from '../loop.ts';
+import type { Recorder } from '../recorder.ts';
+import { OPERATORS, type OperatorName } from '../timeline.ts';
+
+interface ContainerStatus { name: string; containerID?: string; restartCount: number; state?: { running?: unknown }; lastState?: { terminated?: { exitCode?: number; reason?: string; finishedAt?: string } } }
+interface Pod { metadata: { name: string; labels?: Record<string, string> }; status?: { containerStatuses?: ContainerStatus[] } }
+
+async function processFigures(pid: number): Promise<{ rssMiB: number; openFds: number; sockets: number } | undefined> {
+  try {
+    const status = await readFile(`/proc/${String(pid)}/status`, 'utf8');
+    const rssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
+    const fds = await readdir(`/proc/${String(pid)}/fd`);
+    let sockets = 0;
+    for (const fd of fds) {
+      if ((await readlink(`/proc/${String(pid)}/fd/${fd}`).catch(() => '')).startsWith('socket:')) sockets++;
+    }
+    return { rssMiB: rssKb / 1024, openFds: fds.length, sockets };
+  } catch {
+    // The process ended between the listing and the read.
+    return undefined;
+  }
+}
+
+export function observeOperators(cluster: SoakCluster, recorder: Recorder, injectedKills: Set<string>, signal: AbortSignal, onError: (what: string, error: unknown) => void): Promise<void> {
+  const restarts = new Map<string, number>();
+  return repeat(signal, 10_000, async () => {
+    for (const operator of OPERATORS) {
+      const pods = (JSON.parse(await cluster.kubectlOk(['-n', operatorNamespace(operator), 'get', 'pods', '-o', 'json'])) as { items: Pod[] }).items;
+      for (const pod of pods) await observePod(operator, pod);
+    }
+  }, (error) => { onError('sampling the operators\' processes', error); });
+
+  async function observePod(operator: OperatorName, pod: Pod): Promise<void> {
+    const at = Date.now();
+    for (const container of pod.status?.containerStatuses ?? []) {
+      const key = `${pod.metadata.name}/${container.name}`;
+      const before = restarts.get(key) ?? 0;
+      restarts.set(key, container.restartCount);
+      if (container.restartCount > before) {
+        const ended = container.lastState?.terminated;
+        const injected = injectedKills.delete(pod.metadata.name);
+        recorder.crashes.push({
+          operator, pod: pod.metadata.name, at, injected,
+          reason: `container ${container.name} restarted (count ${String(container.restartCount)}): exit code ${String(ended?.exitCode ?? '?')}, ${ended?.reason ?? 'no reason given'}`,
+        });
+      }
+      // Only the operator itself is measured (the backup store service has its own figures in its metrics).
+      if (pod.metadata.labels?.['control-plane'] !== 'controller-manager' || container.state?.running === undefined || container.containerID === undefined) continue;
+      const pid = await cluster.containerPid(container.containerID);
+      const figures = pid === undefined ? undefined : await processFigures(pid);
+      if (figures) recorder.processSamples.push({ operator, pod: pod.metadata.name, at, ...figures });
+    }
+  }
+}
