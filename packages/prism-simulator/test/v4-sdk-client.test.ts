@@ -34,7 +34,6 @@ function v3Call(simulator: PrismSimulator, method: string, path: string, body?: 
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
-const CLIENT_DIR = join(import.meta.dirname, 'v4-sdk-client');
 
 describe('the official v4 Go SDK against the simulator', () => {
   let simulator: PrismSimulator;

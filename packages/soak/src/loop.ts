@@ -1,5 +1,6 @@
 // Every loop of the soak runs through here: it repeats `body` every `intervalMs` until the signal aborts, never two at
 // once, and an error in one round is reported and the loop goes on (a sampler must outlive an API server restart).
+import { setTimeout as delay } from 'node:timers/promises';
 
 export async function repeat(signal: AbortSignal, intervalMs: number, body: () => Promise<void>, onError: (error: unknown) => void): Promise<void> {
   while (!aborted(signal)) {
@@ -18,16 +19,7 @@ export function aborted(signal: AbortSignal): boolean {
   return signal.aborted;
 }
 
-/** Resolves after `ms`, or at once when the signal aborts. */
+/** Resolves after `ms`, or at once when the signal aborts (never rejects: an ended run is not an error). */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) { resolve(); return; }
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return delay(Math.max(0, ms), undefined, { signal }).catch(() => undefined);
 }

@@ -117,9 +117,9 @@ export async function serviceMonitorJob(name: string, operator: string, access: 
 export async function scrapeOperatorWithPrometheus(cluster: E2eCluster, operator: string, alsoServices: readonly string[] = []): Promise<OperatorScrape> {
   const access = await prepareScrapeAccess(cluster, `${operator}-monitoring`, [operator]);
   const job = (name: string, credentials: string | undefined): Promise<ScrapeConfig> => serviceMonitorJob(name, operator, access, credentials, alsoServices);
-  const prometheusToken = access.prometheusToken;
-  const tokenFile = access.tokenFile;
-  const prometheus = await startPrometheus([await job(operator, prometheusToken), await job(`${operator}-no-token`, undefined), await job(`${operator}-no-binding`, await tokenFile('intruder'))]);
+  const prometheus = await startPrometheus([
+    await job(operator, access.prometheusToken), await job(`${operator}-no-token`, undefined), await job(`${operator}-no-binding`, await access.tokenFile('intruder')),
+  ]);
   try {
     const scraped = await waitFor(async () => {
       const targets = await prometheus.targets();

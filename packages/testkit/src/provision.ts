@@ -75,14 +75,18 @@ export async function provision(options: ProvisionOptions = {}): Promise<Provisi
   const unknown = names.filter((name) => !(name in table));
   if (unknown.length > 0) throw new Error(`provision: no tool named ${unknown.join(', ')}; the tools are: ${Object.keys(table).join(', ')}`);
   const jobs = Math.max(1, options.jobs ?? (Number(env.PROVISION_JOBS) || Math.max(2, availableParallelism())));
+  const specOf = (name: string): ProvisionedToolSpec => {
+    const spec = table[name];
+    if (spec === undefined) throw new Error(`provision: no tool named ${name}`);
+    return spec;
+  };
   const started = Date.now();
 
   const lookUp = async (): Promise<{ found: Record<string, string>; missing: string[] }> => {
     const found: Record<string, string> = {};
     const missing: string[] = [];
     for (const name of names) {
-      const spec = table[name] as ProvisionedToolSpec;
-      const where = await lookUpTool(spec, root, env);
+      const where = await lookUpTool(specOf(name), root, env);
       if (where.missing === undefined) found[name] = where.path;
       else missing.push(name);
     }
@@ -93,7 +97,7 @@ export async function provision(options: ProvisionOptions = {}): Promise<Provisi
   // One build per script, asking for all of its missing tools at once, in the table's order (the longest first).
   const builds: Build[] = [];
   for (const name of before.missing) {
-    const spec = table[name] as ProvisionedToolSpec;
+    const spec = specOf(name);
     const same = builds.find((b) => b.script === spec.script);
     if (same) {
       same.args.push(...spec.buildArgs);
@@ -132,7 +136,7 @@ export async function provision(options: ProvisionOptions = {}): Promise<Provisi
   const after = await lookUp();
   for (const name of after.missing) {
     if (!failures.some((f) => f.tools.includes(name))) {
-      const spec = table[name] as ProvisionedToolSpec;
+      const spec = specOf(name);
       failures.push({ script: spec.script, tools: [name], code: 0, tail: [`${spec.script} ${spec.buildArgs.join(' ')} ended without error, yet ${name} is still missing`] });
     }
   }

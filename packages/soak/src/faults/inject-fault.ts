@@ -127,12 +127,22 @@ async function carryOut(fault: PlannedFault, targets: FaultTargets, signal: Abor
     }
     case 'seaweedfs-stop': {
       const outage = await seaweed.interrupt();
+      let attempted = '';
       try {
+        // A backup asked for while the bucket is down must fail, and say so (PostgreSQLBackupFailed has no `for:`).
+        const db = targets.postgresql.liveDatabases('bucket')[0];
+        if (db !== undefined) {
+          const name = `${db}-during-outage-${String(Date.now())}`;
+          await cluster.kubectlOk(['-n', POSTGRESQL_NAMESPACE, 'apply', '-f', '-'], { input: JSON.stringify({
+            apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name }, spec: { postgresql: db, trigger: 'OnDemand' },
+          }) });
+          attempted = `; backup ${name} asked for meanwhile`;
+        }
         await sleep(fault.holdMs, signal);
       } finally {
         await outage.resume();
       }
-      return { target: 'seaweedfs', detail: `stopped for ${String(Math.round(fault.holdMs / 1000))} s` };
+      return { target: 'seaweedfs', detail: `stopped for ${String(Math.round(fault.holdMs / 1000))} s${attempted}` };
     }
     case 'prism-burst':
       return { target: 'prism', detail: await holdPrismRules(prism, [

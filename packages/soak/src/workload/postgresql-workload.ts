@@ -40,7 +40,8 @@ export interface PostgreSQLWorkload {
   run(signal: AbortSignal): Promise<void>;
   /** The serving pod of a database, and one database (for the fault injector). */
   servingPod(db: string): Pod | undefined;
-  liveDatabases(): string[];
+  /** The databases that exist, or only those backed up to one store. */
+  liveDatabases(store?: 'volume' | 'bucket'): string[];
   backups(): ReadonlyMap<string, Backup>;
   counts(): Record<string, number>;
   /** Databases the workload deleted (their backups stay in the stores: the default onDelete is Retain). */
@@ -170,7 +171,7 @@ export function postgresqlWorkload(cluster: SoakCluster, seaweed: RunningSeaweed
   return {
     counts: () => ({ ...counts }),
     servingPod,
-    liveDatabases: () => live().map((d) => d.name),
+    liveDatabases: (store) => live().filter((d) => store === undefined || d.store === store).map((d) => d.name),
     deletedDatabases: () => databases.filter((d) => d.deletedAt !== undefined).map((d) => d.name),
     backups: () => backups?.items ?? new Map(),
     async prepare() {
