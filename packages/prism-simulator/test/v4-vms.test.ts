@@ -157,6 +157,8 @@ describe('the v4 VM API', () => {
       expect(firstAppMessage(unknown)).toMatchObject({ code: 'VMM-30100', errorGroup: 'VM_NOT_FOUND', severity: 'ERROR' });
       expect(firstAppMessage(unknown).message).toBe("Failed to perform the operation on the VM with UUID '0b7e7c1a-0000-4000-8000-000000000000', because it is not found.");
 
+      // Held for 3 s: the simulator's 40 ms create is over before the GET on a busy machine.
+      prism.simulator.faults.add({ kind: 'slow-task', operation: 'create', extraMs: 3_000, times: 1 });
       const { taskExtId } = await prism.client.createVm(v4VmBody(prism.simulator, 'still-creating'));
       const pending = prism.simulator.inspect().vms.find((vm) => vm.name === 'still-creating');
       const early = await prism.client.request('GET', `${VMM_VMS_PATH}/${pending?.uuid ?? ''}`);
