@@ -97,6 +97,36 @@ describe('leader election', () => {
     await follower.done;
   });
 
+  test('a follower queues nothing while objects change (workqueue_depth 0), and on taking over is handed every object', async () => {
+    // Found by the soak: a follower's handlers queued every event for a leadership it might never get, so the sum of
+    // workqueue_depth over an operator's replicas grew all run long, as if the leader were falling behind.
+    const ns = await namespace('leader-follower-queue');
+    await configMap(ns, 'before');
+    const one = await startManager(ns, 'one', () => Promise.resolve(undefined));
+    await waitFor(() => one.manager.isLeader, { what: 'the first manager to lead' });
+    const two = await startManager(ns, 'two', () => Promise.resolve(undefined));
+    await waitFor(() => two.manager.informerFor(Resources.ConfigMap).synced, { what: 'the follower\'s cache to sync' });
+    for (const name of ['during-1', 'during-2', 'during-3']) await configMap(ns, name);
+    await waitFor(() => two.manager.informerFor(Resources.ConfigMap).cache.get(`${ns}/during-3`) !== undefined, { what: 'the follower to see the changes' });
+    const depth = async (started: Started): Promise<string> =>
+      (await (await fetch(`http://127.0.0.1:${String(started.manager.ports.metrics)}/metrics`)).text()).split('\n').find((line) => line.startsWith('workqueue_depth{')) ?? 'no workqueue_depth';
+    expect(await depth(two)).toBe('workqueue_depth{name="configmaps",controller="configmaps",priority="0"} 0');
+    expect(two.reconciles).toHaveLength(0);
+
+    one.manager.stop();
+    await one.done;
+    await waitFor(() => two.manager.isLeader, { what: 'the follower to lead', timeoutMs: 10_000 });
+    // Every ConfigMap of the namespace, kube-root-ca.crt included, as the API server lists them.
+    const listed = await api.get<{ items: { metadata: { name: string } }[] }>(`/api/v1/namespaces/${ns}/configmaps`);
+    const every = (listed?.items ?? []).map((item) => `${ns}/${item.metadata.name}`).sort();
+    expect(every).toEqual(expect.arrayContaining([`${ns}/before`, `${ns}/during-1`, `${ns}/during-2`, `${ns}/during-3`]));
+    const keys = (): string[] => [...new Set(two.reconciles.map((ctx) => ctx.request.key))].sort();
+    await waitFor(() => keys().length === every.length, { what: 'the new leader to reconcile every ConfigMap' });
+    expect(keys()).toEqual(every);
+    two.manager.stop();
+    await two.done;
+  });
+
   test('a leader that dies without releasing is replaced within LeaseDuration + RetryPeriod', async () => {
     const ns = await namespace('leader-crash');
     const one = await startManager(ns, 'one', () => Promise.resolve(undefined), { releaseOnCancel: false });

@@ -57,7 +57,7 @@ async function shippedRuleFiles(dir: string): Promise<string[]> {
 }
 
 export async function install(cluster: SoakCluster, say: (line: string) => void): Promise<Installed> {
-  say('starting the Prism Central simulator (TLS), SeaweedFS (S3) and installing the three operators from deploy/');
+  say('soak: starting the Prism Central simulator (TLS) and SeaweedFS (S3); installing the three operators from deploy/');
   // Tasks long enough that the operator follows them, as against a real Prism Central.
   const prism = await startPrismSimulator({ tls: true, host: '127.0.0.1', timings: { createMs: 1_000, updateMs: 500, deleteMs: 500, learnedIpMs: 500 } });
   const seaweed = await startSeaweedFs({ bucket: SOAK_BUCKET });
@@ -79,7 +79,7 @@ export async function install(cluster: SoakCluster, say: (line: string) => void)
     await cluster.kubectlOk(['-n', operatorNamespace(operator), 'rollout', 'status', `deployment/${OPERATOR_DEPLOYMENT[operator]}`, '--timeout=300s']);
   }
 
-  say('starting Prometheus: every operator scraped as its ServiceMonitor says, the shipped PrometheusRules evaluated');
+  say('soak: starting Prometheus: every operator scraped as its ServiceMonitor says, the shipped PrometheusRules evaluated');
   const access = await prepareScrapeAccess(cluster, 'soak-monitoring', OPERATORS);
   const jobs = [];
   for (const operator of OPERATORS) {

@@ -10,7 +10,7 @@ export function newRecorder(seed: number, cluster: 'local' | 'kind', startedAt: 
     writerAcks: [], backups: [], readyEndpoints: [],
     stores: { objects: [], incompleteUploads: [], liveBackups: [], retainedOnPurpose: [] },
     wanted: [], probes: [], endpointSamples: [], processSamples: [], crashes: [], queueDepth: [],
-    settle: { queueDepth: { 'maintpage-operator': 0, 'postgresql-operator': 0, 'nutanix-ahvvm-operator': 0 }, stuckFinalizers: [], staleObservedGeneration: [] },
+    settle: { queueDepth: { 'maintpage-operator': 0, 'postgresql-operator': 0, 'nutanix-ahvvm-operator': 0 }, stuckFinalizers: [], staleObservedGeneration: [], uncheckable: [] },
     alerts: [], alertExpectations: [],
   };
 }

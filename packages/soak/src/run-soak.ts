@@ -114,7 +114,9 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     say(`soak: the workload and the faults stopped; settling for ${minutes(options.settleMs)}`);
     await sleep(options.settleMs, interrupted);
     if (aborted(interrupted)) throw new Error('interrupted');
-    await settleFindings(cluster, installed.prism, installed.seaweed, prometheus, recorder, postgresql.deletedDatabases());
+    // What the settle cannot look at fails the run (soak.uncheckable), and the report is still written.
+    await settleFindings(cluster, installed.prism, installed.seaweed, prometheus, recorder, postgresql.deletedDatabases())
+      .catch((error: unknown) => { recorder.settle.uncheckable.push(`what the settle looks at (${(error as Error).message})`); });
     recorder.endedAt = Date.now();
 
     const invariants = checkAllInvariants(recorder);

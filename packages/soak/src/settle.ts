@@ -47,22 +47,26 @@ async function volumeContents(cluster: SoakCluster): Promise<string[]> {
     spec: {
       restartPolicy: 'Never',
       securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-      // The marker line keeps the log from being empty, which testkit's log server cannot serve.
-      containers: [{ name: 'list', image: 'busybox:1.37', command: ['sh', '-c', 'echo files:; cd /backup && find . -type f'], securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }, volumeMounts: [{ name: 'backups', mountPath: '/backup', readOnly: true }] }],
+      // The mount itself is printed first, so the log is never empty (testkit's log server cannot serve that) and the
+      // files' paths can be made relative to it: the local node runs busybox as a process, with /backup translated.
+      containers: [{ name: 'list', image: 'busybox:1.37', command: ['find', '/backup', '(', '-path', '/backup', '-o', '-type', 'f', ')', '-print'], securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }, volumeMounts: [{ name: 'backups', mountPath: '/backup', readOnly: true }] }],
       volumes: [{ name: 'backups', persistentVolumeClaim: { claimName: 'postgresql-operator-backups' } }],
     },
   };
   await cluster.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(pod) });
   try {
     const deadline = Date.now() + 120_000;
-    for (;;) {
-      const phase = await cluster.kubectlOk(['-n', namespace, 'get', 'pod', name, '-o', 'jsonpath={.status.phase}']);
-      if (phase === 'Succeeded') break;
-      if (phase === 'Failed' || Date.now() > deadline) throw new Error(`listing the backup volume: pod ${name} ended ${phase || 'not at all within 2 min'}`);
+    let phase = '';
+    while (phase !== 'Succeeded' && phase !== 'Failed') {
+      if (Date.now() > deadline) throw new Error(`pod ${name} listing it did not end within 2 min`);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
+      phase = await cluster.kubectlOk(['-n', namespace, 'get', 'pod', name, '-o', 'jsonpath={.status.phase}']);
     }
-    const output = await cluster.kubectlOk(['-n', namespace, 'logs', name]);
-    return output.split('\n').filter((line) => line.startsWith('./')).map((line) => line.slice(2));
+    const [root = '', ...files] = (await cluster.kubectlOk(['-n', namespace, 'logs', name])).split('\n').filter(Boolean);
+    if (phase === 'Failed') throw new Error(`pod ${name} listing it failed: ${[root, ...files].slice(-5).join('; ')}`);
+    const outside = files.filter((file) => !file.startsWith(`${root}/`));
+    if (outside.length > 0) throw new Error(`find printed what is not a file under ${root}: ${outside.slice(0, 5).join('; ')}`);
+    return files.map((file) => file.slice(root.length + 1));
   } finally {
     await cluster.kubectl(['-n', namespace, 'delete', 'pod', name, '--wait=false']);
   }
@@ -81,8 +85,15 @@ export async function settleFindings(
   const remaining = new Set(ahvVms.map((vm) => vm.metadata.name));
   for (const vm of recorder.ahvVms) if (vm.deletedAt !== undefined && vm.goneAt === undefined && !remaining.has(vm.name)) vm.goneAt = Date.now();
 
-  const bucket = await bucketContents(seaweed);
-  const volume = await volumeContents(cluster);
+  const uncheckable: string[] = [];
+  const bucket = await bucketContents(seaweed).catch((error: unknown) => {
+    uncheckable.push(`the bucket ${SOAK_BUCKET} (${(error as Error).message})`);
+    return { keys: [], uploads: [] };
+  });
+  const volume = await volumeContents(cluster).catch((error: unknown) => {
+    uncheckable.push(`the backup volume (${(error as Error).message})`);
+    return [];
+  });
   const liveBackups = new Set(items('postgresqlbackups.exp.wheel.jp').map((b) => `${b.metadata.namespace ?? ''}/${b.spec?.postgresql ?? ''}/${b.metadata.name}`));
   const objects = [
     ...bucket.keys.map((key) => ({ store: 'bucket' as const, key: backupKey(key) })),
@@ -101,8 +112,13 @@ export async function settleFindings(
     backup.objectExists = objects.some((o) => o.store === backup.store && o.key === backup.location);
   }
 
+  const depths = await queueDepths(prometheus).catch((error: unknown) => {
+    uncheckable.push(`the work queues (${(error as Error).message})`);
+    return recorder.settle.queueDepth;
+  });
   recorder.settle = {
-    queueDepth: await queueDepths(prometheus),
+    uncheckable,
+    queueDepth: depths,
     stuckFinalizers: RESOURCES.flatMap(([kind]) => items(kind).filter((o) => o.metadata.deletionTimestamp !== undefined)
       .map((o) => `${kind}/${o.metadata.namespace ?? ''}/${o.metadata.name} (deleting since ${o.metadata.deletionTimestamp ?? ''}, finalizers ${(o.metadata.finalizers ?? []).join(', ')})`)),
     staleObservedGeneration: RESOURCES.flatMap(([kind]) => items(kind)

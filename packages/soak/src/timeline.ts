@@ -154,6 +154,8 @@ export interface SettleFindings {
   stuckFinalizers: string[];
   /** Objects whose status.observedGeneration is not metadata.generation, as kind/namespace/name. */
   staleObservedGeneration: string[];
+  /** What the settle could not look at, and why: nothing can be claimed about it. */
+  uncheckable: string[];
 }
 
 // ---- Alerts -----------------------------------------------------------------------------------------------------

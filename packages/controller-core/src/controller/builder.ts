@@ -109,11 +109,13 @@ export class ControllerBuilder {
         const origin = { kind: source.ref.kind, name: obj.metadata?.name ?? '', ...(obj.metadata?.namespace ? { namespace: obj.metadata.namespace } : {}) };
         for (const key of source.map(obj)) controller.enqueue(key, { event, source: origin });
       };
-      informer.addEventHandler({
+      // The informer starts (and its cache warms) on every replica; its handler joins when the controller starts, and
+      // is first handed every cached object as an add.
+      controller.watch(() => informer.addEventHandler({
         onAdd: (obj) => { if (admits(predicates, 'create', obj)) enqueue(obj, 'Added'); },
         onUpdate: (oldObj, newObj) => { if (admits(predicates, 'update', newObj, oldObj)) enqueue(newObj, 'Updated'); },
         onDelete: (obj) => { if (admits(predicates, 'delete', obj)) enqueue(obj, 'Deleted'); },
-      });
+      }));
     }
     this.#host.register(controller);
     return controller;

@@ -36,12 +36,25 @@ async function leaderAndFollowers(cluster: SoakCluster, operator: OperatorName):
   return { leader: all.find((p) => holders.has(p.metadata.name)), followers: all.filter((p) => !holders.has(p.metadata.name)) };
 }
 
-async function kill(targets: FaultTargets, namespace: string, pod: PodView | undefined): Promise<string> {
-  const containerID = pod?.status?.containerStatuses?.find((c) => c.state?.running !== undefined)?.containerID;
-  if (!pod || containerID === undefined) return 'no running container to kill';
-  targets.injectedKills.add(pod.metadata.name);
-  await targets.cluster.killContainer(containerID);
-  return `SIGKILL ${namespace}/${pod.metadata.name} (${containerID})`;
+/**
+ * SIGKILLs the running container of the Pod `find` names, looking again (for up to 30 s) when there is none or it
+ * ended before the signal: right after a rollout or a handover the Lease may still name a Pod that is stopping.
+ */
+async function kill(targets: FaultTargets, namespace: string, find: () => Promise<PodView | undefined>, signal: AbortSignal): Promise<string> {
+  const killed = await waitUntil(async () => {
+    const pod = await find();
+    const containerID = pod?.status?.containerStatuses?.find((c) => c.state?.running !== undefined)?.containerID;
+    if (!pod || containerID === undefined) return undefined;
+    targets.injectedKills.add(pod.metadata.name);
+    try {
+      await targets.cluster.killContainer(containerID);
+      return `SIGKILL ${namespace}/${pod.metadata.name} (${containerID})`;
+    } catch {
+      targets.injectedKills.delete(pod.metadata.name);
+      return undefined;
+    }
+  }, 30_000, signal);
+  return killed ?? 'no running container to kill within 30 s';
 }
 
 /** Holds a Prism fault rule set for `holdMs`, then removes it. */
@@ -102,9 +115,9 @@ async function carryOut(fault: PlannedFault, targets: FaultTargets, signal: Abor
   const operator = fault.operator ?? 'postgresql-operator';
   switch (fault.kind) {
     case 'leader-kill':
-      return { target: operator, detail: await kill(targets, operatorNamespace(operator), (await leaderAndFollowers(cluster, operator)).leader) };
+      return { target: operator, detail: await kill(targets, operatorNamespace(operator), async () => (await leaderAndFollowers(cluster, operator)).leader, signal) };
     case 'follower-kill':
-      return { target: operator, detail: await kill(targets, operatorNamespace(operator), (await leaderAndFollowers(cluster, operator)).followers[0]) };
+      return { target: operator, detail: await kill(targets, operatorNamespace(operator), async () => (await leaderAndFollowers(cluster, operator)).followers[0], signal) };
     case 'leader-delete': {
       const { leader } = await leaderAndFollowers(cluster, operator);
       if (!leader) return { target: operator, detail: 'no leader to delete' };
@@ -122,8 +135,8 @@ async function carryOut(fault: PlannedFault, targets: FaultTargets, signal: Abor
     case 'db-pod-delete-during-restore':
       return { target: POSTGRESQL_NAMESPACE, detail: await deleteDatabasePodDuringRestore(targets, signal) };
     case 'backup-store-kill': {
-      const [store] = await pods(cluster, operatorNamespace('postgresql-operator'), 'app.kubernetes.io/component=backup-store');
-      return { target: 'backup-store', detail: await kill(targets, operatorNamespace('postgresql-operator'), store) };
+      const store = async (): Promise<PodView | undefined> => (await pods(cluster, operatorNamespace('postgresql-operator'), 'app.kubernetes.io/component=backup-store'))[0];
+      return { target: 'backup-store', detail: await kill(targets, operatorNamespace('postgresql-operator'), store, signal) };
     }
     case 'seaweedfs-stop': {
       const outage = await seaweed.interrupt();

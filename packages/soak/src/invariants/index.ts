@@ -5,7 +5,7 @@ import { checkUnreadyEndpointSelected } from './maintpage-endpoints.ts';
 import { checkFlapped, checkNeverSwitched, checkProbeErrors } from './maintpage-switching.ts';
 import { checkDuplicateVms } from './nutanix-duplicates.ts';
 import { checkDeletedNotGone, checkFinalInventory } from './nutanix-final-inventory.ts';
-import { checkCrashes, checkQueueNotEmpty, checkStaleObservedGeneration, checkStuckFinalizers } from './operator-health.ts';
+import { checkCrashes, checkQueueNotEmpty, checkStaleObservedGeneration, checkStuckFinalizers, checkUncheckable } from './operator-health.ts';
 import { checkCompletedNotVerified, checkCompletedObjectMissing, checkIncompleteUploads, checkOrphanObjects } from './postgresql-backups.ts';
 import { checkFewerRowsThanBackup, checkMixedRestore, checkReadyButNotServing, checkServedBeforeRestore } from './postgresql-restores.ts';
 import { checkMemoryLeak } from './rss-slope.ts';
@@ -40,6 +40,7 @@ export const INVARIANT_NAMES = [
   'operators.memoryLeak',
   'alerts.unexplained',
   'alerts.missing',
+  'soak.uncheckable',
 ] as const;
 
 const CHECKERS: readonly ((timeline: SoakTimeline) => InvariantResult)[] = [
@@ -65,6 +66,7 @@ const CHECKERS: readonly ((timeline: SoakTimeline) => InvariantResult)[] = [
   checkMemoryLeak,
   checkUnexplainedAlerts,
   checkMissingAlerts,
+  checkUncheckable,
 ];
 
 /** Every invariant's result, in INVARIANT_NAMES order, those without violations too: the report shows every counter. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { checkCrashes, checkQueueNotEmpty, checkStaleObservedGeneration, checkStuckFinalizers } from './operator-health.ts';
+import { checkCrashes, checkQueueNotEmpty, checkStaleObservedGeneration, checkStuckFinalizers, checkUncheckable } from './operator-health.ts';
 import { emptyTimeline, HOUR, MINUTE } from './test-timeline.ts';
 
 const SETTLE = 'settle (10 min from 1970-01-01T00:50:00.000Z)';
@@ -29,7 +29,7 @@ describe('operators.crashes', () => {
 
 describe('after the settle', () => {
   test('a work queue not drained, per operator', () => {
-    const timeline = emptyTimeline({ ...settled, settle: { queueDepth: { 'maintpage-operator': 0, 'postgresql-operator': 2, 'nutanix-ahvvm-operator': 5 }, stuckFinalizers: [], staleObservedGeneration: [] } });
+    const timeline = emptyTimeline({ ...settled, settle: { queueDepth: { 'maintpage-operator': 0, 'postgresql-operator': 2, 'nutanix-ahvvm-operator': 5 }, stuckFinalizers: [], staleObservedGeneration: [], uncheckable: [] } });
     expect(checkQueueNotEmpty(timeline).violations.map((violation) => [violation.at, violation.evidence])).toEqual([
       [HOUR, `postgresql-operator's work queue still held 2 items after the ${SETTLE}`],
       [HOUR, `nutanix-ahvvm-operator's work queue still held 5 items after the ${SETTLE}`],
@@ -43,6 +43,7 @@ describe('after the settle', () => {
         queueDepth: { 'maintpage-operator': 0, 'postgresql-operator': 0, 'nutanix-ahvvm-operator': 0 },
         stuckFinalizers: ['AhvVm/shop/web-1', 'PostgreSQL/shop/orders'],
         staleObservedGeneration: ['MaintPage/shop/front'],
+        uncheckable: [],
       },
     });
     expect(checkStuckFinalizers(timeline).violations.map((violation) => violation.evidence)).toEqual([
@@ -55,4 +56,12 @@ describe('after the settle', () => {
       evidence: `MaintPage/shop/front's status.observedGeneration was not its metadata.generation after the ${SETTLE}: its latest spec was never reconciled, or its status never written`,
     }]);
   });
+});
+
+test('soak.uncheckable: what the settle could not look at is a violation, never a pass', () => {
+  const clean = emptyTimeline();
+  expect(checkUncheckable(clean).violations).toEqual([]);
+  const result = checkUncheckable(emptyTimeline({ settle: { ...clean.settle, uncheckable: ['the backup volume (listing it printed: find: ./x: Permission denied)'] } }));
+  expect(result.invariant).toBe('soak.uncheckable');
+  expect(result.violations.map((v) => v.evidence)).toEqual([expect.stringContaining('the soak could not check the backup volume (listing it printed: find: ./x: Permission denied)')]);
 });

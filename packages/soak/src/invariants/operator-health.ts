@@ -20,6 +20,14 @@ export function checkQueueNotEmpty(timeline: SoakTimeline): InvariantResult {
   })));
 }
 
+/** soak.uncheckable: something the settle could not look at; a run cannot pass on what it did not see. */
+export function checkUncheckable(timeline: SoakTimeline): InvariantResult {
+  return invariantResult('soak.uncheckable', timeline.settle.uncheckable.map((what) => ({
+    at: timeline.endedAt,
+    evidence: `after the ${settleText(timeline)} the soak could not check ${what}`,
+  })));
+}
+
 /** operators.stuckFinalizers: an object being deleted still existed after the settle. */
 export function checkStuckFinalizers(timeline: SoakTimeline): InvariantResult {
   return invariantResult('operators.stuckFinalizers', timeline.settle.stuckFinalizers.map((object) => ({

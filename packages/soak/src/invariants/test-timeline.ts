@@ -36,6 +36,7 @@ export function emptyTimeline(overrides: Partial<SoakTimeline> = {}): SoakTimeli
       queueDepth: { 'maintpage-operator': 0, 'postgresql-operator': 0, 'nutanix-ahvvm-operator': 0 },
       stuckFinalizers: [],
       staleObservedGeneration: [],
+      uncheckable: [],
     },
     alerts: [],
     alertExpectations: [],
