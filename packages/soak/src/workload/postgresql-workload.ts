@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { RunningSeaweedFs } from '@k8s-operators/testkit';
 import type { SoakCluster } from '../cluster/soak-cluster.ts';
 import { SOAK_BUCKET } from '../install.ts';
-import { sleep } from '../loop.ts';
+import { aborted, sleep } from '../loop.ts';
 import type { Random } from '../random.ts';
 import type { Recorder } from '../recorder.ts';
 import type { BackupRecord } from '../timeline.ts';
@@ -124,31 +124,59 @@ export function postgresqlWorkload(cluster: SoakCluster, seaweed: RunningSeaweed
     await client?.end().catch(() => undefined);
   }
 
-  /** Queries a pod the moment it became a ready endpoint: what a client sent there would find. */
+  /**
+   * What the operator says of a pod's data: the `Restored` condition naming this pod (the operator labels the pod
+   * first and writes the condition after, so an earlier pod's condition may still be there), and for a restore the
+   * `Restored` Event's time, when the restore completed (the condition's lastTransitionTime does not move from one
+   * restored pod to the next). Waits up to a minute for both; nothing, when the operator never said.
+   */
+  async function operatorsAccount(db: string, podName: string): Promise<{ restoredFrom?: string; restoreCompletedAt?: number }> {
+    const names = (text: string | undefined): boolean => (text ?? '').startsWith(`pod ${podName} `);
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && !aborted(watchAbort.signal)) {
+      const restored = postgresqls?.items.get(`${POSTGRESQL_NAMESPACE}/${db}`)?.status?.conditions?.find((c) => c.type === 'Restored');
+      if (names(restored?.message)) {
+        if (restored?.reason !== 'Restored') return {};
+        const restoredFrom = /restored from backup (\S+)/.exec(restored.message ?? '')?.[1];
+        const events = await cluster.api.get<{ items: { note?: string; eventTime?: string }[] }>(
+          `/apis/events.k8s.io/v1/namespaces/${POSTGRESQL_NAMESPACE}/events?fieldSelector=${encodeURIComponent(`reason=Restored,regarding.name=${db}`)}`,
+        ).catch(() => undefined);
+        const event = events?.items.find((e) => names(e.note) && e.eventTime !== undefined);
+        if (event?.eventTime !== undefined) return { ...(restoredFrom === undefined ? {} : { restoredFrom }), restoreCompletedAt: Date.parse(event.eventTime) };
+      }
+      await sleep(1_000, watchAbort.signal);
+    }
+    return {};
+  }
+
+  /**
+   * Queries a pod the moment it became a ready endpoint, before the writer may write to it: what a client sent there
+   * would find. Resolves when the query is done (the writer waits for that); the record follows once the operator's
+   * account of the pod is known.
+   */
   async function queryNewReadyEndpoint(pod: Pod): Promise<void> {
     const db = pod.metadata.labels?.['exp.wheel.jp/postgresql'] ?? '';
     const at = Date.now();
-    const restored = postgresqls?.items.get(`${POSTGRESQL_NAMESPACE}/${db}`)?.status?.conditions?.find((c) => c.type === 'Restored');
-    const restoredFrom = restored?.reason === 'Restored' ? /restored from backup (\S+)/.exec(restored.message ?? '')?.[1] : undefined;
-    const base = {
-      db, pod: pod.metadata.name, at,
-      ...(restoredFrom === undefined ? {} : { restoredFrom, ...(restored?.lastTransitionTime === undefined ? {} : { restoreCompletedAt: Date.parse(restored.lastTransitionTime) }) }),
-    };
-    const client = new pg.Client({ host: pod.status?.podIP, ...login(db) });
+    // Generous, as a real client's: a ready endpoint on two saturated cores may take seconds to answer, not a minute.
+    const client = new pg.Client({ host: pod.status?.podIP, ...login(db), connectionTimeoutMillis: 15_000, query_timeout: 15_000 });
     client.on('error', () => undefined);
+    let found: { rowCount: number; maxRow: number; contiguous: boolean; queryError?: string };
     try {
       await client.connect();
       const exists = (await client.query<{ t: string | null }>("SELECT to_regclass('public.soak_rows')::text AS t")).rows[0]?.t !== null;
       const row = exists ? (await client.query<{ c: number; m: number; lo: number }>('SELECT count(*)::int AS c, coalesce(max(n), 0)::int AS m, coalesce(min(n), 1)::int AS lo FROM soak_rows')).rows[0] : undefined;
       const rowCount = row?.c ?? 0;
       const maxRow = row?.m ?? 0;
-      recorder.readyEndpoints.push({ ...base, rowCount, maxRow, contiguous: rowCount === maxRow && (row?.lo ?? 1) === 1 });
+      found = { rowCount, maxRow, contiguous: rowCount === maxRow && (row?.lo ?? 1) === 1 };
     } catch (error) {
-      recorder.readyEndpoints.push({ ...base, rowCount: 0, maxRow: 0, contiguous: true, queryError: (error as Error).message });
+      found = { rowCount: 0, maxRow: 0, contiguous: true, queryError: `${(error as Error).message} (after ${String(Date.now() - at)} ms)` };
     } finally {
       counts['ready endpoints queried']++;
       await client.end().catch(() => undefined);
     }
+    void operatorsAccount(db, pod.metadata.name).then((account) => {
+      recorder.readyEndpoints.push({ db, pod: pod.metadata.name, at, ...account, ...found });
+    });
   }
 
   function recordBackup(backup: Backup): void {
