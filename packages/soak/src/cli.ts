@@ -31,3 +31,6 @@ try {
   console.error(`soak: ${(error as Error).message}`);
   process.exitCode = interrupted.signal.aborted ? 130 : 1;
 }
+// Everything the run started is stopped by now; a watch of the stopped cluster left retrying must not keep the
+// process alive.
+process.exit();

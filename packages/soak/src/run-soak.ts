@@ -54,12 +54,20 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
   await mkdir(options.outDir, { recursive: true });
 
   const errors = errorLog(say);
+  // An interruption at any point stops the run; each set-up step that takes long is followed by a look at it.
+  const running = new AbortController();
+  const stopRunning = (): void => { running.abort(); };
+  interrupted.addEventListener('abort', stopRunning, { once: true });
+  const goOn = (): void => { if (aborted(interrupted)) throw new Error('interrupted'); };
   let cluster: SoakCluster | undefined;
   let installed: Installed | undefined;
   try {
+    goOn();
     say('soak: starting the local cluster (etcd, kube-apiserver, kube-controller-manager, a local node)');
     cluster = await startLocalSoakCluster();
+    goOn();
     installed = await install(cluster, say);
+    goOn();
     const recorder = newRecorder(options.seed, options.cluster, Date.now(), 0);
     recorder.alertExpectations = await shippedAlertExpectations();
     const maintpage = maintPageWorkload(cluster, recorder, random.fork(), errors.onError);
@@ -67,10 +75,8 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     const nutanix = nutanixWorkload(cluster, installed.prism, recorder, random.fork(), errors.onError);
     say('soak: preparing the workload (MaintPages answering, databases serving, first AhvVms)');
     await Promise.all([maintpage.prepare(), postgresql.prepare(), nutanix.prepare()]);
+    goOn();
 
-    const running = new AbortController();
-    const stopRunning = (): void => { running.abort(); };
-    interrupted.addEventListener('abort', stopRunning, { once: true });
     const started = Date.now();
     recorder.startedAt = started;
     recorder.warmupEndsAt = started + Math.min(10 * 60_000, options.durationMs / 4);
@@ -107,13 +113,12 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     await sleep(options.durationMs, running.signal);
     running.abort();
     await Promise.all(loops);
-    interrupted.removeEventListener('abort', stopRunning);
-    if (aborted(interrupted)) throw new Error('interrupted');
+    goOn();
 
     recorder.settleStartedAt = Date.now();
     say(`soak: the workload and the faults stopped; settling for ${minutes(options.settleMs)}`);
     await sleep(options.settleMs, interrupted);
-    if (aborted(interrupted)) throw new Error('interrupted');
+    goOn();
     // What the settle cannot look at fails the run (soak.uncheckable), and the report is still written.
     await settleFindings(cluster, installed.prism, installed.seaweed, prometheus, recorder, postgresql.deletedDatabases())
       .catch((error: unknown) => { recorder.settle.uncheckable.push(`what the settle looks at (${(error as Error).message})`); });
@@ -136,6 +141,8 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     summarize(invariants, say);
     return { jsonPath: report.jsonPath, passed: invariants.every((r) => r.violations.length === 0) };
   } finally {
+    interrupted.removeEventListener('abort', stopRunning);
+    running.abort();
     say('soak: stopping everything it started');
     await installed?.stop().catch((error: unknown) => { say(`soak: stopping Prometheus, SeaweedFS or Prism failed: ${(error as Error).message}`); });
     await cluster?.close().catch((error: unknown) => { say(`soak: stopping the cluster failed: ${(error as Error).message}`); });
