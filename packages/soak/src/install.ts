@@ -19,11 +19,6 @@ export const OPERATOR_DEPLOYMENT: Readonly<Record<OperatorName, string>> = {
   'postgresql-operator': 'postgresql-operator-controller-manager',
   'nutanix-ahvvm-operator': 'nutanix-ahvvm-operator-controller-manager',
 };
-export const OPERATOR_LEASE: Readonly<Record<OperatorName, string>> = {
-  'maintpage-operator': 'maintpage-operator-leader',
-  'postgresql-operator': 'postgresql-operator-leader',
-  'nutanix-ahvvm-operator': 'nutanix-ahvvm-operator-leader',
-};
 const CRDS: Readonly<Record<OperatorName, string[]>> = {
   'maintpage-operator': ['maintpages.maintpage.example.com'],
   'postgresql-operator': ['postgresqls.exp.wheel.jp', 'postgresqlbackups.exp.wheel.jp'],
@@ -36,8 +31,6 @@ export interface Installed {
   prism: PrismSimulator;
   seaweed: RunningSeaweedFs;
   prometheus: RunningPrometheus;
-  /** The Secret data the nutanix operator reads, for the workload's switch from v3 to v4. */
-  prismSecret(api: 'v3' | 'v4'): Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -61,15 +54,14 @@ export async function install(cluster: SoakCluster, say: (line: string) => void)
   // Tasks long enough that the operator follows them, as against a real Prism Central.
   const prism = await startPrismSimulator({ tls: true, host: '127.0.0.1', timings: { createMs: 1_000, updateMs: 500, deleteMs: 500, learnedIpMs: 500 } });
   const seaweed = await startSeaweedFs({ bucket: SOAK_BUCKET });
-  const prismSecret = (api: 'v3' | 'v4'): Record<string, string> => ({
+  // Prism v3 first; at half-time the workload removes PRISM_API_VERSION and the operator's default, auto, finds v4.
+  const prismSecret = {
     PRISM_HOST: prism.host, PRISM_PORT: String(prism.port), PRISM_USER: prism.username, PRISM_PASS: prism.password,
-    PRISM_CLUSTERUUID: prism.clusters[0]?.uuid ?? '', PRISM_CA_CERT: prism.caCertPem ?? '',
-    // v4: the operator's default (auto) finds that this Prism Central serves VMM v4.2.
-    ...(api === 'v3' ? { PRISM_API_VERSION: 'v3' } : {}),
-  });
+    PRISM_CLUSTERUUID: prism.clusters[0]?.uuid ?? '', PRISM_CA_CERT: prism.caCertPem ?? '', PRISM_API_VERSION: 'v3',
+  };
   await cluster.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: operatorNamespace('nutanix-ahvvm-operator') } }) });
   await cluster.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify({
-    apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'prism-central', namespace: operatorNamespace('nutanix-ahvvm-operator') }, stringData: prismSecret('v3'),
+    apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'prism-central', namespace: operatorNamespace('nutanix-ahvvm-operator') }, stringData: prismSecret,
   }) });
   for (const operator of OPERATORS) {
     await cluster.kubectlOk(['apply', '-k', join(REPOSITORY_ROOT, 'deploy', operator)]);
@@ -89,7 +81,7 @@ export async function install(cluster: SoakCluster, say: (line: string) => void)
   const rulesDir = await mkdtemp(join(tmpdir(), 'soak-rules-'));
   const prometheus = await startPrometheus(jobs, { ruleFiles: await shippedRuleFiles(rulesDir) });
   return {
-    prism, seaweed, prometheus, prismSecret,
+    prism, seaweed, prometheus,
     stop: async () => {
       await prometheus.stop();
       await seaweed.stop();
