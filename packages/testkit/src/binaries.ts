@@ -1,15 +1,12 @@
-import { spawn } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { provision } from './provision.ts';
 import { findProvisionedTool } from './provisioned-tools.ts';
 
 /** The control-plane programs testkit runs. kubectl is built alongside so no machine depends on whatever kubectl it has. */
 export const CONTROL_PLANE_BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kubectl'] as const;
 export type ControlPlaneBinary = (typeof CONTROL_PLANE_BINARIES)[number];
 export type BinaryPaths = Record<ControlPlaneBinary, string>;
-
-const buildScript = fileURLToPath(new URL('../scripts/build-control-plane.sh', import.meta.url));
 
 async function isExecutable(path: string): Promise<boolean> {
   try {
@@ -26,29 +23,6 @@ export interface ResolveOptions {
    * 15 s), as it is printed. Default: written to this process's stderr at once, so a first run is never silent.
    */
   progress?: (line: string) => void;
-}
-
-/** Runs the provisioning script, passing its stderr on line by line; resolves with its stdout and all of its stderr. */
-function runScript(env: NodeJS.ProcessEnv, progress: (line: string) => void): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [buildScript], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let pending = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) progress(line);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (pending) progress(pending);
-      resolve({ code: code ?? 1, stdout, stderr });
-    });
-  });
 }
 
 /** The binaries `KUBEBUILDER_ASSETS` (the variable envtest users already set) holds, if it is set. */
@@ -79,28 +53,18 @@ export async function findBinaries(env: NodeJS.ProcessEnv = process.env): Promis
 
 /**
  * Provides the control-plane binaries: those in `KUBEBUILDER_ASSETS`, else testkit's cache directory, where
- * scripts/build-control-plane.sh puts whatever is missing once per machine: downloaded where a digest is pinned for
- * this platform and the download answers, else built from the Go module proxy. Its progress is passed on as it
- * happens; failures carry a message that says what to do. For entry points (the cluster CLI, the demo), never tests.
+ * `npm run provision`'s control-plane step puts whatever is missing once per machine: downloaded where a digest is
+ * pinned for this platform and the download answers, else built from the Go module proxy. Its progress is passed on as
+ * it happens; a failure carries the end of the build's output, which says what to do. For entry points (the cluster
+ * CLI, the demo), never tests: they only find.
  */
 export async function provideBinaries(env: NodeJS.ProcessEnv = process.env, options: ResolveOptions = {}): Promise<BinaryPaths> {
   const found = await fromAssets(env);
-  const missing = CONTROL_PLANE_BINARIES.filter((name) => !found[name]);
-  if (missing.length === 0) return found as BinaryPaths;
-
-  const progress = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
-  // The script prints the cache directory as its last line, providing whatever is missing first.
-  const { code, stdout, stderr } = await runScript(env, progress);
-  if (code !== 0) {
-    throw new Error(`testkit could not provide the control-plane binaries (${missing.join(', ')}):\n${stderr.trim().split('\n').slice(-40).join('\n')}`);
+  if (CONTROL_PLANE_BINARIES.every((name) => found[name])) return found as BinaryPaths;
+  const { failures } = await provision({ tools: ['control-plane'], env, progress: options.progress });
+  const failure = failures[0];
+  if (failure !== undefined) {
+    throw new Error(`testkit could not provide the control-plane binaries (${failure.script} exited ${failure.code}):\n${failure.tail.join('\n')}`);
   }
-  const cacheDir = stdout.trim().split('\n').at(-1) ?? '';
-  for (const name of missing) {
-    const candidate = join(cacheDir, name);
-    if (!(await isExecutable(candidate))) {
-      throw new Error(`testkit: ${candidate} is missing after the build; run ${buildScript} by hand to see why`);
-    }
-    found[name] = candidate;
-  }
-  return found as BinaryPaths;
+  return findBinaries(env);
 }

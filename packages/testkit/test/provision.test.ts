@@ -131,12 +131,10 @@ describe('what the tests find', () => {
   test('no test, benchmark or library code runs a build script itself: only the provisioning table names them', async () => {
     const scripts = new Set(Object.values(PROVISIONED_TOOLS).map((spec) => spec.script));
     for (const script of scripts) expect(existsSync(join(REPOSITORY_ROOT, script)), script).toBe(true);
-    // Where a script's name may appear, and why: the table itself; the cluster CLI's and demo's provideBinaries, an
-    // entry point's; the tests of build-control-plane.sh itself (fake builds into temporary caches) and of the kind
-    // scripts (which read its pinned versions as text).
+    // Where a script's name may appear, and why: the table itself; the tests of build-control-plane.sh itself (fake
+    // builds into temporary caches) and of the kind scripts (which read its pinned versions as text).
     const allowed = new Set([
       'packages/testkit/src/provisioned-tools.ts',
-      'packages/testkit/src/binaries.ts',
       'packages/testkit/test/binaries.test.ts',
       'packages/delivery/test/kind.test.ts',
     ]);
