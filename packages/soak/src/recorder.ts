@@ -3,9 +3,13 @@ import type { SoakTimeline } from './timeline.ts';
 
 export type Recorder = SoakTimeline;
 
-export function newRecorder(seed: number, cluster: 'local' | 'kind', startedAt: number, warmupMs: number): Recorder {
+/**
+ * An empty record of a run. The workloads record into it while they are prepared, before the run's start is known:
+ * the run sets `startedAt` and `warmupEndsAt` when it starts, and `settleStartedAt` and `endedAt` as it goes on.
+ */
+export function newRecorder(seed: number, cluster: 'local' | 'kind'): Recorder {
   return {
-    seed, cluster, startedAt, settleStartedAt: 0, endedAt: 0, warmupEndsAt: startedAt + warmupMs,
+    seed, cluster, startedAt: 0, settleStartedAt: 0, endedAt: 0, warmupEndsAt: 0,
     faults: [], prismInventory: [], ahvVms: [], finalAhvVmUids: [], finalPrismVms: [],
     writerAcks: [], backups: [], readyEndpoints: [],
     stores: { objects: [], incompleteUploads: [], liveBackups: [], retainedOnPurpose: [] },

@@ -68,7 +68,7 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     goOn();
     installed = await install(cluster, say);
     goOn();
-    const recorder = newRecorder(options.seed, options.cluster, Date.now(), 0);
+    const recorder = newRecorder(options.seed, options.cluster);
     recorder.alertExpectations = await shippedAlertExpectations();
     const maintpage = maintPageWorkload(cluster, recorder, random.fork(), errors.onError);
     const postgresql = postgresqlWorkload(cluster, installed.seaweed, recorder, random.fork());

@@ -52,7 +52,8 @@ export function postgresqlWorkload(cluster: SoakCluster, seaweed: RunningSeaweed
   const counts = { 'databases created': 0, 'databases deleted': 0, 'on-demand backups': 0, 'database pods deleted': 0, 'rows acknowledged': 0, 'ready endpoints queried': 0 };
   const databases: Database[] = [];
   const watchAbort = new AbortController();
-  let runSignal: AbortSignal = watchAbort.signal;
+  /** Set by run(): the writers start there, so a database created before (by prepare) gets its writer then. */
+  let runSignal: AbortSignal | undefined;
   let pods: WatchedObjects<Pod> | undefined;
   let backups: WatchedObjects<Backup> | undefined;
   let postgresqls: WatchedObjects<PostgreSQL> | undefined;
@@ -78,7 +79,7 @@ export function postgresqlWorkload(cluster: SoakCluster, seaweed: RunningSeaweed
     ].join('\n---\n') });
     const database: Database = { name, store, createdAt: Date.now() };
     databases.push(database);
-    database.writer = writer(database);
+    if (runSignal) database.writer = writer(database, runSignal);
     counts['databases created']++;
   }
 
@@ -87,11 +88,11 @@ export function postgresqlWorkload(cluster: SoakCluster, seaweed: RunningSeaweed
    * backup, 1..m, and the writer goes on from m + 1: the table always holds exactly 1..n, which a mixed or partial
    * restore would break.
    */
-  async function writer(database: Database): Promise<void> {
+  async function writer(database: Database, signal: AbortSignal): Promise<void> {
     let client: pg.Client | undefined;
     let clientPod = '';
     let next = 1;
-    while (!runSignal.aborted && database.deletedAt === undefined) {
+    while (!signal.aborted && database.deletedAt === undefined) {
       try {
         const pod = servingPod(database.name);
         if (client && pod?.metadata.name !== clientPod) {
@@ -119,7 +120,7 @@ export function postgresqlWorkload(cluster: SoakCluster, seaweed: RunningSeaweed
         await client?.end().catch(() => undefined);
         client = undefined;
       }
-      await sleep(WRITE_INTERVAL_MS, runSignal);
+      await sleep(WRITE_INTERVAL_MS, signal);
     }
     await client?.end().catch(() => undefined);
   }
@@ -254,7 +255,7 @@ export function postgresqlWorkload(cluster: SoakCluster, seaweed: RunningSeaweed
     },
     async run(signal) {
       runSignal = signal;
-      for (const database of live()) database.writer ??= writer(database);
+      for (const database of live()) database.writer = writer(database, signal);
       await new Promise<void>((resolve) => { signal.addEventListener('abort', () => { resolve(); }, { once: true }); });
       await Promise.all(databases.flatMap((d) => (d.writer ? [d.writer] : [])));
       watchAbort.abort();
