@@ -13,7 +13,7 @@ export {
   type QueueReasonInput,
   type QueueReasonSource,
 } from './queue/queue-reasons.ts';
-export { WorkQueue, type QueueItem, type WorkQueueOptions, type WorkQueueSnapshot } from './queue/work-queue.ts';
+export { LOW_PRIORITY, WorkQueue, type QueueItem, type WorkQueueOptions, type WorkQueueSnapshot } from './queue/work-queue.ts';
 
 export { createMetrics, type ControllerCoreMetrics, type ReconcileResult as ReconcileResultLabel } from './metrics/create-metrics.ts';
 export type { InformerMetrics } from './metrics/informer-metrics.ts';

@@ -214,6 +214,36 @@ describe('reconcile semantics', () => {
   });
 });
 
+describe('priorities', () => {
+  test('after a restart with a backlog, an object edited meanwhile is reconciled next, before the objects merely listed', async () => {
+    // controller-runtime's priority queue (default since v0.23): the initial list is queued at handler.LowPriority, a
+    // change seen on the watch at 0 (pkg/handler/eventhandler.go, WithLowPriorityWhenUnchanged).
+    const ns = await namespace('priorities');
+    const names = Array.from({ length: 60 }, (_, i) => `cm-${String(i).padStart(3, '0')}`);
+    for (const name of names) await configMap(ns, name);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const { manager, done, reconciles } = await startManager(ns, 'solo', async () => {
+      await gate;
+      return undefined;
+    }, { leaderElection: false });
+    await waitFor(() => reconciles.length === 1, { what: 'the first reconcile of the backlog to start' });
+    // The first key of the list is held; every other listed key waits behind it at low priority.
+    expect(reconciles[0]?.request.name).toBe('cm-000');
+    const edited = `${ns}/cm-059`;
+    await api.mergePatch(`/api/v1/namespaces/${ns}/configmaps/cm-059`, { data: { edited: 'yes' } });
+    await waitFor(() => manager.informerFor(Resources.ConfigMap).cache.get(edited)?.data?.edited === 'yes', { what: 'the watch to bring the edit' });
+    release();
+    await waitFor(() => new Set(reconciles.map((ctx) => ctx.request.key)).size === names.length + 1, { what: 'every ConfigMap to be reconciled' });
+    expect(reconciles[1]?.request.key).toBe(edited);
+    expect(reconciles[1]?.reasons.map((reason) => reason.event)).toEqual(['Added', 'Updated']);
+    // Then the rest of the list, in its order.
+    expect(reconciles.slice(2, 4).map((ctx) => ctx.request.name)).toEqual(['cm-001', 'cm-002']);
+    manager.stop();
+    await done;
+  });
+});
+
 describe('probes', () => {
   test('/readyz is ok once caches sync and fails while the API server is down (a stalled watch), then recovers', async () => {
     const ns = await namespace('probes');

@@ -1,9 +1,12 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { expect, it, vi } from 'vitest';
 import { Resources } from '../client/resources.ts';
+import type { InformerEventHandler } from '../informer/shared-informer.ts';
 import { createMetrics } from '../metrics/create-metrics.ts';
-import { ControllerBuilder, type ControllerHost } from './builder.ts';
+import { LOW_PRIORITY } from '../queue/work-queue.ts';
+import { ControllerBuilder, type ControllerHost, type ControllerSettings } from './builder.ts';
 import type { Controller } from './controller.ts';
 
 function hostRegistering(registered: Controller[]): ControllerHost {
@@ -47,4 +50,40 @@ it('withOptions({ requeueBackoffs }) declares the back-offs a reconciler names i
   } finally {
     vi.useRealTimers();
   }
+});
+
+/** Feeds one event of each kind to a controller built with `settings`; returns [key, priority, reasons] of each key queued. */
+function queuedByEvent(settings: ControllerSettings): (string | number)[][] {
+  let handler: InformerEventHandler<KubernetesObject> | undefined;
+  const host: ControllerHost = {
+    ...hostRegistering([]),
+    informerFor: (() => ({ addEventHandler: (h: InformerEventHandler<KubernetesObject>) => { handler = h; return () => undefined; } })) as unknown as ControllerHost['informerFor'],
+  };
+  const controller = new ControllerBuilder(host, 'configmaps').for(Resources.ConfigMap).withOptions(settings).complete(() => Promise.resolve(undefined));
+  // The handler joins when the controller starts; a worker may already hold the first key, so both lists are read.
+  controller.start();
+  const object = (name: string, resourceVersion: string): KubernetesObject => ({ metadata: { namespace: 'ns', name, resourceVersion } });
+  handler?.onAdd?.(object('listed', '1'), { isInInitialList: true });
+  handler?.onAdd?.(object('created', '2'), { isInInitialList: false });
+  handler?.onUpdate?.(object('resynced', '3'), object('resynced', '3'));
+  handler?.onUpdate?.(object('edited', '4'), object('edited', '5'));
+  const queued = [...controller.queue.snapshot().queued, ...controller.queue.snapshot().processing]
+    .map(({ key, priority, reasons }) => [key, priority, reasons.map((reason) => reason.event).join()]).sort();
+  controller.queue.shutDown();
+  return queued;
+}
+
+it('queues the initial list and resyncs (an update with the same resourceVersion) at low priority, real changes at 0', () => {
+  expect(queuedByEvent({})).toEqual([
+    ['ns/created', 0, 'Added'],
+    ['ns/edited', 0, 'Updated'],
+    ['ns/listed', LOW_PRIORITY, 'Added'],
+    ['ns/resynced', LOW_PRIORITY, 'Resync'],
+  ]);
+});
+
+it('withOptions({ usePriorityQueue: false }) queues every event at 0, as controller-runtime\'s UsePriorityQueue: false', () => {
+  expect(queuedByEvent({ usePriorityQueue: false }).map(([key, priority]) => [key, priority])).toEqual([
+    ['ns/created', 0], ['ns/edited', 0], ['ns/listed', 0], ['ns/resynced', 0],
+  ]);
 });

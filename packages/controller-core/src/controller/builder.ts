@@ -7,6 +7,7 @@ import type { ControllerCoreMetrics } from '../metrics/create-metrics.ts';
 import type { ItemExponentialBackoffOptions } from '../queue/item-backoff.ts';
 import { objectKey } from '../objects/object-key.ts';
 import { Controller } from './controller.ts';
+import { LOW_PRIORITY } from '../queue/work-queue.ts';
 import { admits, type Predicate } from './predicates.ts';
 import type { Reconciler } from './reconciler.ts';
 
@@ -34,6 +35,11 @@ export interface ControllerSettings {
   backoff?: ItemExponentialBackoffOptions;
   /** Back-offs `{ requeue: true, backoff: name }` names, each counted per key on its own: see ControllerOptions (default none). */
   requeueBackoffs?: Readonly<Record<string, ItemExponentialBackoffOptions>>;
+  /**
+   * Default true: the initial list and resyncs are queued at LOW_PRIORITY, behind real changes. False queues every
+   * event at priority 0, in arrival order, as controller-runtime's `UsePriorityQueue: false` does.
+   */
+  usePriorityQueue?: boolean;
 }
 
 /** Maps an event's object to the keys to reconcile. */
@@ -99,21 +105,28 @@ export class ControllerBuilder {
 
   complete(reconciler: Reconciler): Controller {
     if (!this.#for) throw new Error(`controller ${this.#name}: call for() before complete()`);
+    const { usePriorityQueue = true, ...settings } = this.#settings;
+    const unchangedPriority = usePriorityQueue ? LOW_PRIORITY : 0;
     const controller = new Controller({
-      name: this.#name, reconciler, metrics: this.#host.metrics, logger: this.#host.logger, ...this.#settings,
+      name: this.#name, reconciler, metrics: this.#host.metrics, logger: this.#host.logger, ...settings,
     });
     for (const source of this.#sources) {
       const informer = this.#host.informerFor(source.ref, source.options.scope);
       const predicates = source.options.predicates ?? [];
-      const enqueue = (obj: KubernetesObject, event: string): void => {
+      const enqueue = (obj: KubernetesObject, event: string, priority = 0): void => {
         const origin = { kind: source.ref.kind, name: obj.metadata?.name ?? '', ...(obj.metadata?.namespace ? { namespace: obj.metadata.namespace } : {}) };
-        for (const key of source.map(obj)) controller.enqueue(key, { event, source: origin });
+        for (const key of source.map(obj)) controller.enqueue(key, { event, source: origin }, priority);
       };
       // The informer starts (and its cache warms) on every replica; its handler joins when the controller starts, and
-      // is first handed every cached object as an add.
+      // is first handed every cached object as an add. Those adds, and resyncs (an update that is no change: the same
+      // resourceVersion), are queued at low priority, behind what changed, as controller-runtime's handlers do
+      // (handler.WithLowPriorityWhenUnchanged, pkg/handler/eventhandler.go).
       controller.watch(() => informer.addEventHandler({
-        onAdd: (obj) => { if (admits(predicates, 'create', obj)) enqueue(obj, 'Added'); },
-        onUpdate: (oldObj, newObj) => { if (admits(predicates, 'update', newObj, oldObj)) enqueue(newObj, 'Updated'); },
+        onAdd: (obj, { isInInitialList }) => { if (admits(predicates, 'create', obj)) enqueue(obj, 'Added', isInInitialList ? unchangedPriority : 0); },
+        onUpdate: (oldObj, newObj) => {
+          const unchanged = oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion;
+          if (admits(predicates, 'update', newObj, oldObj)) enqueue(newObj, unchanged ? 'Resync' : 'Updated', unchanged ? unchangedPriority : 0);
+        },
         onDelete: (obj) => { if (admits(predicates, 'delete', obj)) enqueue(obj, 'Deleted'); },
       }));
     }

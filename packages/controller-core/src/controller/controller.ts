@@ -96,9 +96,12 @@ export class Controller {
     if (this.#workers.length > 0) startSource();
   }
 
-  /** Queues a key with the reason it was queued; duplicates merge while the key waits. */
-  enqueue(key: string, reason: QueueReasonInput): void {
-    this.queue.add(key, reason);
+  /**
+   * Queues a key with the reason it was queued, at `priority` (0 by default; the initial list and resyncs use
+   * LOW_PRIORITY); duplicates merge while the key waits, keeping the higher priority.
+   */
+  enqueue(key: string, reason: QueueReasonInput, priority = 0): void {
+    this.queue.add(key, reason, priority);
   }
 
   start(): void {
@@ -172,10 +175,10 @@ export class Controller {
         .finally(() => { signal.throwIfAborted(); });
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         if (result.forget !== false) this.#forget(item.key);
-        this.queue.addAfter(item.key, result.requeueAfterMs, { event: 'RequeueAfter' });
+        this.queue.addAfter(item.key, result.requeueAfterMs, { event: 'RequeueAfter' }, item.priority);
         label = 'requeue_after';
       } else if (result?.requeue === true) {
-        const retries = this.#requeueWithBackoff(item.key, result.backoff);
+        const retries = this.#requeueWithBackoff(item, result.backoff);
         log.debug({ retries, backoff: result.backoff }, 'requeued with back-off');
         label = 'requeue';
       } else {
@@ -192,7 +195,7 @@ export class Controller {
         if (error instanceof ReconcileTimeout) metrics.reconcileTimeouts.inc({ controller });
         if (isProgrammingError(error)) metrics.reconcilePanics.inc({ controller });
         if (!this.#stop.signal.aborted) {
-          this.queue.addRateLimited(item.key, { event: 'Retry' });
+          this.queue.addRateLimited(item.key, { event: 'Retry' }, item.priority);
           const retries = this.queue.numRequeues(item.key);
           // Someone changed the object between our read and our write: routine, not something to page anyone about.
           if (isConflict(error)) log.info({ retries, reason: (error as Error).message }, 'conflict: the object changed meanwhile; retrying with the latest version');
@@ -211,17 +214,20 @@ export class Controller {
     log.debug({ result: label, seconds }, 'reconcile finished');
   }
 
-  /** Queues `key` after the delay of the back-off named `name` (the work queue's without one); its failures so far. */
-  #requeueWithBackoff(key: string, name: string | undefined): number {
+  /**
+   * Queues the item's key again, at the priority it ran at (as controller-runtime requeues), after the delay of the
+   * back-off named `name` (the work queue's without one); returns its failures so far.
+   */
+  #requeueWithBackoff({ key, priority }: QueueItem, name: string | undefined): number {
     if (name === undefined) {
-      this.queue.addRateLimited(key, { event: 'Requeue' });
+      this.queue.addRateLimited(key, { event: 'Requeue' }, priority);
       return this.queue.numRequeues(key);
     }
     const backoff = this.#requeueBackoffs.get(name);
     if (backoff === undefined) {
       throw new RangeError(`controller ${this.name}: no back-off named ${JSON.stringify(name)}; declare it in withOptions({ requeueBackoffs })`);
     }
-    this.queue.addAfter(key, backoff.when(key), { event: 'Requeue' });
+    this.queue.addAfter(key, backoff.when(key), { event: 'Requeue' }, priority);
     return backoff.retries(key);
   }
 

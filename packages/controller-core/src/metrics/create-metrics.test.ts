@@ -14,7 +14,7 @@ function exerciseAll(metrics: ControllerCoreMetrics): void {
   metrics.informers.relists.inc({ resource: 'maintpages.maintpage.example.com' });
   metrics.informers.watchRestarts.inc({ resource: 'maintpages.maintpage.example.com', reason: 'timeout' });
   metrics.informers.reportLastEvent('maintpages.maintpage.example.com', () => Date.now() - 42_000);
-  metrics.workQueue('maintpage', () => ({ depth: 3, processingSeconds: [1, 4] }));
+  metrics.workQueue('maintpage', () => ({ depth: new Map([[0, 3]]), processingSeconds: [1, 4] }));
 }
 
 interface Family {
@@ -128,7 +128,7 @@ describe('createMetrics', () => {
 
   it('reads queue and informer gauges at scrape time', async () => {
     const metrics = createMetrics(new Registry());
-    let depth = 1;
+    let depth = new Map([[0, 1]]);
     const queue = metrics.workQueue('maintpage', () => ({ depth, processingSeconds: [2, 5] }));
     let lastEvent = Date.now() - 10_000;
     const stopReporting = metrics.informers.reportLastEvent('pods', () => lastEvent);
@@ -143,11 +143,18 @@ describe('createMetrics', () => {
     expect(text).toContain('workqueue_longest_running_processor_seconds{name="maintpage",controller="maintpage"} 5');
     expect(text).toMatch(/informer_last_event_age_seconds\{resource="pods"\} 100(\.\d+)?\n/);
 
-    depth = 4;
+    // Keys at the low priority of the initial list get a series of their own, which stays (at 0) once they ran, as
+    // controller-runtime's does.
+    depth = new Map([[0, 4], [-100, 9]]);
     lastEvent = Date.now();
     stopReporting();
     text = await metrics.registry.metrics();
     expect(text).toContain('workqueue_depth{name="maintpage",controller="maintpage",priority="0"} 4');
+    expect(text).toContain('workqueue_depth{name="maintpage",controller="maintpage",priority="-100"} 9');
+    depth = new Map();
+    text = await metrics.registry.metrics();
+    expect(text).toContain('workqueue_depth{name="maintpage",controller="maintpage",priority="0"} 0');
+    expect(text).toContain('workqueue_depth{name="maintpage",controller="maintpage",priority="-100"} 0');
 
     queue.close();
     text = await metrics.registry.metrics();

@@ -25,8 +25,11 @@ export interface WorkQueueMetrics {
 
 /** What a work queue reports when scraped. */
 export interface WorkQueueState {
-  /** Keys waiting to run, including keys that will run again once their in-flight run is done (`workqueue_depth`). */
-  depth: number;
+  /**
+   * Keys waiting to run by priority, including keys that will run again once their in-flight run is done
+   * (`workqueue_depth`, one series per priority).
+   */
+  depth: ReadonlyMap<number, number>;
   /** For each key being processed, seconds since a worker took it. */
   processingSeconds: readonly number[];
 }
@@ -47,15 +50,17 @@ interface LiveQueue {
 /** Registers the `workqueue_*` metrics on `registry` and returns the provider queues get their metrics from. */
 export function registerWorkQueueMetrics(registry: Registry): WorkQueueMetricsProvider {
   const live = new Set<LiveQueue>();
+  /** By queue name, every priority its depth series has reported. */
+  const seenPriorities = new Map<string, Set<number>>();
 
   // Several queues may share a name (tests, a controller restarted in-process): sum their depth and unfinished
   // work, and take the longest runner, as one Go queue with all their keys would report.
-  function totalsByName(): Map<string, { depth: number; unfinished: number; longest: number }> {
-    const totals = new Map<string, { depth: number; unfinished: number; longest: number }>();
+  function totalsByName(): Map<string, { depth: Map<number, number>; unfinished: number; longest: number }> {
+    const totals = new Map<string, { depth: Map<number, number>; unfinished: number; longest: number }>();
     for (const queue of live) {
       const state = queue.readState();
-      const total = totals.get(queue.name) ?? { depth: 0, unfinished: 0, longest: 0 };
-      total.depth += state.depth;
+      const total = totals.get(queue.name) ?? { depth: new Map<number, number>(), unfinished: 0, longest: 0 };
+      for (const [priority, depth] of state.depth) total.depth.set(priority, (total.depth.get(priority) ?? 0) + depth);
       for (const seconds of state.processingSeconds) {
         total.unfinished += seconds;
         total.longest = Math.max(total.longest, seconds);
@@ -72,8 +77,14 @@ export function registerWorkQueueMetrics(registry: Registry): WorkQueueMetricsPr
     registers: [registry],
     collect() {
       this.reset();
-      // We have no priorities; controller-runtime's default priority queue labels unprioritised keys "0".
-      for (const [name, total] of totalsByName()) this.set({ name, controller: name, priority: '0' }, total.depth);
+      // As controller-runtime's priority queue does, a priority's series stays once it has had keys (at 0 when empty),
+      // and priority "0" is there from the start.
+      for (const [name, total] of totalsByName()) {
+        const priorities = seenPriorities.get(name) ?? new Set<number>([0]);
+        seenPriorities.set(name, priorities);
+        for (const priority of total.depth.keys()) priorities.add(priority);
+        for (const priority of priorities) this.set({ name, controller: name, priority: String(priority) }, total.depth.get(priority) ?? 0);
+      }
     },
   });
   new Gauge({

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMetrics } from '../metrics/create-metrics.ts';
-import { WorkQueue, type QueueItem } from './work-queue.ts';
+import { LOW_PRIORITY, WorkQueue, type QueueItem } from './work-queue.ts';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -48,6 +48,7 @@ describe('WorkQueue', () => {
     const item = await queue.get();
     expect(item).toEqual({
       key: 'ns/a',
+      priority: 0,
       reasons: [
         { event: 'Added', source: { kind: 'MaintPage', namespace: 'ns', name: 'a' }, at: START },
         { event: 'Updated', source: { kind: 'Service', namespace: 'ns', name: 'web' }, at: START + 10 },
@@ -289,6 +290,85 @@ describe('WorkQueue', () => {
     });
   });
 
+  // controller-runtime's priority queue (pkg/controller/priorityqueue/priorityqueue.go): ready items are ordered by
+  // priority, highest first, then by when they were added; re-adding at a higher priority moves an item to the end of
+  // that priority's items, and an item keeps the highest priority it was added with.
+  describe('priorities', () => {
+    it('hands out higher priorities first, and keys of one priority in the order they became ready', async () => {
+      const queue = new WorkQueue({ name: 'test' });
+      for (const key of ['low-1', 'low-2', 'low-3']) queue.add(key, { event: 'Added' }, LOW_PRIORITY);
+      queue.add('edited', { event: 'Updated' });
+      queue.add('urgent', undefined, 10);
+      queue.add('low-4', { event: 'Resync' }, LOW_PRIORITY);
+      queue.add('edited-2', { event: 'Updated' });
+      const order: [string, number][] = [];
+      for (let item = queue.len() > 0 ? await queue.get() : undefined; item; item = queue.len() > 0 ? await queue.get() : undefined) {
+        order.push([item.key, item.priority]);
+      }
+      expect(order).toEqual([['urgent', 10], ['edited', 0], ['edited-2', 0], ['low-1', LOW_PRIORITY], ['low-2', LOW_PRIORITY], ['low-3', LOW_PRIORITY], ['low-4', LOW_PRIORITY]]);
+    });
+
+    it('a key queued at low priority and then changed moves ahead of the backlog, to the end of the normal keys', async () => {
+      const queue = new WorkQueue({ name: 'test' });
+      for (let i = 0; i < 1000; i++) queue.add(`ns/object-${String(i)}`, { event: 'Added' }, LOW_PRIORITY);
+      queue.add('ns/other-edit', { event: 'Updated' });
+      queue.add('ns/object-999', { event: 'Updated' });
+      expect(queue.len()).toBe(1001);
+      const first = await queue.get();
+      const second = await queue.get();
+      const third = await queue.get();
+      expect([first?.key, second?.key, third?.key]).toEqual(['ns/other-edit', 'ns/object-999', 'ns/object-0']);
+      expect(second?.priority).toBe(0);
+      expect(second?.reasons.map((reason) => reason.event)).toEqual(['Added', 'Updated']);
+      expect(third?.priority).toBe(LOW_PRIORITY);
+    });
+
+    it('a lower priority never lowers a queued key, nor moves it', async () => {
+      const queue = new WorkQueue({ name: 'test' });
+      queue.add('a');
+      queue.add('b');
+      queue.add('a', { event: 'Resync' }, LOW_PRIORITY);
+      expect((await queue.get())).toMatchObject({ key: 'a', priority: 0 });
+      expect((await queue.get())).toMatchObject({ key: 'b', priority: 0 });
+    });
+
+    it('a delayed key keeps its priority when it becomes ready, and takes the higher one when added again', async () => {
+      const queue = new WorkQueue({ name: 'test' });
+      queue.addAfter('later-low', 1000, { event: 'RequeueAfter' }, LOW_PRIORITY);
+      queue.addAfter('later-raised', 1000, { event: 'RequeueAfter' }, LOW_PRIORITY);
+      queue.addAfter('later-raised', 5000, { event: 'RequeueAfter' });
+      queue.add('now-low', undefined, LOW_PRIORITY);
+      vi.advanceTimersByTime(1000);
+      expect(queue.snapshot().queued.map(({ key, priority }) => [key, priority])).toEqual([['later-raised', 0], ['now-low', LOW_PRIORITY], ['later-low', LOW_PRIORITY]]);
+      expect((await queue.get())?.key).toBe('later-raised');
+      expect((await queue.get())?.key).toBe('now-low');
+      expect((await queue.get())?.key).toBe('later-low');
+    });
+
+    it('a key added while a worker holds it runs again at the highest priority it was added with', async () => {
+      const queue = new WorkQueue({ name: 'test' });
+      queue.add('busy', undefined, LOW_PRIORITY);
+      const held = await queue.get();
+      queue.add('busy', { event: 'Resync' }, LOW_PRIORITY);
+      queue.add('busy', { event: 'Updated' });
+      queue.add('other', undefined, LOW_PRIORITY);
+      queue.done(held?.key ?? '');
+      expect(await queue.get()).toMatchObject({ key: 'busy', priority: 0 });
+    });
+
+    it('reports the depth of each priority', async () => {
+      const metrics = createMetrics(new Registry());
+      const queue = new WorkQueue({ name: 'maintpage', metrics });
+      queue.add('a', undefined, LOW_PRIORITY);
+      queue.add('b', undefined, LOW_PRIORITY);
+      queue.add('c');
+      const text = await metrics.registry.metrics();
+      expect(text).toContain('workqueue_depth{name="maintpage",controller="maintpage",priority="0"} 1');
+      expect(text).toContain('workqueue_depth{name="maintpage",controller="maintpage",priority="-100"} 2');
+      await queue.shutDownWithDrain();
+    });
+  });
+
   it('snapshots queued, delayed and in-flight keys with their reasons and ages', async () => {
     const queue = new WorkQueue({ name: 'maintpage' });
     queue.add('ns/running', { event: 'Added' });
@@ -304,6 +384,7 @@ describe('WorkQueue', () => {
       queued: [
         {
           key: 'ns/running',
+          priority: 0,
           reasons: [{ event: 'Updated', at: START }],
           droppedReasons: 0,
           queuedForMs: 1500,
@@ -312,6 +393,7 @@ describe('WorkQueue', () => {
         },
         {
           key: 'ns/waiting',
+          priority: 0,
           reasons: [{ event: 'Resync', at: START }],
           droppedReasons: 0,
           queuedForMs: 1500,
@@ -320,10 +402,10 @@ describe('WorkQueue', () => {
         },
       ],
       delayed: [
-        { key: 'ns/later', reasons: [{ event: 'RequeueAfter', at: START }], droppedReasons: 0, readyInMs: 58_500, retries: 0 },
+        { key: 'ns/later', priority: 0, reasons: [{ event: 'RequeueAfter', at: START }], droppedReasons: 0, readyInMs: 58_500, retries: 0 },
       ],
       processing: [
-        { key: 'ns/running', reasons: [{ event: 'Added', at: START }], droppedReasons: 0, runningForMs: 1500, retries: 0 },
+        { key: 'ns/running', priority: 0, reasons: [{ event: 'Added', at: START }], droppedReasons: 0, runningForMs: 1500, retries: 0 },
       ],
     });
   });
