@@ -1,12 +1,14 @@
-// The `core` benchmark: `npm run bench -- core [--objects N] [--idle-seconds S] [--workers W]`.
+// The `core` benchmark: `npm run bench -- core [--objects N] [--idle-seconds S] [--workers W] [--restart-call-ms M]`.
 //
 // On a local control plane, N Widgets are created in bulk (by another process), then one controller built on
 // controller-core's Manager converges them: each gets an owned ConfigMap (server-side apply) and Ready=True. The
 // controller is a process of its own (widget-operator.ts, compiled to JavaScript and started with the images' Node
 // flags), so its memory and CPU are an operator's alone. Measured from manager start until every Widget is Ready and
-// every ConfigMap exists, as the controller's own caches show it, then over an idle window. Prints progress, the figures beside the issue's targets and, as the last line, one JSON
-// object. It never fails on a number.
-import { execFile, fork, type ChildProcess } from 'node:child_process';
+// every ConfigMap exists, as the controller's own caches show it, then over an idle window. Then the controller is
+// restarted twice over the converged Widgets, without and with the priority queue, and one Widget is edited while the
+// backlog of listed Widgets drains (restart-backlog.ts). Prints progress, the figures beside the issue's targets and,
+// as the last line, one JSON object. It never fails on a number.
+import { execFile, fork } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +18,9 @@ import { ControlPlane, waitFor } from '@k8s-operators/testkit';
 import { KubeClient, Resources, crdManifest, isStatusConditionTrue } from '@k8s-operators/controller-core';
 import { printTargets, totalRequests, writeRequests } from './figures.ts';
 import { OPERATOR_NODE_FLAGS } from './operator-node-flags.ts';
+import { nextReport } from './operator-reports.ts';
 import { processCpuSeconds } from './process-usage.ts';
-import type { OperatorReport } from './widget-operator.ts';
+import { measureRestartBacklog } from './restart-backlog.ts';
 import { WidgetRef } from './widget-ref.ts';
 import { WidgetResource } from './widget-resource.ts';
 
@@ -26,6 +29,7 @@ const NAMESPACE = 'bench';
 const CREATE_CONCURRENCY = 32;
 const FLAGS_HELP =
   'flags: --objects N (default 2000), --idle-seconds S (default 60), --workers W (default 4), ' +
+  '--restart-call-ms M (each reconcile\'s external call after the restart; default 10), ' +
   `--node-flags="F" (the controller process's Node flags; default the images': "${OPERATOR_NODE_FLAGS.join(' ')}")`;
 
 interface Flags {
@@ -33,6 +37,8 @@ interface Flags {
   idleSeconds: number;
   /** maxConcurrentReconciles: 4, a common operator setting (controller-runtime's default is 1). */
   workers: number;
+  /** After the restart, the milliseconds each reconcile waits for an external call. */
+  restartCallMs: number;
   /** Node flags for the controller process. */
   nodeFlags: readonly string[];
 }
@@ -44,6 +50,7 @@ function parseFlags(args: string[]): Flags {
       objects: { type: 'string', default: '2000' },
       'idle-seconds': { type: 'string', default: '60' },
       workers: { type: 'string', default: '4' },
+      'restart-call-ms': { type: 'string', default: '10' },
       'node-flags': { type: 'string' },
     },
   });
@@ -56,6 +63,7 @@ function parseFlags(args: string[]): Flags {
     objects: integer('objects', values.objects, 1),
     idleSeconds: integer('idle-seconds', values['idle-seconds'], 0),
     workers: integer('workers', values.workers, 1),
+    restartCallMs: integer('restart-call-ms', values['restart-call-ms'], 0),
     nodeFlags: values['node-flags'] === undefined ? OPERATOR_NODE_FLAGS : values['node-flags'].split(' ').filter((flag) => flag !== ''),
   };
 }
@@ -100,24 +108,6 @@ async function compileOperator(): Promise<string> {
   await run(process.execPath, [join(repo, 'node_modules/nx/dist/bin/nx.js'), 'run', 'controller-core:build'], { cwd: repo });
   await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(import.meta.dirname, 'tsconfig.operator.json')], { cwd: repo });
   return join(import.meta.dirname, 'dist/widget-operator.js');
-}
-
-/** A message of the given type from the controller process, or an error if it exits first. */
-function nextReport<K extends OperatorReport['type']>(child: ChildProcess, type: K): Promise<Extract<OperatorReport, { type: K }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: OperatorReport): void => {
-      if (message.type !== type) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve(message as Extract<OperatorReport, { type: K }>);
-    };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
-      child.off('message', onMessage);
-      reject(new Error(`the controller process exited (${signal ?? `code ${String(code)}`}) before reporting '${type}'`));
-    };
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
 }
 
 /** Peak resident set of a process so far, in MiB: the kernel's high-water mark, not a sample. */
@@ -230,8 +220,15 @@ async function main(flags: Flags): Promise<Record<string, unknown>> {
 
     const figures = await measure(controlPlane, operatorScript, flags);
     await verify(setup);
+    const restart = [];
+    for (const usePriorityQueue of [false, true]) {
+      console.log(`restarting the controller over ${String(flags.objects)} converged Widgets ${usePriorityQueue ? 'with' : 'without'} the priority queue (${String(flags.restartCallMs)} ms per reconcile); the last Widget listed is edited while they drain`);
+      const result = await measureRestartBacklog(controlPlane, setup, operatorScript, { namespace: NAMESPACE, objects: flags.objects, workers: flags.workers, externalCallMs: flags.restartCallMs, nodeFlags: flags.nodeFlags }, usePriorityQueue);
+      console.log(`  the edit waited ${String(result.edit_wait_ms)} ms for its reconcile, behind ${String(result.reconciles_ahead_of_edit)} others; the backlog took ${String(result.backlog_seconds)} s`);
+      restart.push(result);
+    }
     await setup.close();
-    return { ...figures, bulk_create_seconds: Number(importSeconds.toFixed(2)) };
+    return { ...figures, bulk_create_seconds: Number(importSeconds.toFixed(2)), restart_edit_latency: restart };
   } finally {
     await controlPlane.stop();
     await rm(dir, { recursive: true, force: true });

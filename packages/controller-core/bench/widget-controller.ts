@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   READY_CONDITION,
   Resources,
@@ -34,12 +35,26 @@ function desiredConfigMap(widget: Widget): ApplyConfiguration<ConfigMap> {
   };
 }
 
+export interface WidgetControllerOptions {
+  workers: number;
+  /** See ControllerSettings (default true). */
+  usePriorityQueue?: boolean;
+  /**
+   * Milliseconds each reconcile waits before its work, standing for the call to an external system most operators make
+   * (a Prism GET, a database query), so a backlog takes as long to drain as a real operator's. Default 0.
+   */
+  externalCallMs?: number;
+  /** Called as each reconcile of an existing Widget starts, with the Widget as the cache holds it then. */
+  onReconcileStart?: (widget: Widget) => void;
+}
+
 /**
  * The controller under test: for each Widget, server-side apply its ConfigMap (skipped when the cache already shows
  * it) and set `Ready=True` (written only when it changes). Both reads come from the manager's caches, so a reconcile
  * that finds everything in place sends no request at all.
  */
-export function registerWidgetController(manager: Manager, workers: number): ReconcileCounts {
+export function registerWidgetController(manager: Manager, options: WidgetControllerOptions): ReconcileCounts {
+  const { workers, usePriorityQueue = true, externalCallMs = 0, onReconcileStart } = options;
   // The manager's scope: the very caches (and watches) the controller's events come from.
   const widgets = manager.informerFor(WidgetRef);
   const configMaps = manager.informerFor(Resources.ConfigMap);
@@ -57,12 +72,14 @@ export function registerWidgetController(manager: Manager, workers: number): Rec
     .controller('bench')
     .for(WidgetRef)
     .owns(Resources.ConfigMap)
-    .withOptions({ maxConcurrentReconciles: workers })
+    .withOptions({ maxConcurrentReconciles: workers, usePriorityQueue })
     .complete(async ({ request }) => {
       counts.reconciles++;
       const widget = widgets.cache.get(request.key);
       // Deleted: the garbage collector deletes its ConfigMap through the owner reference.
       if (widget === undefined) return undefined;
+      onReconcileStart?.(widget);
+      if (externalCallMs > 0) await sleep(externalCallMs);
       try {
         const current = configMaps.cache.get(request.key);
         const applied = await applyOwned(manager.client, Resources.ConfigMap, desiredConfigMap(widget), {
