@@ -3,7 +3,8 @@
 
 export { AhvVmRef } from './api/ahvvm-ref.ts';
 export { AhvVmResource, AhvVmSpec, AhvVmStatus, type AhvVm } from './api/ahvvm-resource.ts';
-export { AHVVM_LIMITS, DEFAULT_USER_DATA_KEY, SEED_DEFAULTS } from './api/ahvvm-limits.ts';
+export { AHVVM_LIMITS, AHVVM_SPEC_DEFAULTS, DEFAULT_USER_DATA_KEY } from './api/ahvvm-limits.ts';
+export { resolveAhvVmSpec, type ResolvedAhvVmSpec } from './api/resolved-ahvvm-spec.ts';
 
 export { DEFAULT_PRISM_PORT, PrismConfigError, loadPrismConfig, type PrismConfig } from './config/prism-config.ts';
 export { PrismCredentials } from './config/prism-credentials.ts';

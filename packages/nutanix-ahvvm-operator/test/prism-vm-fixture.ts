@@ -1,6 +1,7 @@
 // VMs shaped like the recorded pc.2024.3 GET, for unit tests of the pure VM logic.
 
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
+import { resolveAhvVmSpec } from '../src/api/resolved-ahvvm-spec.ts';
 import type { PrismDisk, PrismNic, PrismVm, PrismVmIntent } from '../src/prism/prism-types.ts';
 import { desiredVmSpec, type AhvVmIdentity, type DesiredVmContext } from '../src/desired/desired-vm.ts';
 
@@ -12,8 +13,9 @@ export const OTHER_IMAGE_UUID = '70cfd137-9c3d-4f0a-8d6e-2a5b1c4d7e02';
 export const SUBNET_UUID = 'b2e46975-0b1d-4c3e-8f5a-6b7c8d9e0f01';
 export const OTHER_SUBNET_UUID = 'b2e46975-0b1d-4c3e-8f5a-6b7c8d9e0f02';
 
+/** An AhvVm with `spec` as a reconcile sees it, its defaults applied. */
 export function avm(spec: AhvVmSpec = {}, name = 'ahvvm-from-operator'): AhvVmIdentity {
-  return { metadata: { name, uid: OWNER_UID }, spec };
+  return { metadata: { name, uid: OWNER_UID }, spec: resolveAhvVmSpec(spec) };
 }
 
 /** Names the tests' inventory knows: one of each, and a duplicated image name. */

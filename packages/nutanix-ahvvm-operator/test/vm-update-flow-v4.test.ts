@@ -6,6 +6,7 @@
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
+import { resolveAhvVmSpec } from '../src/api/resolved-ahvvm-spec.ts';
 import { vmExtIdOf, type PrismV4Client } from '../src/prism/prism-v4-client.ts';
 import type { PrismVm, PrismVmIntent } from '../src/prism/prism-types.ts';
 import { desiredVmSpec, type DesiredVmContext } from '../src/desired/desired-vm.ts';
@@ -36,7 +37,7 @@ describe('planning and applying updates on Prism v4', () => {
   });
 
   async function desired(spec: AhvVmSpec): Promise<PrismVmIntent> {
-    const result = desiredVmSpec({ metadata: { name: NAME, uid: UID }, spec }, context);
+    const result = desiredVmSpec({ metadata: { name: NAME, uid: UID }, spec: resolveAhvVmSpec(spec) }, context);
     if (!result.ok) throw new Error(result.message);
     expect(await api.prepare(result.intent)).toBeUndefined();
     return result.intent;

@@ -5,6 +5,7 @@
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
+import { resolveAhvVmSpec } from '../src/api/resolved-ahvvm-spec.ts';
 import type { PrismClient } from '../src/prism/prism-client.ts';
 import { isEditConflict } from '../src/prism/edit-conflict.ts';
 import { PrismApiError } from '../src/prism/prism-errors.ts';
@@ -37,7 +38,7 @@ describe('planning and applying updates against Prism', () => {
   });
 
   function desired(spec: AhvVmSpec): PrismVmIntent {
-    const result = desiredVmSpec({ metadata: { name: NAME, uid: UID }, spec }, context);
+    const result = desiredVmSpec({ metadata: { name: NAME, uid: UID }, spec: resolveAhvVmSpec(spec) }, context);
     if (!result.ok) throw new Error(result.message);
     return result.intent;
   }

@@ -28,8 +28,11 @@ export const AHVVM_LIMITS = {
   descriptionMaxLength: 900,
 } as const;
 
-/** What the seed's operator sent when a field was left out (`spec.get('num_sockets', 1)` and so on). */
-export const SEED_DEFAULTS = { numSockets: 1, numVcpusPerSocket: 1, memorySizeMib: 1024 } as const;
+/**
+ * The defaults of the sizing fields: what the seed's operator sent when a field was left out
+ * (`spec.get('num_sockets', 1)` and so on), so the seed's manifests size their VMs as before.
+ */
+export const AHVVM_SPEC_DEFAULTS = { numSockets: 1, numVcpusPerSocket: 1, memorySizeMib: 1024 } as const;
 
 /** The Secret key read for cloud-init user data when `cloud_init.user_data_secret_ref.key` is not given. */
 export const DEFAULT_USER_DATA_KEY = 'userdata';

@@ -1,7 +1,7 @@
 import { AGE_COLUMN, READY_COLUMN, REASON_COLUMN, defineCustomResource, type CustomResource, type CustomResourceSpec, type CustomResourceStatus } from '@k8s-operators/controller-core';
 import { conditionsSchema } from '@k8s-operators/controller-core/crd';
 import { Type } from 'typebox';
-import { AHVVM_LIMITS, DEFAULT_USER_DATA_KEY, SEED_DEFAULTS } from './ahvvm-limits.ts';
+import { AHVVM_LIMITS, AHVVM_SPEC_DEFAULTS, DEFAULT_USER_DATA_KEY } from './ahvvm-limits.ts';
 import { AHVVM } from './ahvvm-ref.ts';
 
 /**
@@ -62,7 +62,7 @@ export const AhvVmSpec = Type.Object(
       Type.Integer({
         minimum: AHVVM_LIMITS.numSockets.min,
         maximum: AHVVM_LIMITS.numSockets.max,
-        default: SEED_DEFAULTS.numSockets,
+        default: AHVVM_SPEC_DEFAULTS.numSockets,
         description: 'Number of vCPU sockets. More sockets are hot-added to a running VM; fewer need a power cycle.',
       }),
     ),
@@ -70,7 +70,7 @@ export const AhvVmSpec = Type.Object(
       Type.Integer({
         minimum: AHVVM_LIMITS.numVcpusPerSocket.min,
         maximum: AHVVM_LIMITS.numVcpusPerSocket.max,
-        default: SEED_DEFAULTS.numVcpusPerSocket,
+        default: AHVVM_SPEC_DEFAULTS.numVcpusPerSocket,
         description: 'vCPUs per socket. Any change needs a power cycle.',
       }),
     ),
@@ -78,7 +78,7 @@ export const AhvVmSpec = Type.Object(
       Type.Integer({
         minimum: AHVVM_LIMITS.memorySizeMib.min,
         maximum: AHVVM_LIMITS.memorySizeMib.max,
-        default: SEED_DEFAULTS.memorySizeMib,
+        default: AHVVM_SPEC_DEFAULTS.memorySizeMib,
         description: 'Memory in MiB. More memory is hot-added to a running VM; less needs a power cycle.',
       }),
     ),
@@ -164,8 +164,8 @@ export const AhvVmSpec = Type.Object(
       {
         // The fields are defaulted before validation; the has() guards only keep the rule total.
         rule:
-          `(has(self.num_sockets) ? self.num_sockets : ${SEED_DEFAULTS.numSockets}) * ` +
-          `(has(self.num_vcpus_per_socket) ? self.num_vcpus_per_socket : ${SEED_DEFAULTS.numVcpusPerSocket}) ` +
+          `(has(self.num_sockets) ? self.num_sockets : ${AHVVM_SPEC_DEFAULTS.numSockets}) * ` +
+          `(has(self.num_vcpus_per_socket) ? self.num_vcpus_per_socket : ${AHVVM_SPEC_DEFAULTS.numVcpusPerSocket}) ` +
           `<= ${AHVVM_LIMITS.maxTotalVcpus}`,
         message: `num_sockets × num_vcpus_per_socket must be at most ${AHVVM_LIMITS.maxTotalVcpus} vCPUs`,
       },

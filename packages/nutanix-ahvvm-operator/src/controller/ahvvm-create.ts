@@ -91,7 +91,7 @@ async function create(
 ): Promise<Located> {
   const { scope, api, ctx } = run;
   const reason = how.reason ?? Reason.Creating;
-  const userData = await cloudInitUserData(deps.kube, scope.avm);
+  const userData = await cloudInitUserData(deps.kube, scope);
   if (!userData.ok) {
     await deps.report.problem(scope, failed(userData.reason, userData.message), 'Create');
     return { kind: 'done', result: deps.requeue.driftCheck() };

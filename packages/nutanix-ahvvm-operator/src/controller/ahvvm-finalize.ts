@@ -1,6 +1,5 @@
 import { hasFinalizer, removeFinalizer, type KubeClient, type ReconcileContext } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
-import type { AhvVm } from '../api/ahvvm-resource.ts';
 import { observedVmStatus } from '../desired/observed-vm.ts';
 import { lookUpOwnedVm } from './ahvvm-create.ts';
 import type { AhvVmScope } from './ahvvm-scope.ts';
@@ -14,8 +13,8 @@ import { submittedTask } from './task-record.ts';
 export const FINALIZER = 'nutanix.com/ahvvm';
 
 /** Deleting the VM needs Prism; retaining it, or a resource that never got as far as a finalizer, does not. */
-export function needsPrismToLetGo(avm: AhvVm): boolean {
-  return hasFinalizer(avm, FINALIZER) && (avm.spec.deletion_policy ?? 'Delete') === 'Delete';
+export function needsPrismToLetGo(scope: AhvVmScope): boolean {
+  return hasFinalizer(scope.avm, FINALIZER) && scope.spec.deletion_policy === 'Delete';
 }
 
 export async function letGo(deps: Pick<PhaseDeps, 'kube' | 'report'>, scope: AhvVmScope, ctx: ReconcileContext): Promise<void> {
@@ -86,7 +85,7 @@ export async function finalize(deps: PhaseDeps, run: PhaseRun): Promise<Result> 
 async function askAfterUnansweredCreate(deps: PhaseDeps, { scope, prism, api, ctx }: PhaseRun): Promise<boolean> {
   const { createRequestId, lastTask } = scope.status;
   if (api.createTokenIsVmUuid || createRequestId === undefined || lastTask?.operation === 'create') return false;
-  const desired = await resolveDesiredVm(scope.avm, prism, deps.names);
+  const desired = await resolveDesiredVm(scope, prism, deps.names);
   if (!desired.ok || (await api.prepare(desired.intent)) !== undefined) return false;
   const created = await api.createVm(desired.intent, createRequestId);
   if (created.taskUuid === undefined) return false;

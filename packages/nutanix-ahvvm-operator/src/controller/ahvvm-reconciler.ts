@@ -91,7 +91,7 @@ export class AhvVmReconciler {
     const prism = this.#prism;
     if (!prism.configured) return this.#unconfigured(scope, prism.problem);
     const deleting = scope.avm.metadata.deletionTimestamp !== undefined;
-    if (deleting && !needsPrismToLetGo(scope.avm)) {
+    if (deleting && !needsPrismToLetGo(scope)) {
       await letGo(this.#deps, scope, ctx);
       return undefined;
     }
@@ -118,7 +118,7 @@ export class AhvVmReconciler {
     const { avm } = scope;
     if (avm.metadata.deletionTimestamp !== undefined) {
       if (!hasFinalizer(avm, FINALIZER)) return undefined;
-      if (avm.spec.deletion_policy === 'Retain' || scope.status.uuid === undefined) {
+      if (scope.spec.deletion_policy === 'Retain' || scope.status.uuid === undefined) {
         await release(this.#deps.kube, scope);
         return undefined;
       }
@@ -141,7 +141,7 @@ export class AhvVmReconciler {
     if (followed === 'running') return deps.requeue.poll();
     if (followed === 'failed') return deps.requeue.prismRetry();
 
-    const desired = await resolveDesiredVm(scope.avm, prism, deps.names);
+    const desired = await resolveDesiredVm(scope, prism, deps.names);
     if (!desired.ok) {
       await deps.report.problem(scope, failed(desired.reason, desired.message), 'Create');
       return deps.requeue.driftCheck();

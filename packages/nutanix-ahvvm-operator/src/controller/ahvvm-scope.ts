@@ -1,6 +1,7 @@
 import { nextStatus, type StatusWriter } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVm, AhvVmStatus } from '../api/ahvvm-resource.ts';
+import { resolveAhvVmSpec, type ResolvedAhvVmSpec } from '../api/resolved-ahvvm-spec.ts';
 import { nextAhvVmStatus, readyReasonOf, type Outcome, type StatusFields } from './ahvvm-status.ts';
 
 /**
@@ -15,6 +16,11 @@ import { nextAhvVmStatus, readyReasonOf, type Outcome, type StatusFields } from 
  */
 export class AhvVmScope {
   avm: AhvVm;
+  /**
+   * The spec with its defaults applied, resolved once as the reconcile starts. Status writes return the object with
+   * the same spec: one that changed meanwhile fails the fenced write instead.
+   */
+  readonly spec: ResolvedAhvVmSpec;
   /** Set once the finalizer is gone and the object with it. */
   released = false;
   readonly #writer: StatusWriter;
@@ -22,6 +28,7 @@ export class AhvVmScope {
 
   constructor(avm: AhvVm, writer: StatusWriter, now: () => Date) {
     this.avm = avm;
+    this.spec = resolveAhvVmSpec(avm.spec);
     this.#writer = writer;
     this.#now = now;
   }

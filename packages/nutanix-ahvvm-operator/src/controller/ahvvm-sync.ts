@@ -13,7 +13,7 @@ export async function sync(deps: PhaseDeps, run: PhaseRun, vm: PrismVm, intent: 
   const observed = observedVmStatus(vm);
   const { uuid } = observed;
   const plan = planUpdate(vm, intent, {
-    consentToPowerCycle: scope.avm.spec.allow_power_cycle ?? false,
+    consentToPowerCycle: scope.spec.allow_power_cycle,
     powerCycleInProgress: scope.status.powerCycleInProgress ?? false,
   });
   switch (plan.kind) {

@@ -1,6 +1,5 @@
 import { Resources, type KubeClient } from '@k8s-operators/controller-core';
-import { DEFAULT_USER_DATA_KEY } from '../api/ahvvm-limits.ts';
-import type { AhvVm } from '../api/ahvvm-resource.ts';
+import type { AhvVmScope } from './ahvvm-scope.ts';
 import { Reason } from './ahvvm-status.ts';
 
 export type UserDataResult =
@@ -12,11 +11,11 @@ export type UserDataResult =
  * Prism wants). Read only when a VM is created: Prism applies user data at creation alone, so a later change of the
  * Secret has nothing to go to. Messages name the Secret and key, never what they hold.
  */
-export async function cloudInitUserData(kube: Pick<KubeClient, 'get'>, avm: AhvVm): Promise<UserDataResult> {
-  const ref = avm.spec.cloud_init?.user_data_secret_ref;
+export async function cloudInitUserData(kube: Pick<KubeClient, 'get'>, scope: Pick<AhvVmScope, 'avm' | 'spec'>): Promise<UserDataResult> {
+  const ref = scope.spec.cloud_init?.user_data_secret_ref;
   if (ref === undefined) return { ok: true, base64: undefined };
-  const namespace = avm.metadata.namespace ?? 'default';
-  const key = ref.key ?? DEFAULT_USER_DATA_KEY;
+  const namespace = scope.avm.metadata.namespace ?? 'default';
+  const { key } = ref;
   const secret = await kube.get(Resources.Secret, { namespace, name: ref.name });
   if (secret === undefined) {
     return { ok: false, reason: Reason.CloudInitSecretNotFound, message: `Secret ${namespace}/${ref.name} (cloud_init.user_data_secret_ref) does not exist` };

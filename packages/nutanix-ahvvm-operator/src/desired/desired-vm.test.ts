@@ -96,7 +96,7 @@ describe('desiredVmSpec', () => {
   });
 
   it('refuses a resource that was not read from the API server', () => {
-    expect(() => desiredVmSpec({ metadata: { name: 'x' }, spec: {} }, CONTEXT)).toThrow(/metadata.uid/);
+    expect(() => desiredVmSpec({ metadata: { name: 'x' }, spec: avm().spec }, CONTEXT)).toThrow(/metadata.uid/);
   });
 });
 

@@ -1,5 +1,5 @@
-import { SEED_DEFAULTS } from '../api/ahvvm-limits.ts';
 import type { AhvVmSpec } from '../api/ahvvm-resource.ts';
+import type { ResolvedAhvVmSpec } from '../api/resolved-ahvvm-spec.ts';
 import type { PrismDisk, PrismNic, PrismReference, PrismVmIntent, PrismVmResources } from '../prism/prism-types.ts';
 import { descriptionWithOwnerMarker } from './ownership-marker.ts';
 
@@ -24,10 +24,10 @@ export interface DesiredVmContext {
   resolveName: ResolveEntityName;
 }
 
-/** The parts of an AhvVm the desired VM is built from. */
+/** The parts of an AhvVm the desired VM is built from: its identity and its spec with the defaults applied. */
 export interface AhvVmIdentity {
   metadata: { name?: string; uid?: string };
-  spec: AhvVmSpec;
+  spec: ResolvedAhvVmSpec;
 }
 
 export type DesiredVmFailureReason = 'ClusterNotFound' | 'ImageNotFound' | 'SubnetNotFound' | 'AmbiguousName' | 'InvalidCloudInit';
@@ -64,9 +64,9 @@ export function desiredVmSpec(avm: AhvVmIdentity, context: DesiredVmContext): De
     const reference = (kind: PrismEntityKind, given: { name?: string; uuid?: string }, field: string): PrismReference =>
       entityReference(kind, given, field, context.resolveName);
     const resources: PrismVmResources = {
-      num_sockets: spec.num_sockets ?? SEED_DEFAULTS.numSockets,
-      num_vcpus_per_socket: spec.num_vcpus_per_socket ?? SEED_DEFAULTS.numVcpusPerSocket,
-      memory_size_mib: spec.memory_size_mib ?? SEED_DEFAULTS.memorySizeMib,
+      num_sockets: spec.num_sockets,
+      num_vcpus_per_socket: spec.num_vcpus_per_socket,
+      memory_size_mib: spec.memory_size_mib,
       ...(spec.power_state === undefined ? {} : { power_state: spec.power_state === 'PoweredOn' ? 'ON' : 'OFF' }),
       ...(spec.boot_type === undefined ? {} : { boot_config: { boot_type: spec.boot_type } }),
       ...(spec.disks === undefined
@@ -106,7 +106,7 @@ export function desiredVmSpec(avm: AhvVmIdentity, context: DesiredVmContext): De
 
 /** The names `desiredVmSpec` will ask `resolveName` about, so the caller can look up only those. */
 export function namesToResolve(
-  spec: AhvVmSpec,
+  spec: Pick<AhvVmSpec, 'cluster' | 'disks' | 'nics'>,
   defaultCluster: DesiredVmContext['defaultCluster'],
 ): { kind: PrismEntityKind; name: string }[] {
   const cluster = spec.cluster ?? defaultCluster;

@@ -1,4 +1,3 @@
-import { SEED_DEFAULTS } from '../api/ahvvm-limits.ts';
 import type { PrismDisk, PrismNic, PrismPowerState, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { actualPowerState } from './observed-vm.ts';
 
@@ -65,15 +64,16 @@ export function diffVm(current: PrismVm, desired: PrismVmIntent): VmDiff {
     impossible.push({ field: 'cluster', from: haveCluster, to: wantCluster, why: 'Prism cannot move a VM to another cluster' });
   }
 
-  const sockets = { from: have.num_sockets ?? SEED_DEFAULTS.numSockets, to: want.num_sockets ?? SEED_DEFAULTS.numSockets };
-  if (sockets.from !== sockets.to) change('num_sockets', sockets.from, sockets.to, sockets.to > sockets.from);
-  const vcpus = {
-    from: have.num_vcpus_per_socket ?? SEED_DEFAULTS.numVcpusPerSocket,
-    to: want.num_vcpus_per_socket ?? SEED_DEFAULTS.numVcpusPerSocket,
+  // The intent always sizes the VM (its defaults are applied with the spec's); Prism reports every VM's size.
+  const resize = (field: 'num_sockets' | 'num_vcpus_per_socket' | 'memory_size_mib', growsLive: boolean): void => {
+    const from = have[field];
+    const to = want[field];
+    if (to === undefined || from === to) return;
+    change(field, from, to, growsLive && from !== undefined && to > from);
   };
-  if (vcpus.from !== vcpus.to) change('num_vcpus_per_socket', vcpus.from, vcpus.to, false);
-  const memory = { from: have.memory_size_mib ?? SEED_DEFAULTS.memorySizeMib, to: want.memory_size_mib ?? SEED_DEFAULTS.memorySizeMib };
-  if (memory.from !== memory.to) change('memory_size_mib', memory.from, memory.to, memory.to > memory.from);
+  resize('num_sockets', true);
+  resize('num_vcpus_per_socket', false);
+  resize('memory_size_mib', true);
 
   const wantBoot = want.boot_config?.boot_type;
   if (wantBoot !== undefined && wantBoot !== (have.boot_config?.boot_type ?? 'LEGACY')) {
