@@ -1,4 +1,5 @@
-// The `core` benchmark: `npm run bench -- core [--objects N] [--idle-seconds S] [--workers W] [--restart-call-ms M]`.
+// The `core` benchmark: `npm run bench -- core [--objects N] [--idle-seconds S] [--workers W] [--restart-call-ms M]
+//                          [--apiserver-cpus C]`.
 //
 // On a local control plane, N Widgets are created in bulk (by another process), then one controller built on
 // controller-core's Manager converges them: each gets an owned ConfigMap (server-side apply) and Ready=True. The
@@ -17,6 +18,7 @@ import { parseArgs, promisify } from 'node:util';
 import { ControlPlane, waitFor } from '@k8s-operators/testkit';
 import { KubeClient, Resources, crdManifest, isStatusConditionTrue } from '@k8s-operators/controller-core';
 import { printTargets, totalRequests, writeRequests } from './figures.ts';
+import { limitCpu } from './cpu-limit.ts';
 import { OPERATOR_NODE_FLAGS } from './operator-node-flags.ts';
 import { nextReport } from './operator-reports.ts';
 import { processCpuSeconds } from './process-usage.ts';
@@ -30,6 +32,7 @@ const CREATE_CONCURRENCY = 32;
 const FLAGS_HELP =
   'flags: --objects N (default 2000), --idle-seconds S (default 60), --workers W (default 4), ' +
   '--restart-call-ms M (each reconcile\'s external call after the restart; default 10), ' +
+  '--apiserver-cpus C (limit kube-apiserver to C cores while the controller runs, e.g. 0.5: a second throughput; needs root), ' +
   `--node-flags="F" (the controller process's Node flags; default the images': "${OPERATOR_NODE_FLAGS.join(' ')}")`;
 
 interface Flags {
@@ -39,6 +42,8 @@ interface Flags {
   workers: number;
   /** After the restart, the milliseconds each reconcile waits for an external call. */
   restartCallMs: number;
+  /** Cores kube-apiserver may use while the controller runs; undefined: no limit. */
+  apiServerCpus: number | undefined;
   /** Node flags for the controller process. */
   nodeFlags: readonly string[];
 }
@@ -51,6 +56,7 @@ function parseFlags(args: string[]): Flags {
       'idle-seconds': { type: 'string', default: '60' },
       workers: { type: 'string', default: '4' },
       'restart-call-ms': { type: 'string', default: '10' },
+      'apiserver-cpus': { type: 'string' },
       'node-flags': { type: 'string' },
     },
   });
@@ -59,11 +65,17 @@ function parseFlags(args: string[]): Flags {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${String(min)}, got ${JSON.stringify(value)}`);
     return n;
   };
+  const cores = (value: string): number => {
+    const n = Number(value);
+    if (!(n >= 0.01 && n <= 64)) throw new Error(`--apiserver-cpus must be a number of cores between 0.01 and 64, got ${JSON.stringify(value)}`);
+    return n;
+  };
   return {
     objects: integer('objects', values.objects, 1),
     idleSeconds: integer('idle-seconds', values['idle-seconds'], 0),
     workers: integer('workers', values.workers, 1),
     restartCallMs: integer('restart-call-ms', values['restart-call-ms'], 0),
+    apiServerCpus: values['apiserver-cpus'] === undefined ? undefined : cores(values['apiserver-cpus']),
     nodeFlags: values['node-flags'] === undefined ? OPERATOR_NODE_FLAGS : values['node-flags'].split(' ').filter((flag) => flag !== ''),
   };
 }
@@ -218,7 +230,10 @@ async function main(flags: Flags): Promise<Record<string, unknown>> {
     const importSeconds = (performance.now() - importStarted) / 1000;
     console.log(`created ${String(flags.objects)} Widgets in ${importSeconds.toFixed(1)} s (${String(CREATE_CONCURRENCY)} in flight)`);
 
-    const figures = await measure(controlPlane, operatorScript, flags);
+    const apiServerPid = controlPlane.processIds().apiServer;
+    const cpuLimit = flags.apiServerCpus === undefined || apiServerPid === undefined ? undefined : await limitCpu(apiServerPid, flags.apiServerCpus, 'core-bench-apiserver');
+    if (cpuLimit !== undefined) console.log(`kube-apiserver limited to ${String(flags.apiServerCpus)} cores while the controller runs`);
+    const figures = await measure(controlPlane, operatorScript, flags).finally(() => cpuLimit?.lift());
     await verify(setup);
     const restart = [];
     for (const usePriorityQueue of [false, true]) {
@@ -228,7 +243,7 @@ async function main(flags: Flags): Promise<Record<string, unknown>> {
       restart.push(result);
     }
     await setup.close();
-    return { ...figures, bulk_create_seconds: Number(importSeconds.toFixed(2)), restart_edit_latency: restart };
+    return { ...figures, apiserver_cpus: flags.apiServerCpus ?? null, bulk_create_seconds: Number(importSeconds.toFixed(2)), restart_edit_latency: restart };
   } finally {
     await controlPlane.stop();
     await rm(dir, { recursive: true, force: true });
