@@ -1,3 +1,5 @@
+import { metav1Time } from './objects/metav1-time.ts';
+
 /**
  * `status.conditions` helpers with apimachinery's semantics (`k8s.io/apimachinery/pkg/api/meta/conditions.go`), made
  * immutable because objects from the cache are frozen: every function returns a new list and leaves its input alone.
@@ -66,14 +68,9 @@ function validate(condition: NewCondition): void {
   }
 }
 
-/** metav1.Time's wire format: RFC 3339 in UTC with whole seconds. */
-function formatTime(time: Date): string {
-  return time.toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
 function transitionTime(given: string | Date | undefined, now: Date): string {
-  if (given === undefined) return formatTime(now);
-  if (typeof given !== 'string') return formatTime(given);
+  if (given === undefined) return metav1Time(now);
+  if (typeof given !== 'string') return metav1Time(given);
   if (Number.isNaN(Date.parse(given))) throw new Error(`lastTransitionTime ${JSON.stringify(given)} is not an RFC 3339 time`);
   return given;
 }

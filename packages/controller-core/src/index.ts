@@ -47,6 +47,15 @@ export {
 } from './objects/owner-references.ts';
 export { hasFinalizer, withFinalizer, withoutFinalizer } from './objects/finalizers.ts';
 export { objectKey, parseObjectKey, type ObjectKey } from './objects/object-key.ts';
+export { requiredName, requiredNamespace } from './objects/required-metadata.ts';
+export { ownedMetadata, type OwnedObjectMetadata } from './objects/owned-metadata.ts';
+export {
+  restrictedContainerSecurityContext,
+  restrictedPodSecurityContext,
+  type RestrictedContainerOptions,
+  type RestrictedPodOptions,
+} from './objects/restricted-security-contexts.ts';
+export { metav1Time } from './objects/metav1-time.ts';
 
 export {
   defineCustomResource,

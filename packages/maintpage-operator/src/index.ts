@@ -26,8 +26,6 @@ export { parseRfc3339 } from './schedule/rfc3339.ts';
 export { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor, targetOfSelector, type Target } from './desired/labels.ts';
 export {
   appName,
-  instanceName,
-  instanceNamespace,
   maintenanceDeploymentName,
   pageHtmlConfigMapName,
 } from './desired/object-names.ts';

@@ -12,6 +12,7 @@ import type {
   V1Pod,
   V1Secret,
   V1Service,
+  V1ServiceAccount,
 } from '@kubernetes/client-node';
 
 /**
@@ -74,6 +75,13 @@ export const Resources = Object.freeze({
   Service: defineResource<Plain<V1Service>>({ group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true }),
   ConfigMap: defineResource<Plain<V1ConfigMap>>({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true }),
   Secret: defineResource<Plain<V1Secret>>({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true }),
+  ServiceAccount: defineResource<Plain<V1ServiceAccount>>({
+    group: '',
+    version: 'v1',
+    resource: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    namespaced: true,
+  }),
   PersistentVolumeClaim: defineResource<Plain<V1PersistentVolumeClaim>>({
     group: '',
     version: 'v1',

@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
+import { requiredName } from '@k8s-operators/controller-core';
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import type { MaintPage } from '../api/maintpage-resource.ts';
 import { detectAppImageChange, type AppImageChange } from '../desired/app-image.ts';
 import { targetOfSelector } from '../desired/labels.ts';
-import { appName, instanceName } from '../desired/object-names.ts';
+import { appName } from '../desired/object-names.ts';
 
 /**
  * Changes made by hand to what the MaintPage owns, and what to do about them: the app container's image (reverted
@@ -53,7 +54,7 @@ export function detectServiceSelectorChange(
   if (service === undefined) return undefined;
   const observed = service.spec?.selector ?? {};
   if (isDeepStrictEqual(observed, desiredSelector)) return undefined;
-  if (targetOfSelector(instanceName(maintPage), observed) !== undefined) return undefined;
+  if (targetOfSelector(requiredName(maintPage), observed) !== undefined) return undefined;
   return { service: service.metadata?.name ?? appName(maintPage), observed: { ...observed }, desired: { ...desiredSelector } };
 }
 

@@ -1,6 +1,7 @@
+import { requiredName } from '@k8s-operators/controller-core';
 import type { MaintPage } from '../api/maintpage-resource.ts';
 import { parseRfc3339 } from '../schedule/rfc3339.ts';
-import { appName, instanceName, maintenanceDeploymentName } from '../desired/object-names.ts';
+import { appName, maintenanceDeploymentName } from '../desired/object-names.ts';
 
 /**
  * What is wrong with a MaintPage that the CRD schema cannot catch, because its rules see only `spec`, not
@@ -12,7 +13,7 @@ import { appName, instanceName, maintenanceDeploymentName } from '../desired/obj
 const MAX_LABEL_VALUE_LENGTH = 63;
 
 export function specProblem(maintPage: MaintPage): string | undefined {
-  const name = instanceName(maintPage);
+  const name = requiredName(maintPage);
   if (name.length > MAX_LABEL_VALUE_LENGTH) {
     return (
       `metadata.name is ${name.length} characters long; a MaintPage name is used as a label value, which allows at ` +

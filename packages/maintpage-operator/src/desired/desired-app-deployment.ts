@@ -1,10 +1,10 @@
+import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_PORT, DEFAULT_REPLICAS } from '../api/defaults.ts';
 import type { MaintPage } from '../api/maintpage-resource.ts';
 import { APPLIED_APP_IMAGE_ANNOTATION, appImageToApply } from './app-image.ts';
 import { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor } from './labels.ts';
-import { appName, instanceName } from './object-names.ts';
-import { ownedMetadata } from './owned-metadata.ts';
+import { appName } from './object-names.ts';
 
 /**
  * The app's Deployment, named `appname` with one container named `appname`, as in the seed. The container declares
@@ -16,19 +16,18 @@ import { ownedMetadata } from './owned-metadata.ts';
  * is `Allow` (app-image.ts).
  */
 export function desiredAppDeployment(maintPage: MaintPage, observed?: V1Deployment): V1Deployment {
-  const instance = instanceName(maintPage);
+  const instance = requiredName(maintPage);
   const name = appName(maintPage);
   const config = maintPage.spec.appconfig;
   const selector = selectorFor(instance, 'app');
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: ownedMetadata(
-      maintPage,
+    metadata: ownedMetadata(maintPage, {
       name,
-      { [SEED_APP_LABEL]: name, [INSTANCE_LABEL]: instance, [ROLE_LABEL]: 'app' },
-      { [APPLIED_APP_IMAGE_ANNOTATION]: config.appimage },
-    ),
+      labels: { [SEED_APP_LABEL]: name, [INSTANCE_LABEL]: instance, [ROLE_LABEL]: 'app' },
+      annotations: { [APPLIED_APP_IMAGE_ANNOTATION]: config.appimage },
+    }),
     spec: {
       replicas: config.replicas ?? DEFAULT_REPLICAS,
       selector: { matchLabels: selector },

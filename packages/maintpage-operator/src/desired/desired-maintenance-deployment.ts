@@ -1,3 +1,9 @@
+import {
+  ownedMetadata,
+  requiredName,
+  restrictedContainerSecurityContext,
+  restrictedPodSecurityContext,
+} from '@k8s-operators/controller-core';
 import type { V1Container, V1Deployment, V1PodSpec, V1Volume } from '@kubernetes/client-node';
 import {
   DEFAULT_PAGE_MESSAGE,
@@ -9,13 +15,7 @@ import type { MaintPage } from '../api/maintpage-resource.ts';
 import { BIND_ADDRESS_ENV, pageServerArgs } from '../page-server/flags.ts';
 import { HEALTH_PATH } from '../page-server/page-server.ts';
 import { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor } from './labels.ts';
-import { instanceName, maintenanceDeploymentName, pageHtmlConfigMapName } from './object-names.ts';
-import { ownedMetadata } from './owned-metadata.ts';
-import {
-  customImagePodSecurityContext,
-  pageServerPodSecurityContext,
-  restrictedContainerSecurityContext,
-} from './pod-security.ts';
+import { maintenanceDeploymentName, pageHtmlConfigMapName } from './object-names.ts';
 
 /**
  * The maintenance page as a Deployment, so a pod lost with its node or deleted by hand is replaced.
@@ -29,6 +29,14 @@ import {
  * written to a ConfigMap of ours (desired-page-html.ts); `page.htmlFrom` mounts the user's ConfigMap key directly. The
  * kubelet refreshes ConfigMap volumes in place and the server re-reads the file when it changes, so editing the page
  * needs no restart. The message and Retry-After settings are flags: changing them rolls the pods, one at a time.
+ *
+ * Both kinds of pod pass the restricted Pod Security Standard, so they are admitted in namespaces that enforce it:
+ * - Built-in page server: everything restricted asks for, plus a read-only root filesystem and the image's UID/GID
+ *   65532 (it writes nothing, and runs as that user).
+ * - A user's image (`maintpageimage`, e.g. the seed's httpd-based quay.io/daein/maintpage): runAsNonRoot, RuntimeDefault
+ *   seccomp, no privilege escalation and no capabilities, but no user ID (the image's own USER applies) and a
+ *   writable root filesystem (web servers write pid and log files). An image that runs as root fails to start with
+ *   the kubelet's "image will run as root" message, and the Service stays on the app (WaitingForMaintenancePods).
  */
 
 export interface MaintenanceDeploymentOptions {
@@ -43,6 +51,8 @@ export const PAGE_FILE_NAME = 'page.html';
 /** Key of the HTML in our own ConfigMap. */
 export const PAGE_HTML_KEY = PAGE_FILE_NAME;
 const PORT_NAME = 'http';
+/** The UID and GID of the built-in page server image. */
+const PAGE_SERVER_USER_ID = 65532;
 
 function pageVolume(maintPage: MaintPage): V1Volume | undefined {
   const page = maintPage.spec.maintpageconfig?.page;
@@ -81,12 +91,12 @@ function pageServerPod(maintPage: MaintPage, port: number, image: string): V1Pod
     // The request is the page server's usual resident memory (the README's Benchmark); the limit leaves room for
     // bursts of connections. No CPU limit: throttling would only slow the answers down.
     resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '128Mi' } },
-    securityContext: restrictedContainerSecurityContext(true),
+    securityContext: restrictedContainerSecurityContext({ readOnlyRootFilesystem: true }),
     ...(volume === undefined ? {} : { volumeMounts: [{ name: PAGE_VOLUME_NAME, mountPath: PAGE_MOUNT_PATH, readOnly: true }] }),
   };
   return {
     automountServiceAccountToken: false,
-    securityContext: pageServerPodSecurityContext(),
+    securityContext: restrictedPodSecurityContext({ runAsUserAndGroup: PAGE_SERVER_USER_ID }),
     containers: [container],
     ...(volume === undefined ? {} : { volumes: [volume] }),
   };
@@ -96,7 +106,7 @@ function customImagePod(port: number, image: string): V1PodSpec {
   const probe = { tcpSocket: { port: PORT_NAME } };
   return {
     automountServiceAccountToken: false,
-    securityContext: customImagePodSecurityContext(),
+    securityContext: restrictedPodSecurityContext(),
     containers: [
       {
         name: MAINTENANCE_CONTAINER_NAME,
@@ -106,14 +116,14 @@ function customImagePod(port: number, image: string): V1PodSpec {
         livenessProbe: { ...probe, periodSeconds: 10, failureThreshold: 3 },
         // Requests only: a memory limit could kill an image whose needs we cannot know.
         resources: { requests: { cpu: '10m', memory: '32Mi' } },
-        securityContext: restrictedContainerSecurityContext(false),
+        securityContext: restrictedContainerSecurityContext(),
       },
     ],
   };
 }
 
 export function desiredMaintenanceDeployment(maintPage: MaintPage, options: MaintenanceDeploymentOptions): V1Deployment {
-  const instance = instanceName(maintPage);
+  const instance = requiredName(maintPage);
   const config = maintPage.spec.maintpageconfig;
   const port = config?.port ?? DEFAULT_PORT;
   const selector = selectorFor(instance, 'maintenance');
@@ -122,9 +132,9 @@ export function desiredMaintenanceDeployment(maintPage: MaintPage, options: Main
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: ownedMetadata(maintPage, maintenanceDeploymentName(maintPage), {
-      [INSTANCE_LABEL]: instance,
-      [ROLE_LABEL]: 'maintenance',
+    metadata: ownedMetadata(maintPage, {
+      name: maintenanceDeploymentName(maintPage),
+      labels: { [INSTANCE_LABEL]: instance, [ROLE_LABEL]: 'maintenance' },
     }),
     spec: {
       replicas: config?.replicas ?? DEFAULT_REPLICAS,

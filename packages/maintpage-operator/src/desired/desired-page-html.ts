@@ -1,9 +1,9 @@
+import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { MaintPage } from '../api/maintpage-resource.ts';
 import { PAGE_HTML_KEY } from './desired-maintenance-deployment.ts';
 import { INSTANCE_LABEL, ROLE_LABEL } from './labels.ts';
-import { instanceName, pageHtmlConfigMapName } from './object-names.ts';
-import { ownedMetadata } from './owned-metadata.ts';
+import { pageHtmlConfigMapName } from './object-names.ts';
 
 /**
  * The ConfigMap that carries `page.html` given inline to the built-in page server's pods, or `undefined` when there
@@ -13,13 +13,13 @@ export function desiredPageHtmlConfigMap(maintPage: MaintPage): V1ConfigMap | un
   const config = maintPage.spec.maintpageconfig;
   const html = config?.page?.html;
   if (html === undefined || config?.maintpageimage !== undefined) return undefined;
-  const instance = instanceName(maintPage);
+  const instance = requiredName(maintPage);
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: ownedMetadata(maintPage, pageHtmlConfigMapName(maintPage), {
-      [INSTANCE_LABEL]: instance,
-      [ROLE_LABEL]: 'maintenance',
+    metadata: ownedMetadata(maintPage, {
+      name: pageHtmlConfigMapName(maintPage),
+      labels: { [INSTANCE_LABEL]: instance, [ROLE_LABEL]: 'maintenance' },
     }),
     data: { [PAGE_HTML_KEY]: html },
   };

@@ -1,9 +1,9 @@
+import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Service } from '@kubernetes/client-node';
 import { DEFAULT_PORT } from '../api/defaults.ts';
 import type { MaintPage } from '../api/maintpage-resource.ts';
 import { INSTANCE_LABEL, SEED_APP_LABEL, selectorFor, type Target } from './labels.ts';
-import { appName, instanceName } from './object-names.ts';
-import { ownedMetadata } from './owned-metadata.ts';
+import { appName } from './object-names.ts';
 
 /**
  * The app's Service, named `appname`, selecting `target`'s pods (`decideSwitch` says which). Its port is the seed's:
@@ -14,12 +14,12 @@ export const SERVICE_PORT = DEFAULT_PORT;
 export const SERVICE_PORT_NAME = `${SERVICE_PORT}-tcp`;
 
 export function desiredService(maintPage: MaintPage, target: Target): V1Service {
-  const instance = instanceName(maintPage);
+  const instance = requiredName(maintPage);
   const name = appName(maintPage);
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: ownedMetadata(maintPage, name, { [SEED_APP_LABEL]: name, [INSTANCE_LABEL]: instance }),
+    metadata: ownedMetadata(maintPage, { name, labels: { [SEED_APP_LABEL]: name, [INSTANCE_LABEL]: instance } }),
     spec: {
       ports: [{ name: SERVICE_PORT_NAME, protocol: 'TCP', port: SERVICE_PORT, targetPort: 'http' }],
       selector: selectorFor(instance, target),

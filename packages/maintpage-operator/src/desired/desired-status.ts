@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { setStatusCondition, type Condition, type NewCondition } from '@k8s-operators/controller-core';
+import { metav1Time, setStatusCondition, type Condition, type NewCondition } from '@k8s-operators/controller-core';
 import type { MaintPage, MaintPageStatus } from '../api/maintpage-resource.ts';
 import { MaintPageConditionType, MaintPageReason, type PublishStatus } from '../api/maintpage-status-values.ts';
 import type { Switch } from './switch-decision.ts';
@@ -22,11 +22,6 @@ export interface StatusOutcome {
    * when not set yet); `false` removes it.
    */
   switchPending?: boolean | undefined;
-}
-
-/** metav1.Time's wire format: RFC 3339 in UTC with whole seconds. */
-function metav1Time(time: Date): string {
-  return time.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 export function desiredStatus(

@@ -1,4 +1,4 @@
-import type { NewCondition } from '@k8s-operators/controller-core';
+import { requiredName, type NewCondition } from '@k8s-operators/controller-core';
 import type { V1Service } from '@kubernetes/client-node';
 import { DEFAULT_REPLICAS } from '../api/defaults.ts';
 import type { MaintPage } from '../api/maintpage-resource.ts';
@@ -11,7 +11,6 @@ import {
 } from '../api/maintpage-status-values.ts';
 import { isWindowOpen, nextWindowBoundary } from '../schedule/maintenance-window.ts';
 import { selectorFor, targetOfSelector, type Target } from './labels.ts';
-import { instanceName } from './object-names.ts';
 
 /**
  * Where the app's Service should send traffic, decided from the MaintPage, the time, and what is observed; pure, so
@@ -175,7 +174,7 @@ function publishedCondition({ desired, target }: Situation): NewCondition {
 }
 
 export function decideSwitch(maintPage: MaintPage, observed: ObservedState, now: Date): SwitchDecision {
-  const instance = instanceName(maintPage);
+  const instance = requiredName(maintPage);
   const config = maintPage.spec.maintpageconfig;
   const maintenanceWanted = isMaintenanceWanted(maintPage, now);
   const desired: Target = maintenanceWanted ? 'maintenance' : 'app';

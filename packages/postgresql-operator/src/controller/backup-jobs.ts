@@ -1,5 +1,4 @@
-import type { V1ServiceAccount } from '@kubernetes/client-node';
-import { defineResource, isAlreadyExists, isControlledBy, Resources, type KubeClient, type ObjectOf, type Plain } from '@k8s-operators/controller-core';
+import { isAlreadyExists, isControlledBy, Resources, type KubeClient, type ObjectOf } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { parseBackupJobResult, type BackupJobResult } from '../backup-job/backup-job-contract.ts';
 import { BACKUP_JOB_CONTAINER, backupJobName, desiredBackupJob, desiredBackupServiceAccount, type BackupJobRequest } from '../desired/desired-backup-job.ts';
@@ -13,14 +12,13 @@ import { FIELD_MANAGER } from './operator-context.ts';
  */
 
 export type BackupJob = ObjectOf<typeof Resources.Job>;
-const ServiceAccountRef = defineResource<Plain<V1ServiceAccount>>({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true });
 
 /** The label the Job controller puts on a Job's Pods. */
 export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 
 /** Creates the backup's Job (and its ServiceAccount); a Job this backup already has is returned as it is. */
 export async function startBackupJob(client: KubeClient, request: BackupJobRequest): Promise<BackupJob> {
-  await client.apply(ServiceAccountRef, desiredBackupServiceAccount(request.postgresql) as never, { fieldManager: FIELD_MANAGER, force: true });
+  await client.apply(Resources.ServiceAccount, desiredBackupServiceAccount(request.postgresql) as never, { fieldManager: FIELD_MANAGER, force: true });
   const desired = desiredBackupJob(request);
   try {
     return await client.create(Resources.Job, desired);

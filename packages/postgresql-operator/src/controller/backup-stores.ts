@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import { Resources, type KubeClient } from '@k8s-operators/controller-core';
+import { Resources, requiredNamespace, type KubeClient } from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { resolvePostgreSQLSpec, resolveS3StoreSpec, type ResolvedS3StoreSpec } from '../api/resolve-spec.ts';
 import { openS3BackupStore, s3StoreOptions, S3StoreConfigurationError, type ObjectData } from '../backup/s3-store-options.ts';
 import type { BackupStore } from '../backup/store.ts';
 import { getNamedObject } from './get-named-object.ts';
-import { instanceNamespace } from '../desired/object-names.ts';
 
 /**
  * Which store holds a PostgreSQL's backups: the operator's backup volume, or the S3 bucket its `spec.backup.s3` names.
@@ -33,7 +32,7 @@ export class BackupStores {
 
   /** The store the PostgreSQL's spec names now: where its new backups go and its restores come from. */
   forPostgreSQL(postgresql: PostgreSQL): Promise<StoreLookup> {
-    return this.#lookup(instanceNamespace(postgresql), resolvePostgreSQLSpec(postgresql.spec).backup.s3);
+    return this.#lookup(requiredNamespace(postgresql), resolvePostgreSQLSpec(postgresql.spec).backup.s3);
   }
 
   /** The store the backup was written to. */

@@ -6,6 +6,8 @@ import {
   isAlreadyExists,
   or,
   ownershipConflict,
+  requiredName,
+  requiredNamespace,
   type Controller,
   type Predicate,
   type ReconcileContext,
@@ -28,7 +30,7 @@ import { desiredDeployment } from '../desired/desired-deployment.ts';
 import { desiredService } from '../desired/desired-service.ts';
 import { desiredStatus, type ConditionOutcome } from '../desired/desired-status.ts';
 import { INSTANCE_LABEL } from '../desired/labels.ts';
-import { instanceKey, instanceName, instanceNamespace, nameProblem } from '../desired/object-names.ts';
+import { instanceKey, nameProblem } from '../desired/object-names.ts';
 import { FIELD_MANAGER, type OperatorContext } from './operator-context.ts';
 import { backupsOf, POD_SCOPE, podsOf } from './operator-indexes.ts';
 import { ensurePostgreSQLFinalizer, finalizePostgreSQL } from './postgresql-finalizer.ts';
@@ -81,7 +83,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     if (cached.metadata.deletionTimestamp !== undefined) return finalizePostgreSQL(context, cached, ctx);
     const now = context.now();
     const spec = resolvePostgreSQLSpec(cached.spec);
-    const namespace = instanceNamespace(cached);
+    const namespace = requiredNamespace(cached);
     const key = instanceKey(cached);
     const uid = cached.metadata.uid ?? '';
     const backups = await backupsOf(manager, key);
@@ -102,7 +104,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
         ...(servedSlot === undefined ? {} : { servedSlot }),
       };
       const { status, changed } = desiredStatus(postgresql, outcome, context.now());
-      setDatabaseGauges(metrics, { namespace, postgresql: instanceName(postgresql) }, databaseBackupFigures(backups, schedule));
+      setDatabaseGauges(metrics, { namespace, postgresql: requiredName(postgresql) }, databaseBackupFigures(backups, schedule));
       return changed ? statusWriter.write(PostgreSQLRef, postgresql, status) : postgresql;
     };
     const blocked = async (reason: string, message: string, result?: ReconcileResult): Promise<ReconcileResult | undefined> => {
@@ -116,7 +118,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     const postgresql = await ensurePostgreSQLFinalizer(context, cached);
     if (schedule.state === 'invalid') events.event(postgresql, { type: 'Warning', reason: 'InvalidSchedule', action: 'Schedule', note: schedule.message });
 
-    const name = instanceName(postgresql);
+    const name = requiredName(postgresql);
     const claim = desiredDataClaim(postgresql);
     const current = {
       deployment: await manager.reader.get(Resources.Deployment, { namespace, name }),
@@ -220,7 +222,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
 
   /** Deletes the scheduled backups the retention policy no longer keeps; their finalizer deletes the stored dumps. */
   const applyRetention = async (postgresql: PostgreSQL, ctx: ReconcileContext): Promise<void> => {
-    const namespace = instanceNamespace(postgresql);
+    const namespace = requiredNamespace(postgresql);
     const backups = await backupsOf(manager, instanceKey(postgresql));
     const { retention } = resolvePostgreSQLSpec(postgresql.spec).backup;
     for (const verdict of backupsToDelete(backups, retention, context.now())) {
@@ -258,7 +260,7 @@ function storedCondition(postgresql: PostgreSQL, type: string): ConditionOutcome
 /** Ready: a pod serves; else why the pod awaiting a retry failed its restore; else the wait for a pod. */
 function readyCondition(postgresql: PostgreSQL, serving: V1Pod | undefined, failedRestore: ConditionOutcome | undefined): ConditionOutcome {
   if (serving !== undefined) {
-    return { status: 'True', reason: 'Serving', message: `pod ${serving.metadata?.name ?? ''} serves database ${postgresql.spec.db} through Service ${instanceName(postgresql)}` };
+    return { status: 'True', reason: 'Serving', message: `pod ${serving.metadata?.name ?? ''} serves database ${postgresql.spec.db} through Service ${requiredName(postgresql)}` };
   }
   if (failedRestore?.status === 'False') return failedRestore;
   return { status: 'False', reason: 'WaitingForPod', message: 'waiting for the database pod to start and pass its readiness probe' };

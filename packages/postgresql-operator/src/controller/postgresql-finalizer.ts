@@ -1,4 +1,4 @@
-import { ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFinalizer, type ReconcileContext, type ReconcileResult } from '@k8s-operators/controller-core';
+import { ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFinalizer, requiredName, requiredNamespace, type ReconcileContext, type ReconcileResult } from '@k8s-operators/controller-core';
 import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
@@ -7,7 +7,7 @@ import { readDatabasePassword } from './database-password.ts';
 import { servingPod } from './database-pods.ts';
 import { desiredBackup, finalBackupName } from '../desired/desired-backup.ts';
 import { newestUsable } from '../desired/desired-status.ts';
-import { instanceKey, instanceName, instanceNamespace } from '../desired/object-names.ts';
+import { instanceKey } from '../desired/object-names.ts';
 import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { backupsOf, podsOf } from './operator-indexes.ts';
 import { removeDatabaseGauges } from '../metrics/postgresql-metrics.ts';
@@ -35,7 +35,7 @@ export async function finalizePostgreSQL(context: OperatorContext, postgresql: P
   if (!hasFinalizer(postgresql, POSTGRESQL_FINALIZER)) return undefined;
   const { events, manager } = context;
   const spec = resolvePostgreSQLSpec(postgresql.spec);
-  const namespace = instanceNamespace(postgresql);
+  const namespace = requiredNamespace(postgresql);
   const backups = await backupsOf(manager, instanceKey(postgresql));
 
   if (spec.backup.onDelete.finalBackup) {
@@ -74,7 +74,7 @@ export async function finalizePostgreSQL(context: OperatorContext, postgresql: P
   if (spec.backup.onDelete.backups === 'Delete') {
     if (backups.some((b) => b.status?.phase === 'Running')) return { requeueAfterMs: WAIT_FOR_RUNNING_BACKUP_MS };
     // The stored dumps first, all of them (also any whose object is gone), then the objects.
-    const scope = { namespace, postgresql: instanceName(postgresql) };
+    const scope = { namespace, postgresql: requiredName(postgresql) };
     const target = await context.stores.forPostgreSQL(postgresql);
     if (!target.ok) throw new Error(`the stored backups cannot be deleted (backup.onDelete.backups: Delete): the backup store in spec.backup.s3 cannot be used: ${target.message}`);
     const { store } = target;
@@ -89,7 +89,7 @@ export async function finalizePostgreSQL(context: OperatorContext, postgresql: P
     events.event(postgresql, { type: 'Normal', reason: 'BackupsDeleted', action: 'Delete', note: `deleted ${listing.backups.length} stored backups and ${backups.length} PostgreSQLBackups (backup.onDelete.backups: Delete)` });
   }
 
-  removeDatabaseGauges(context.metrics, { namespace, postgresql: instanceName(postgresql) });
+  removeDatabaseGauges(context.metrics, { namespace, postgresql: requiredName(postgresql) });
   await removeFinalizer(manager.client, PostgreSQLRef, postgresql, POSTGRESQL_FINALIZER);
   ctx.log.info('finalizer removed; the database goes with its Deployment');
   return undefined;

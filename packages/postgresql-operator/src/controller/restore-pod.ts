@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { Resources, isNotFound, type ReconcileContext } from '@k8s-operators/controller-core';
+import { Resources, isNotFound, requiredName, requiredNamespace, type ReconcileContext } from '@k8s-operators/controller-core';
 import { PostgreSQLBackupRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
@@ -9,7 +9,6 @@ import { damagedStatus } from '../desired/backup-status.ts';
 import { databaseProblem } from './database-errors.ts';
 import { podAddress } from './database-pods.ts';
 import { APP_READY_LABEL, APP_READY_VALUE } from '../desired/labels.ts';
-import { instanceName, instanceNamespace } from '../desired/object-names.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { recordRestore } from '../metrics/postgresql-metrics.ts';
 import { restoreFailureVerdict, restoreVerdict, type RestoreVerdict } from './restore-verdict.ts';
@@ -34,14 +33,14 @@ export async function restorePod(context: OperatorContext, request: PodRestore):
   const { postgresql, pod, password, signal, log } = request;
   const spec = resolvePostgreSQLSpec(postgresql.spec);
   const podName = pod.metadata?.name ?? '';
-  const namespace = instanceNamespace(postgresql);
+  const namespace = requiredNamespace(postgresql);
   const connection = connectionParameters({ podIP: podAddress(pod) ?? '', database: spec.db, user: spec.user, password });
   let verdict: RestoreVerdict;
   try {
     const target = await context.stores.forPostgreSQL(postgresql);
     if (!target.ok) throw new Error(`the backup store in spec.backup.s3 cannot be used: ${target.message}`);
     const result = await restoreLatestBackup({
-      store: target.store, namespace, postgresql: instanceName(postgresql), connection, role: spec.user, signal, tools: context.tools,
+      store: target.store, namespace, postgresql: requiredName(postgresql), connection, role: spec.user, signal, tools: context.tools,
     });
     verdict = restoreVerdict(podName, result);
   } catch (error) {

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { V1Job, V1ServiceAccount, V1VolumeProjection } from '@kubernetes/client-node';
-import { controllerReference } from '@k8s-operators/controller-core';
+import {
+  ownedMetadata,
+  requiredName,
+  restrictedContainerSecurityContext,
+  restrictedPodSecurityContext,
+} from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
@@ -20,9 +25,7 @@ import type { StoreEndpoint } from '../backup-store/remote-store.ts';
 import { BACKUP_STORE_AUDIENCE } from '../backup-store/store-protocol.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';
 import { containerResources } from './container-resources.ts';
-import { MANAGED_BY } from './labels.ts';
-import { instanceName } from './object-names.ts';
-import { ownedMetadata } from './owned-metadata.ts';
+import { instanceLabels, MANAGED_BY } from './labels.ts';
 
 /**
  * The Job a backup runs as, and the ServiceAccount its Pod runs under. The Job is the record of a running
@@ -55,7 +58,7 @@ export function backupJobName(backup: PostgreSQLBackup): string {
 }
 
 export function backupServiceAccountName(postgresql: PostgreSQL): string {
-  return `${instanceName(postgresql)}-backup`;
+  return `${requiredName(postgresql)}-backup`;
 }
 
 /** Owned by the PostgreSQL, shared by its backup Jobs. Nothing is bound to it. */
@@ -63,7 +66,7 @@ export function desiredBackupServiceAccount(postgresql: PostgreSQL): V1ServiceAc
   return {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
-    metadata: ownedMetadata(postgresql, backupServiceAccountName(postgresql)),
+    metadata: ownedMetadata(postgresql, { name: backupServiceAccountName(postgresql), labels: instanceLabels(requiredName(postgresql)) }),
     automountServiceAccountToken: false,
   };
 }
@@ -125,7 +128,7 @@ function jobStore(target: BackupJobTarget): BackupJobStore {
 
 export function desiredBackupJob(request: BackupJobRequest): V1Job {
   const { backup, postgresql, spec, target, podIP, image } = request;
-  const name = instanceName(postgresql);
+  const name = requiredName(postgresql);
   const input: BackupJobInput = {
     key: { namespace: backup.metadata.namespace ?? '', postgresql: name, backup: backup.metadata.name ?? '' },
     trigger: backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER,
@@ -142,7 +145,7 @@ export function desiredBackupJob(request: BackupJobRequest): V1Job {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: backupJobName(backup), namespace: input.key.namespace, labels, ownerReferences: [controllerReference(backup)] },
+    metadata: ownedMetadata(backup, { name: backupJobName(backup), labels }),
     spec: {
       backoffLimit: 0,
       ttlSecondsAfterFinished: job.ttlSecondsAfterFinished,
@@ -153,12 +156,7 @@ export function desiredBackupJob(request: BackupJobRequest): V1Job {
           serviceAccountName: backupServiceAccountName(postgresql),
           automountServiceAccountToken: false,
           enableServiceLinks: false,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: IMAGE_USER_ID,
-            runAsGroup: IMAGE_USER_ID,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
+          securityContext: restrictedPodSecurityContext({ runAsUserAndGroup: IMAGE_USER_ID }),
           containers: [
             {
               name: BACKUP_JOB_CONTAINER,
@@ -169,7 +167,7 @@ export function desiredBackupJob(request: BackupJobRequest): V1Job {
               terminationMessagePath: TERMINATION_MESSAGE_PATH,
               // A process that dies before writing its outcome (OOM-killed) still leaves the end of its log there.
               terminationMessagePolicy: 'FallbackToLogsOnError',
-              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true },
+              securityContext: restrictedContainerSecurityContext({ readOnlyRootFilesystem: true }),
               volumeMounts: [
                 { name: 'secrets', mountPath: BACKUP_JOB_SECRETS_DIR, readOnly: true },
                 { name: 'tmp', mountPath: '/tmp' },

@@ -1,8 +1,8 @@
+import { requiredName, requiredNamespace } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { BackupTrigger } from '../api/backup-lifecycle.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { INSTANCE_LABEL } from './labels.ts';
-import { instanceName, instanceNamespace } from './object-names.ts';
 
 /**
  * A PostgreSQLBackup the operator creates: one per schedule slot (`scheduledBackupName`), or the final backup before
@@ -13,8 +13,8 @@ export function desiredBackup(postgresql: PostgreSQL, name: string, trigger: Bac
   return {
     apiVersion: 'exp.wheel.jp/v1',
     kind: 'PostgreSQLBackup',
-    metadata: { name, namespace: instanceNamespace(postgresql), labels: { [INSTANCE_LABEL]: instanceName(postgresql) } },
-    spec: { postgresql: instanceName(postgresql), trigger },
+    metadata: { name, namespace: requiredNamespace(postgresql), labels: { [INSTANCE_LABEL]: requiredName(postgresql) } },
+    spec: { postgresql: requiredName(postgresql), trigger },
   };
 }
 
@@ -24,5 +24,5 @@ export function desiredBackup(postgresql: PostgreSQL, name: string, trigger: Bac
  */
 export function finalBackupName(postgresql: PostgreSQL): string {
   const uid = postgresql.metadata.uid ?? '';
-  return `${instanceName(postgresql)}-final-${uid.replace(/-/g, '').slice(0, 8)}`;
+  return `${requiredName(postgresql)}-final-${uid.replace(/-/g, '').slice(0, 8)}`;
 }

@@ -1,8 +1,9 @@
+import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { instanceLabels } from './labels.ts';
 import { dataClaimName } from './object-names.ts';
-import { ownedMetadata } from './owned-metadata.ts';
 
 /**
  * The claim holding the database's data when `spec.storage` is set; undefined otherwise (the data then lives in an
@@ -14,7 +15,7 @@ export function desiredDataClaim(postgresql: PostgreSQL): V1PersistentVolumeClai
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: ownedMetadata(postgresql, dataClaimName(postgresql)),
+    metadata: ownedMetadata(postgresql, { name: dataClaimName(postgresql), labels: instanceLabels(requiredName(postgresql)) }),
     spec: {
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: storage.size } },

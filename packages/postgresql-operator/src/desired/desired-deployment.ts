@@ -1,15 +1,18 @@
-import { containerResources } from './container-resources.ts';
+import {
+  ownedMetadata,
+  requiredName,
+  restrictedContainerSecurityContext,
+  restrictedPodSecurityContext,
+} from '@k8s-operators/controller-core';
 import type { V1Deployment, V1Volume } from '@kubernetes/client-node';
 import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';
+import { containerResources } from './container-resources.ts';
 import { desiredDataClaim } from './desired-data-claim.ts';
 import { POSTGRES_PORT_NAME } from './desired-service.ts';
 import { instanceLabels, podSelector } from './labels.ts';
-import { instanceName } from './object-names.ts';
-import { ownedMetadata } from './owned-metadata.ts';
-import { databaseContainerSecurityContext, databasePodSecurityContext } from './pod-security.ts';
 
 /** Where the data volume is mounted: the official image's data directory, as in the seed. */
 export const DATA_MOUNT_PATH = '/var/lib/postgresql/data';
@@ -20,6 +23,8 @@ export const DATA_MOUNT_PATH = '/var/lib/postgresql/data';
 export const PGDATA = `${DATA_MOUNT_PATH}/pgdata`;
 export const CONTAINER_NAME = 'postgresql';
 const DATA_VOLUME = 'data';
+/** The `postgres` user and group of the official image. */
+const POSTGRES_USER_ID = 999;
 
 /**
  * The database Deployment, named after the PostgreSQL as in the seed: one replica, container `postgresql` with the
@@ -30,11 +35,15 @@ const DATA_VOLUME = 'data';
  * - `Recreate`: two pods of one database never run at once (a second one on the same claim would corrupt it, and a
  *   second one on an emptyDir would be restored from an older backup and serve next to the first).
  * - A readiness probe (`pg_isready`): the operator restores a pod only once its server accepts connections.
- * - The restricted Pod Security Standard's settings, resources from `spec.resources`, no service links.
+ * - The restricted Pod Security Standard's settings, so the pods are admitted in namespaces that enforce it. The
+ *   official postgres image supports running as its `postgres` user (UID/GID 999) from the start instead of switching
+ *   from root; `fsGroup` makes the data volume writable for it. The root filesystem stays writable: PostgreSQL writes
+ *   its socket and lock files under /var/run/postgresql.
+ * - Resources from `spec.resources`, no service links.
  */
 export function desiredDeployment(postgresql: PostgreSQL): V1Deployment {
   const spec = resolvePostgreSQLSpec(postgresql.spec);
-  const name = instanceName(postgresql);
+  const name = requiredName(postgresql);
   const claim = desiredDataClaim(postgresql);
   const dataVolume: V1Volume = claim?.metadata?.name === undefined
     ? { name: DATA_VOLUME, emptyDir: {} }
@@ -42,7 +51,7 @@ export function desiredDeployment(postgresql: PostgreSQL): V1Deployment {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: ownedMetadata(postgresql, name),
+    metadata: ownedMetadata(postgresql, { name, labels: instanceLabels(name) }),
     spec: {
       replicas: 1,
       strategy: { type: 'Recreate' },
@@ -51,7 +60,7 @@ export function desiredDeployment(postgresql: PostgreSQL): V1Deployment {
         metadata: { labels: instanceLabels(name) },
         spec: {
           enableServiceLinks: false,
-          securityContext: databasePodSecurityContext(),
+          securityContext: restrictedPodSecurityContext({ runAsUserAndGroup: POSTGRES_USER_ID, fsGroup: POSTGRES_USER_ID }),
           containers: [
             {
               name: CONTAINER_NAME,
@@ -69,7 +78,7 @@ export function desiredDeployment(postgresql: PostgreSQL): V1Deployment {
                 timeoutSeconds: 5,
               },
               ...(spec.resources === undefined ? {} : { resources: containerResources(spec.resources) }),
-              securityContext: databaseContainerSecurityContext(),
+              securityContext: restrictedContainerSecurityContext(),
               volumeMounts: [{ name: DATA_VOLUME, mountPath: DATA_MOUNT_PATH }],
             },
           ],

@@ -1,9 +1,8 @@
+import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Service } from '@kubernetes/client-node';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';
-import { servingSelector } from './labels.ts';
-import { instanceName } from './object-names.ts';
-import { ownedMetadata } from './owned-metadata.ts';
+import { instanceLabels, servingSelector } from './labels.ts';
 
 /** The name of the PostgreSQL port on the container and the Service. */
 export const POSTGRES_PORT_NAME = 'postgresql';
@@ -16,11 +15,11 @@ export const POSTGRES_PORT_NAME = 'postgresql';
  * cluster. `kubectl port-forward svc/<name> 5432` reaches it from outside (and also picks only restored pods).
  */
 export function desiredService(postgresql: PostgreSQL): V1Service {
-  const name = instanceName(postgresql);
+  const name = requiredName(postgresql);
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: ownedMetadata(postgresql, name),
+    metadata: ownedMetadata(postgresql, { name, labels: instanceLabels(name) }),
     spec: {
       type: 'ClusterIP',
       ports: [{ name: POSTGRES_PORT_NAME, protocol: 'TCP', port: POSTGRES_PORT, targetPort: POSTGRES_PORT_NAME }],

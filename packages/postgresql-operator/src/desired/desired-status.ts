@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
-import { setStatusCondition, type Condition, type ConditionStatus } from '@k8s-operators/controller-core';
+import { metav1Time, setStatusCondition, type Condition, type ConditionStatus } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL, PostgreSQLStatus } from '../api/postgresql-resource.ts';
 import { PostgreSQLConditionType } from '../api/postgresql-conditions.ts';
 import { isFinished, isUsable } from './backup-status.ts';
-import { metav1Time, timeOf } from './metav1-time.ts';
+import { timeOf } from './metav1-time.ts';
 import type { SchedulePlan } from '../schedule/backup-schedule-plan.ts';
 
 /**

@@ -1,3 +1,4 @@
+import { requiredName, requiredNamespace } from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 
 /**
@@ -5,28 +6,13 @@ import type { PostgreSQL } from '../api/postgresql-resource.ts';
  * in the seed (`kubectl get svc foodb`); the data volume's claim is `<name>-data`.
  */
 
-function required(value: string | undefined, field: string): string {
-  if (value === undefined || value === '') {
-    throw new Error(`PostgreSQL has no ${field}; pass the object as read from the API server`);
-  }
-  return value;
-}
-
-export function instanceName(postgresql: PostgreSQL): string {
-  return required(postgresql.metadata.name, 'metadata.name');
-}
-
-export function instanceNamespace(postgresql: PostgreSQL): string {
-  return required(postgresql.metadata.namespace, 'metadata.namespace');
-}
-
 export function dataClaimName(postgresql: PostgreSQL): string {
-  return `${instanceName(postgresql)}-data`;
+  return `${requiredName(postgresql)}-data`;
 }
 
 /** `namespace/name`: the key of the PostgreSQL in caches, queues and locks. */
 export function instanceKey(postgresql: PostgreSQL): string {
-  return `${instanceNamespace(postgresql)}/${instanceName(postgresql)}`;
+  return `${requiredNamespace(postgresql)}/${requiredName(postgresql)}`;
 }
 
 /** The Service name is a DNS-1035 label, and the name is also a label value: both allow 63 characters. */
@@ -38,7 +24,7 @@ const MAX_NAME_LENGTH = 63;
  * check `metadata.name` beyond what every object allows (a DNS subdomain of 253 characters), so the controller does.
  */
 export function nameProblem(postgresql: PostgreSQL): string | undefined {
-  const name = instanceName(postgresql);
+  const name = requiredName(postgresql);
   if (name.length <= MAX_NAME_LENGTH && DNS_1035_LABEL.test(name)) return undefined;
   return (
     `the name ${JSON.stringify(name)} cannot name the PostgreSQL's Service: use at most ${MAX_NAME_LENGTH} ` +

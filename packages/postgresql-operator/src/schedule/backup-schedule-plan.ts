@@ -1,8 +1,8 @@
+import { requiredName } from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
 import { scheduledBackupName } from '../backup/backup-name.ts';
 import { parseSchedule, scheduleDecision } from './schedule.ts';
-import { instanceName } from '../desired/object-names.ts';
 import { timeOf } from '../desired/metav1-time.ts';
 
 /** What the schedule asks for now. */
@@ -35,6 +35,6 @@ export function backupSchedulePlan(postgresql: PostgreSQL, now: Date): ScheduleP
     periodSeconds,
     ...(decision.due === undefined
       ? {}
-      : { due: { ...decision.due, backupName: scheduledBackupName(instanceName(postgresql), decision.due.slot) } }),
+      : { due: { ...decision.due, backupName: scheduledBackupName(requiredName(postgresql), decision.due.slot) } }),
   };
 }
