@@ -20,7 +20,17 @@ export {
   type ImageChangePolicy,
 } from './api/defaults.ts';
 
-export { isWindowOpen, nextWindowBoundary, type MaintenanceWindow } from './schedule/maintenance-window.ts';
+export {
+  resolveMaintPage,
+  resolveMaintenanceWindow,
+  type MaintPageResolution,
+  type MaintenanceWindowResolution,
+  type ResolvedMaintPage,
+  type ResolvedMaintPageSpec,
+  type ResolvedMaintenanceWindow,
+  type WindowBound,
+} from './api/resolved-maintpage.ts';
+export { isWindowOpen, nextWindowBoundary } from './schedule/maintenance-window.ts';
 export { parseRfc3339 } from './schedule/rfc3339.ts';
 
 export { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor, targetOfSelector, type Target } from './desired/labels.ts';
@@ -66,7 +76,6 @@ export {
   switchLatencySeconds,
   type StatusOutcome,
 } from './desired/desired-status.ts';
-export { specProblem } from './controller/spec-problems.ts';
 
 export { FIELD_MANAGER, setupMaintPageController, type MaintPageControllerOptions } from './controller/maintpage-controller.ts';
 export { registerMaintPageMetrics, type MaintPageMetrics } from './metrics/maintpage-metrics.ts';

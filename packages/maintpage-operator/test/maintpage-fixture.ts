@@ -1,4 +1,5 @@
 import type { MaintPage, MaintPageSpec } from '../src/api/maintpage-resource.ts';
+import { resolveMaintPage, type ResolvedMaintPage } from '../src/api/resolved-maintpage.ts';
 
 type MaintPageConfig = NonNullable<MaintPageSpec['maintpageconfig']>;
 type AppConfig = MaintPageSpec['appconfig'];
@@ -38,4 +39,11 @@ export function builtInPageFixture(options: FixtureOptions = {}): MaintPage {
   const maintPage = maintPageFixture(options);
   const { maintpageimage: _omitted, ...config } = maintPage.spec.maintpageconfig ?? {};
   return { ...maintPage, spec: { ...maintPage.spec, maintpageconfig: config } };
+}
+
+/** `maintPage` resolved as a reconcile resolves it, for the builders; a fixture with a spec problem fails its test. */
+export function resolved(maintPage: MaintPage): ResolvedMaintPage {
+  const resolution = resolveMaintPage(maintPage);
+  if ('problem' in resolution) throw new Error(`the fixture has a spec problem: ${resolution.problem}`);
+  return resolution.maintPage;
 }

@@ -1,6 +1,6 @@
 /**
- * Defaults of the optional MaintPage fields. The CRD declares them (so `kubectl get -o yaml` shows them) and the
- * builders fall back to the same values, so an object that never went through the API server's defaulting (a test
+ * Defaults of the optional MaintPage fields. The CRD declares them (so `kubectl get -o yaml` shows them) and
+ * `resolveMaintPage` applies the same values, so an object that never went through the API server's defaulting (a test
  * fixture, an object stored before a field existed) is read the same way. Each keeps the seed's behaviour.
  */
 

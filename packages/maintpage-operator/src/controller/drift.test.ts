@@ -1,6 +1,6 @@
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { maintPageFixture } from '../../test/maintpage-fixture.ts';
+import { maintPageFixture, resolved } from '../../test/maintpage-fixture.ts';
 import { APPLIED_APP_IMAGE_ANNOTATION, appImageToApply } from '../desired/app-image.ts';
 import { desiredAppDeployment } from '../desired/desired-app-deployment.ts';
 import { detectDrift } from './drift.ts';
@@ -26,12 +26,12 @@ const service = (selector: Record<string, string>): V1Service => ({ metadata: { 
 
 describe('detectDrift: the app image', () => {
   it('sees nothing when the image is appimage', () => {
-    const drift = detectDrift(maintPageFixture(), { appDeployment: deploymentRunning(specImage), service: undefined }, appSelector);
+    const drift = detectDrift(resolved(maintPageFixture()), { appDeployment: deploymentRunning(specImage), service: undefined }, appSelector);
     expect(drift).toEqual({ appImage: undefined, serviceSelector: undefined, events: [] });
   });
 
   it("reverts a hand-made change (the seed article's test: prodpage:notfound) with a Warning event", () => {
-    const maintPage = maintPageFixture();
+    const maintPage = resolved(maintPageFixture());
     const deployment = deploymentRunning('quay.io/daein/prodpage:notfound');
     const drift = detectDrift(maintPage, { appDeployment: deployment, service: undefined }, appSelector);
     expect(drift.appImage).toEqual({
@@ -55,12 +55,12 @@ describe('detectDrift: the app image', () => {
 
   it('finds the app container by name, not position, so a sidecar listed first changes nothing', () => {
     const deployment = deploymentRunning('quay.io/daein/prodpage:notfound', { sidecarFirst: true });
-    const drift = detectDrift(maintPageFixture(), { appDeployment: deployment, service: undefined }, appSelector);
+    const drift = detectDrift(resolved(maintPageFixture()), { appDeployment: deployment, service: undefined }, appSelector);
     expect(drift.appImage).toMatchObject({ container: 'httpd', observedImage: 'quay.io/daein/prodpage:notfound' });
   });
 
   it('keeps a hand-made change when imageChangePolicy is Allow, and says so', () => {
-    const maintPage = maintPageFixture({ appconfig: { imageChangePolicy: 'Allow' } });
+    const maintPage = resolved(maintPageFixture({ appconfig: { imageChangePolicy: 'Allow' } }));
     const deployment = deploymentRunning('quay.io/daein/prodpage:v2');
     const drift = detectDrift(maintPage, { appDeployment: deployment, service: undefined }, appSelector);
     expect(drift.appImage?.action).toBe('Keep');
@@ -80,7 +80,7 @@ describe('detectDrift: the app image', () => {
   });
 
   it.each(['Revert', 'Allow'] as const)('applies a new appimage under policy %s, without calling it drift', (policy) => {
-    const maintPage = maintPageFixture({ appconfig: { appimage: 'quay.io/daein/prodpage:v3', imageChangePolicy: policy } });
+    const maintPage = resolved(maintPageFixture({ appconfig: { appimage: 'quay.io/daein/prodpage:v3', imageChangePolicy: policy } }));
     const deployment = deploymentRunning(specImage); // applied for the previous appimage
     const drift = detectDrift(maintPage, { appDeployment: deployment, service: undefined }, appSelector);
     expect(drift.appImage).toBeUndefined();
@@ -91,20 +91,20 @@ describe('detectDrift: the app image', () => {
   it('treats a Deployment without the annotation (made before this operator) as out of date, not drifted', () => {
     const deployment = deploymentRunning('quay.io/daein/prodpage:old');
     delete deployment.metadata?.annotations;
-    expect(detectDrift(maintPageFixture(), { appDeployment: deployment, service: undefined }, appSelector).appImage).toBeUndefined();
+    expect(detectDrift(resolved(maintPageFixture()), { appDeployment: deployment, service: undefined }, appSelector).appImage).toBeUndefined();
   });
 });
 
 describe('detectDrift: the Service selector', () => {
   it('sees nothing without a Service, or when it selects what was decided', () => {
-    const maintPage = maintPageFixture();
+    const maintPage = resolved(maintPageFixture());
     expect(detectDrift(maintPage, { appDeployment: undefined, service: undefined }, appSelector).serviceSelector).toBeUndefined();
     expect(detectDrift(maintPage, { appDeployment: undefined, service: service(appSelector) }, appSelector).serviceSelector).toBeUndefined();
   });
 
   it('leaves a move between our own two selectors to the switch decision', () => {
     const drift = detectDrift(
-      maintPageFixture(),
+      resolved(maintPageFixture()),
       { appDeployment: undefined, service: service(selectorFor('example', 'maintenance')) },
       appSelector,
     );
@@ -118,7 +118,7 @@ describe('detectDrift: the Service selector', () => {
     ['no selector at all', undefined],
   ])('reverts %s with a Warning event', (_what, selector) => {
     const observedService: V1Service = { metadata: { name: 'httpd' }, spec: selector === undefined ? {} : { selector } };
-    const drift = detectDrift(maintPageFixture(), { appDeployment: undefined, service: observedService }, appSelector);
+    const drift = detectDrift(resolved(maintPageFixture()), { appDeployment: undefined, service: observedService }, appSelector);
     expect(drift.serviceSelector).toEqual({ service: 'httpd', observed: selector ?? {}, desired: appSelector });
     expect(drift.events).toHaveLength(1);
     expect(drift.events[0]).toMatchObject({ type: 'Warning', reason: 'SelectorReverted' });

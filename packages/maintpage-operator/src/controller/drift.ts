@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { requiredName } from '@k8s-operators/controller-core';
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
-import type { MaintPage } from '../api/maintpage-resource.ts';
+import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { detectAppImageChange, type AppImageChange } from '../desired/app-image.ts';
 import { targetOfSelector } from '../desired/labels.ts';
 import { appName } from '../desired/object-names.ts';
@@ -47,7 +47,7 @@ function formatSelector(selector: Readonly<Record<string, string>>): string {
  * of this MaintPage's two selectors (moving between those is a switch, which `decideSwitch` reports).
  */
 export function detectServiceSelectorChange(
-  maintPage: MaintPage,
+  maintPage: ResolvedMaintPage,
   service: V1Service | undefined,
   desiredSelector: Record<string, string>,
 ): SelectorChange | undefined {
@@ -79,7 +79,7 @@ function imageEvent(deployment: string, change: AppImageChange): DriftEvent {
 }
 
 /** Hand-made changes to the app Deployment's image and the Service selector, with the Events that report them. */
-export function detectDrift(maintPage: MaintPage, observed: ObservedObjects, desiredSelector: Record<string, string>): Drift {
+export function detectDrift(maintPage: ResolvedMaintPage, observed: ObservedObjects, desiredSelector: Record<string, string>): Drift {
   const appImage = detectAppImageChange(maintPage, observed.appDeployment);
   const serviceSelector = detectServiceSelectorChange(maintPage, observed.service, desiredSelector);
   const events: DriftEvent[] = [];

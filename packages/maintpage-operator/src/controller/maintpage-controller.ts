@@ -13,6 +13,7 @@ import {
 } from '@k8s-operators/controller-core';
 import { MaintPageRef } from '../api/maintpage-ref.ts';
 import type { MaintPage } from '../api/maintpage-resource.ts';
+import { resolveMaintPage } from '../api/resolved-maintpage.ts';
 import { MaintPageReason } from '../api/maintpage-status-values.ts';
 import { desiredAppDeployment } from '../desired/desired-app-deployment.ts';
 import { desiredMaintenanceDeployment } from '../desired/desired-maintenance-deployment.ts';
@@ -22,7 +23,6 @@ import { blockedOutcome, desiredStatus, invalidSpecOutcome, switchLatencySeconds
 import { detectDrift } from './drift.ts';
 import { registerMaintPageMetrics } from '../metrics/maintpage-metrics.ts';
 import { appName, maintenanceDeploymentName, pageHtmlConfigMapName } from '../desired/object-names.ts';
-import { specProblem } from './spec-problems.ts';
 import { decideSwitch } from '../desired/switch-decision.ts';
 
 export const FIELD_MANAGER = 'maintpage-operator';
@@ -70,18 +70,20 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
       if (changed) await statusWriter.write(MaintPageRef, maintPage, status);
     };
 
-    const problem = specProblem(maintPage);
-    if (problem) {
+    const resolution = resolveMaintPage(maintPage);
+    if ('problem' in resolution) {
+      const { problem } = resolution;
       events.event(maintPage, { type: 'Warning', reason: MaintPageReason.InvalidSpec, action: 'Validate', note: problem });
       await writeStatus(invalidSpecOutcome(maintPage, problem));
       return undefined;
     }
+    const resolved = resolution.maintPage;
 
     const cached = {
-      appDeployment: await reader.get(Resources.Deployment, { namespace, name: appName(maintPage) }),
-      maintenanceDeployment: await reader.get(Resources.Deployment, { namespace, name: maintenanceDeploymentName(maintPage) }),
-      service: await reader.get(Resources.Service, { namespace, name: appName(maintPage) }),
-      pageHtml: await reader.get(Resources.ConfigMap, { namespace, name: pageHtmlConfigMapName(maintPage) }),
+      appDeployment: await reader.get(Resources.Deployment, { namespace, name: appName(resolved) }),
+      maintenanceDeployment: await reader.get(Resources.Deployment, { namespace, name: maintenanceDeploymentName(resolved) }),
+      service: await reader.get(Resources.Service, { namespace, name: appName(resolved) }),
+      pageHtml: await reader.get(Resources.ConfigMap, { namespace, name: pageHtmlConfigMapName(resolved) }),
     };
     const conflict = Object.values(cached).map((obj) => ownershipConflict(obj, maintPage)).find((c) => c !== undefined);
     if (conflict) {
@@ -92,18 +94,18 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
 
     const apply = <T extends KubernetesObject>(ref: ResourceRef<T>, desired: KubernetesObject, current: T | undefined): Promise<T> =>
       applyOwned(manager.client, ref, desired as never, { owner: maintPage, fieldManager: FIELD_MANAGER, current });
-    const pageHtml = desiredPageHtmlConfigMap(maintPage);
+    const pageHtml = desiredPageHtmlConfigMap(resolved);
     if (pageHtml) await apply(Resources.ConfigMap, pageHtml, cached.pageHtml);
-    await apply(Resources.Deployment, desiredMaintenanceDeployment(maintPage, { pageServerImage: options.pageServerImage }), cached.maintenanceDeployment);
-    await apply(Resources.Deployment, desiredAppDeployment(maintPage, cached.appDeployment), cached.appDeployment);
+    await apply(Resources.Deployment, desiredMaintenanceDeployment(resolved, { pageServerImage: options.pageServerImage }), cached.maintenanceDeployment);
+    await apply(Resources.Deployment, desiredAppDeployment(resolved, cached.appDeployment), cached.appDeployment);
 
-    const decision = decideSwitch(maintPage, {
+    const decision = decideSwitch(resolved, {
       appReadyReplicas: cached.appDeployment?.status?.readyReplicas ?? 0,
       maintenanceReadyReplicas: cached.maintenanceDeployment?.status?.readyReplicas ?? 0,
       service: cached.service,
     }, now());
-    const drift = detectDrift(maintPage, { appDeployment: cached.appDeployment, service: cached.service }, decision.selector);
-    await apply(Resources.Service, desiredService(maintPage, decision.target), cached.service);
+    const drift = detectDrift(resolved, { appDeployment: cached.appDeployment, service: cached.service }, decision.selector);
+    await apply(Resources.Service, desiredService(resolved, decision.target), cached.service);
     for (const event of drift.events) events.event(maintPage, { ...event, action: 'Revert', note: event.message });
 
     if (decision.switched) {
@@ -115,9 +117,9 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
     metrics.published.set({ namespace, name: maintPage.metadata.name ?? '' }, decision.target === 'maintenance' ? 1 : 0);
 
     await deleteOrphans(maintPage, [
-      { ref: Resources.Deployment, names: [appName(maintPage), maintenanceDeploymentName(maintPage)] },
-      { ref: Resources.Service, names: [appName(maintPage)] },
-      { ref: Resources.ConfigMap, names: pageHtml ? [pageHtmlConfigMapName(maintPage)] : [] },
+      { ref: Resources.Deployment, names: [appName(resolved), maintenanceDeploymentName(resolved)] },
+      { ref: Resources.Service, names: [appName(resolved)] },
+      { ref: Resources.ConfigMap, names: pageHtml ? [pageHtmlConfigMapName(resolved)] : [] },
     ], ctx);
     await writeStatus(decision);
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };

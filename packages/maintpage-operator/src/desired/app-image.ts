@@ -1,6 +1,5 @@
 import type { V1Deployment } from '@kubernetes/client-node';
-import { DEFAULT_IMAGE_CHANGE_POLICY } from '../api/defaults.ts';
-import type { MaintPage } from '../api/maintpage-resource.ts';
+import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { appName } from './object-names.ts';
 
 /**
@@ -26,18 +25,18 @@ export interface AppImageChange {
 }
 
 /** The manual change of the app container's image on `observed`, if there is one. */
-export function detectAppImageChange(maintPage: MaintPage, observed: V1Deployment | undefined): AppImageChange | undefined {
+export function detectAppImageChange(maintPage: ResolvedMaintPage, observed: V1Deployment | undefined): AppImageChange | undefined {
   const container = appName(maintPage);
   const specImage = maintPage.spec.appconfig.appimage;
   const observedImage = observed?.spec?.template.spec?.containers.find((c) => c.name === container)?.image;
   if (observedImage === undefined || observedImage === specImage) return undefined;
   if (observed?.metadata?.annotations?.[APPLIED_APP_IMAGE_ANNOTATION] !== specImage) return undefined;
-  const policy = maintPage.spec.appconfig.imageChangePolicy ?? DEFAULT_IMAGE_CHANGE_POLICY;
+  const policy = maintPage.spec.appconfig.imageChangePolicy;
   return { container, observedImage, specImage, action: policy === 'Allow' ? 'Keep' : 'Revert' };
 }
 
 /** The image to put in the app Deployment: `appimage`, unless a manual change is to be kept. */
-export function appImageToApply(maintPage: MaintPage, observed: V1Deployment | undefined): string {
+export function appImageToApply(maintPage: ResolvedMaintPage, observed: V1Deployment | undefined): string {
   const change = detectAppImageChange(maintPage, observed);
   return change?.action === 'Keep' ? change.observedImage : maintPage.spec.appconfig.appimage;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maintPageFixture } from '../../test/maintpage-fixture.ts';
+import { maintPageFixture, resolved } from '../../test/maintpage-fixture.ts';
 import { desiredAppDeployment } from './desired-app-deployment.ts';
 
 const owner = {
@@ -13,7 +13,7 @@ const owner = {
 
 describe('desiredAppDeployment', () => {
   it("builds the seed's Deployment: named appname, one replica, container appname with appimage", () => {
-    expect(desiredAppDeployment(maintPageFixture())).toEqual({
+    expect(desiredAppDeployment(resolved(maintPageFixture()))).toEqual({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: {
@@ -46,7 +46,7 @@ describe('desiredAppDeployment', () => {
   });
 
   it('takes port and replicas from the spec', () => {
-    const deployment = desiredAppDeployment(maintPageFixture({ appconfig: { port: 3000, replicas: 3 } }));
+    const deployment = desiredAppDeployment(resolved(maintPageFixture({ appconfig: { port: 3000, replicas: 3 } })));
     expect(deployment.spec?.replicas).toBe(3);
     expect(deployment.spec?.template.spec?.containers[0]?.ports).toEqual([
       { name: 'http', containerPort: 3000, protocol: 'TCP' },
@@ -54,7 +54,7 @@ describe('desiredAppDeployment', () => {
   });
 
   it('does not select the maintenance pods even when the MaintPage and the app share a name', () => {
-    const deployment = desiredAppDeployment(maintPageFixture({ name: 'httpd' }));
+    const deployment = desiredAppDeployment(resolved(maintPageFixture({ name: 'httpd' })));
     expect(deployment.spec?.selector.matchLabels).toEqual({
       'maintpage.example.com/instance': 'httpd',
       'maintpage.example.com/role': 'app',
@@ -62,7 +62,7 @@ describe('desiredAppDeployment', () => {
   });
 
   it('refuses a MaintPage without a uid, which could not own anything', () => {
-    const maintPage = maintPageFixture();
+    const maintPage = resolved(maintPageFixture());
     delete maintPage.metadata.uid;
     expect(() => desiredAppDeployment(maintPage)).toThrow(/metadata\.uid/);
   });

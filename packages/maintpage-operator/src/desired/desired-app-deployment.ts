@@ -1,7 +1,6 @@
 import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { DEFAULT_PORT, DEFAULT_REPLICAS } from '../api/defaults.ts';
-import type { MaintPage } from '../api/maintpage-resource.ts';
+import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { APPLIED_APP_IMAGE_ANNOTATION, appImageToApply } from './app-image.ts';
 import { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor } from './labels.ts';
 import { appName } from './object-names.ts';
@@ -15,7 +14,7 @@ import { appName } from './object-names.ts';
  * `observed` is the Deployment as it is now, if it exists, to keep a manual image change when `imageChangePolicy`
  * is `Allow` (app-image.ts).
  */
-export function desiredAppDeployment(maintPage: MaintPage, observed?: V1Deployment): V1Deployment {
+export function desiredAppDeployment(maintPage: ResolvedMaintPage, observed?: V1Deployment): V1Deployment {
   const instance = requiredName(maintPage);
   const name = appName(maintPage);
   const config = maintPage.spec.appconfig;
@@ -29,7 +28,7 @@ export function desiredAppDeployment(maintPage: MaintPage, observed?: V1Deployme
       annotations: { [APPLIED_APP_IMAGE_ANNOTATION]: config.appimage },
     }),
     spec: {
-      replicas: config.replicas ?? DEFAULT_REPLICAS,
+      replicas: config.replicas,
       selector: { matchLabels: selector },
       template: {
         metadata: { labels: { [SEED_APP_LABEL]: name, ...selector } },
@@ -38,7 +37,7 @@ export function desiredAppDeployment(maintPage: MaintPage, observed?: V1Deployme
             {
               name,
               image: appImageToApply(maintPage, observed),
-              ports: [{ name: 'http', containerPort: config.port ?? DEFAULT_PORT, protocol: 'TCP' }],
+              ports: [{ name: 'http', containerPort: config.port, protocol: 'TCP' }],
               readinessProbe: { tcpSocket: { port: 'http' }, periodSeconds: 5 },
             },
           ],

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { builtInPageFixture, maintPageFixture } from '../../test/maintpage-fixture.ts';
+import { builtInPageFixture, maintPageFixture, resolved } from '../../test/maintpage-fixture.ts';
 import { desiredMaintenanceDeployment } from './desired-maintenance-deployment.ts';
 
 const options = { pageServerImage: 'ghcr.io/k8s-operators/maintpage-page-server:0.1.0' };
 const maintenanceSelector = { 'maintpage.example.com/instance': 'example', 'maintpage.example.com/role': 'maintenance' };
 
 describe('desiredMaintenanceDeployment with the seed\'s maintpageimage', () => {
-  const deployment = desiredMaintenanceDeployment(maintPageFixture(), options);
+  const deployment = desiredMaintenanceDeployment(resolved(maintPageFixture()), options);
   const pod = deployment.spec?.template.spec;
   const container = pod?.containers[0];
 
@@ -45,7 +45,7 @@ describe('desiredMaintenanceDeployment with the seed\'s maintpageimage', () => {
   });
 
   it('takes port and replicas from the spec', () => {
-    const custom = desiredMaintenanceDeployment(maintPageFixture({ maintpageconfig: { port: 8081, replicas: 2 } }), options);
+    const custom = desiredMaintenanceDeployment(resolved(maintPageFixture({ maintpageconfig: { port: 8081, replicas: 2 } })), options);
     expect(custom.spec?.replicas).toBe(2);
     expect(custom.spec?.template.spec?.containers[0]?.ports).toEqual([{ name: 'http', containerPort: 8081, protocol: 'TCP' }]);
   });
@@ -53,7 +53,7 @@ describe('desiredMaintenanceDeployment with the seed\'s maintpageimage', () => {
 
 describe('desiredMaintenanceDeployment with the built-in page server', () => {
   it('runs the page server image with its defaults, bound to the Pod IP, probed on /healthz', () => {
-    const pod = desiredMaintenanceDeployment(builtInPageFixture(), options).spec?.template.spec;
+    const pod = desiredMaintenanceDeployment(resolved(builtInPageFixture()), options).spec?.template.spec;
     expect(pod?.containers).toEqual([
       {
         name: 'maintpage',
@@ -85,13 +85,13 @@ describe('desiredMaintenanceDeployment with the built-in page server', () => {
   });
 
   it('passes message, Retry-After and the schedule end as flags', () => {
-    const maintPage = builtInPageFixture({
+    const maintPage = resolved(builtInPageFixture({
       maintpageconfig: {
         port: 9000,
         schedule: { start: '2026-03-01T22:00:00Z', end: '2026-03-02T02:00:00Z' },
         page: { message: 'Back at 02:00 UTC.', retryAfterSeconds: 120 },
       },
-    });
+    }));
     expect(desiredMaintenanceDeployment(maintPage, options).spec?.template.spec?.containers[0]?.args).toEqual([
       '--port=9000',
       '--message=Back at 02:00 UTC.',
@@ -101,7 +101,7 @@ describe('desiredMaintenanceDeployment with the built-in page server', () => {
   });
 
   it('mounts an inline page from the ConfigMap made for it, read-only', () => {
-    const maintPage = builtInPageFixture({ maintpageconfig: { page: { html: '<h1>Back soon</h1>' } } });
+    const maintPage = resolved(builtInPageFixture({ maintpageconfig: { page: { html: '<h1>Back soon</h1>' } } }));
     const pod = desiredMaintenanceDeployment(maintPage, options).spec?.template.spec;
     expect(pod?.volumes).toEqual([
       { name: 'page', configMap: { name: 'example-maintpage-html', items: [{ key: 'page.html', path: 'page.html' }] } },
@@ -111,9 +111,9 @@ describe('desiredMaintenanceDeployment with the built-in page server', () => {
   });
 
   it("mounts the key of the user's ConfigMap named by htmlFrom as page.html", () => {
-    const maintPage = builtInPageFixture({
+    const maintPage = resolved(builtInPageFixture({
       maintpageconfig: { page: { htmlFrom: { configMapKeyRef: { name: 'pages', key: 'shop.html' } } } },
-    });
+    }));
     const pod = desiredMaintenanceDeployment(maintPage, options).spec?.template.spec;
     expect(pod?.volumes).toEqual([
       { name: 'page', configMap: { name: 'pages', items: [{ key: 'shop.html', path: 'page.html' }] } },

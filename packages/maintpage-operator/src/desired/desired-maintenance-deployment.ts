@@ -5,13 +5,7 @@ import {
   restrictedPodSecurityContext,
 } from '@k8s-operators/controller-core';
 import type { V1Container, V1Deployment, V1PodSpec, V1Volume } from '@kubernetes/client-node';
-import {
-  DEFAULT_PAGE_MESSAGE,
-  DEFAULT_PORT,
-  DEFAULT_REPLICAS,
-  DEFAULT_RETRY_AFTER_SECONDS,
-} from '../api/defaults.ts';
-import type { MaintPage } from '../api/maintpage-resource.ts';
+import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { BIND_ADDRESS_ENV, pageServerArgs } from '../page-server/flags.ts';
 import { HEALTH_PATH } from '../page-server/page-server.ts';
 import { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor } from './labels.ts';
@@ -54,20 +48,20 @@ const PORT_NAME = 'http';
 /** The UID and GID of the built-in page server image. */
 const PAGE_SERVER_USER_ID = 65532;
 
-function pageVolume(maintPage: MaintPage): V1Volume | undefined {
-  const page = maintPage.spec.maintpageconfig?.page;
-  if (page?.html !== undefined) {
+function pageVolume(maintPage: ResolvedMaintPage): V1Volume | undefined {
+  const { page } = maintPage.spec.maintpageconfig;
+  if (page.html !== undefined) {
     return {
       name: PAGE_VOLUME_NAME,
       configMap: { name: pageHtmlConfigMapName(maintPage), items: [{ key: PAGE_HTML_KEY, path: PAGE_FILE_NAME }] },
     };
   }
-  const ref = page?.htmlFrom?.configMapKeyRef;
+  const ref = page.htmlFrom?.configMapKeyRef;
   if (ref === undefined) return undefined;
   return { name: PAGE_VOLUME_NAME, configMap: { name: ref.name, items: [{ key: ref.key, path: PAGE_FILE_NAME }] } };
 }
 
-function pageServerPod(maintPage: MaintPage, port: number, image: string): V1PodSpec {
+function pageServerPod(maintPage: ResolvedMaintPage, port: number, image: string): V1PodSpec {
   const config = maintPage.spec.maintpageconfig;
   const volume = pageVolume(maintPage);
   const probe = { httpGet: { path: HEALTH_PATH, port: PORT_NAME } };
@@ -76,9 +70,9 @@ function pageServerPod(maintPage: MaintPage, port: number, image: string): V1Pod
     image,
     args: pageServerArgs({
       port,
-      message: config?.page?.message ?? DEFAULT_PAGE_MESSAGE,
-      retryAfterSeconds: config?.page?.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS,
-      retryAfterUntil: config?.schedule?.end,
+      message: config.page.message,
+      retryAfterSeconds: config.page.retryAfterSeconds,
+      retryAfterUntil: config.schedule?.end?.asWritten,
       contentFile: volume === undefined ? undefined : `${PAGE_MOUNT_PATH}/${PAGE_FILE_NAME}`,
     }),
     // Listening on the Pod IP rather than every interface keeps pods that share a network namespace (testkit's
@@ -122,13 +116,13 @@ function customImagePod(port: number, image: string): V1PodSpec {
   };
 }
 
-export function desiredMaintenanceDeployment(maintPage: MaintPage, options: MaintenanceDeploymentOptions): V1Deployment {
+export function desiredMaintenanceDeployment(maintPage: ResolvedMaintPage, options: MaintenanceDeploymentOptions): V1Deployment {
   const instance = requiredName(maintPage);
   const config = maintPage.spec.maintpageconfig;
-  const port = config?.port ?? DEFAULT_PORT;
+  const { port } = config;
   const selector = selectorFor(instance, 'maintenance');
   const podLabels = { [SEED_APP_LABEL]: instance, ...selector };
-  const customImage = config?.maintpageimage;
+  const customImage = config.maintpageimage;
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -137,7 +131,7 @@ export function desiredMaintenanceDeployment(maintPage: MaintPage, options: Main
       labels: { [INSTANCE_LABEL]: instance, [ROLE_LABEL]: 'maintenance' },
     }),
     spec: {
-      replicas: config?.replicas ?? DEFAULT_REPLICAS,
+      replicas: config.replicas,
       selector: { matchLabels: selector },
       template: {
         metadata: { labels: podLabels },

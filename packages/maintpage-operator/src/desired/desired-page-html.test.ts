@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { builtInPageFixture, maintPageFixture } from '../../test/maintpage-fixture.ts';
+import { builtInPageFixture, maintPageFixture, resolved } from '../../test/maintpage-fixture.ts';
 import { desiredPageHtmlConfigMap } from './desired-page-html.ts';
 
 describe('desiredPageHtmlConfigMap', () => {
   it('carries page.html for the built-in page server, owned by the MaintPage', () => {
     const html = '<h1>Back soon</h1>';
-    expect(desiredPageHtmlConfigMap(builtInPageFixture({ maintpageconfig: { page: { html } } }))).toEqual({
+    expect(desiredPageHtmlConfigMap(resolved(builtInPageFixture({ maintpageconfig: { page: { html } } })))).toEqual({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: {
@@ -19,12 +19,12 @@ describe('desiredPageHtmlConfigMap', () => {
   });
 
   it('is not wanted without an inline page, or when a user image serves the page', () => {
-    expect(desiredPageHtmlConfigMap(builtInPageFixture())).toBeUndefined();
+    expect(desiredPageHtmlConfigMap(resolved(builtInPageFixture()))).toBeUndefined();
     expect(
       desiredPageHtmlConfigMap(
-        builtInPageFixture({ maintpageconfig: { page: { htmlFrom: { configMapKeyRef: { name: 'pages', key: 'shop.html' } } } } }),
+        resolved(builtInPageFixture({ maintpageconfig: { page: { htmlFrom: { configMapKeyRef: { name: 'pages', key: 'shop.html' } } } } })),
       ),
     ).toBeUndefined();
-    expect(desiredPageHtmlConfigMap(maintPageFixture({ maintpageconfig: { page: { html: '<p>x</p>' } } }))).toBeUndefined();
+    expect(desiredPageHtmlConfigMap(resolved(maintPageFixture({ maintpageconfig: { page: { html: '<p>x</p>' } } })))).toBeUndefined();
   });
 });

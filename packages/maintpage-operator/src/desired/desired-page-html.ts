@@ -1,6 +1,6 @@
 import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { MaintPage } from '../api/maintpage-resource.ts';
+import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { PAGE_HTML_KEY } from './desired-maintenance-deployment.ts';
 import { INSTANCE_LABEL, ROLE_LABEL } from './labels.ts';
 import { pageHtmlConfigMapName } from './object-names.ts';
@@ -9,10 +9,10 @@ import { pageHtmlConfigMapName } from './object-names.ts';
  * The ConfigMap that carries `page.html` given inline to the built-in page server's pods, or `undefined` when there
  * is none to have (no inline page, or a user image serves the page); a reconciler deletes a leftover one.
  */
-export function desiredPageHtmlConfigMap(maintPage: MaintPage): V1ConfigMap | undefined {
+export function desiredPageHtmlConfigMap(maintPage: ResolvedMaintPage): V1ConfigMap | undefined {
   const config = maintPage.spec.maintpageconfig;
-  const html = config?.page?.html;
-  if (html === undefined || config?.maintpageimage !== undefined) return undefined;
+  const { html } = config.page;
+  if (html === undefined || config.maintpageimage !== undefined) return undefined;
   const instance = requiredName(maintPage);
   return {
     apiVersion: 'v1',

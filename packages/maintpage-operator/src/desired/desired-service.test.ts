@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { maintPageFixture } from '../../test/maintpage-fixture.ts';
+import { maintPageFixture, resolved } from '../../test/maintpage-fixture.ts';
 import { desiredService } from './desired-service.ts';
 
 describe('desiredService', () => {
   it("keeps the seed's name and port (8080, named 8080-tcp) and targets the pods' named port", () => {
-    const service = desiredService(maintPageFixture(), 'app');
+    const service = desiredService(resolved(maintPageFixture()), 'app');
     expect(service).toMatchObject({
       apiVersion: 'v1',
       kind: 'Service',
@@ -22,6 +22,6 @@ describe('desiredService', () => {
     ['app', { 'maintpage.example.com/instance': 'example', 'maintpage.example.com/role': 'app' }],
     ['maintenance', { 'maintpage.example.com/instance': 'example', 'maintpage.example.com/role': 'maintenance' }],
   ] as const)('selects the %s pods by instance and role only', (target, selector) => {
-    expect(desiredService(maintPageFixture(), target).spec?.selector).toEqual(selector);
+    expect(desiredService(resolved(maintPageFixture()), target).spec?.selector).toEqual(selector);
   });
 });

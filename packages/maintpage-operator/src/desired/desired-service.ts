@@ -1,7 +1,7 @@
 import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Service } from '@kubernetes/client-node';
 import { DEFAULT_PORT } from '../api/defaults.ts';
-import type { MaintPage } from '../api/maintpage-resource.ts';
+import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { INSTANCE_LABEL, SEED_APP_LABEL, selectorFor, type Target } from './labels.ts';
 import { appName } from './object-names.ts';
 
@@ -13,7 +13,7 @@ import { appName } from './object-names.ts';
 export const SERVICE_PORT = DEFAULT_PORT;
 export const SERVICE_PORT_NAME = `${SERVICE_PORT}-tcp`;
 
-export function desiredService(maintPage: MaintPage, target: Target): V1Service {
+export function desiredService(maintPage: ResolvedMaintPage, target: Target): V1Service {
   const instance = requiredName(maintPage);
   const name = appName(maintPage);
   return {

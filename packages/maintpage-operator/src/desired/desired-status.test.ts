@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maintPageFixture } from '../../test/maintpage-fixture.ts';
+import { maintPageFixture, resolved } from '../../test/maintpage-fixture.ts';
 import { invalidSpecOutcome, desiredStatus, switchLatencySeconds } from './desired-status.ts';
 import { selectorFor } from './labels.ts';
 import { decideSwitch } from './switch-decision.ts';
@@ -11,7 +11,7 @@ const appService = { spec: { selector: selectorFor('example', 'app') } };
 describe('desiredStatus', () => {
   it('writes the first status with the seed field, conditions, counts and generation', () => {
     const maintPage = maintPageFixture({ generation: 3 });
-    const decision = decideSwitch(maintPage, { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 }, first);
+    const decision = decideSwitch(resolved(maintPage), { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 }, first);
     const { status, changed } = desiredStatus(maintPage, decision, first);
     expect(changed).toBe(true);
     expect(status).toEqual({
@@ -30,18 +30,18 @@ describe('desiredStatus', () => {
   it('reports no change when nothing changed, so nothing is written', () => {
     const maintPage = maintPageFixture();
     const observed = { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 };
-    const { status } = desiredStatus(maintPage, decideSwitch(maintPage, observed, first), first);
+    const { status } = desiredStatus(maintPage, decideSwitch(resolved(maintPage), observed, first), first);
     const stored = maintPageFixture({ status: structuredClone(status) });
-    const again = desiredStatus(stored, decideSwitch(stored, observed, later), later);
+    const again = desiredStatus(stored, decideSwitch(resolved(stored), observed, later), later);
     expect(again.changed).toBe(false);
     expect(again.status).toEqual(status);
   });
 
   it('sets lastSwitchTime on a switch and moves lastTransitionTime only for conditions whose status moved', () => {
     const maintPage = maintPageFixture({ maintpageconfig: { maintpagetoggle: true } });
-    const waiting = decideSwitch(maintPage, { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 0 }, first);
+    const waiting = decideSwitch(resolved(maintPage), { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 0 }, first);
     const stored = maintPageFixture({ maintpageconfig: { maintpagetoggle: true }, status: desiredStatus(maintPage, waiting, first).status });
-    const switched = decideSwitch(stored, { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 }, later);
+    const switched = decideSwitch(resolved(stored), { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 }, later);
     const { status, changed } = desiredStatus(stored, switched, later);
     expect(changed).toBe(true);
     expect(status.maintpublishstatus).toBe('Published');
@@ -58,17 +58,17 @@ describe('desiredStatus', () => {
     const on = { maintpageconfig: { maintpagetoggle: true } };
     const notReady = { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 0 };
     const maintPage = maintPageFixture(on);
-    const waiting = desiredStatus(maintPage, decideSwitch(maintPage, notReady, first), first).status;
+    const waiting = desiredStatus(maintPage, decideSwitch(resolved(maintPage), notReady, first), first).status;
     expect(waiting.switchWantedTime).toBe('2026-03-01T22:00:00.250Z');
 
     // Any later reconcile, by this process or a new leader, reads the stored time and keeps it.
     const stored = maintPageFixture({ ...on, status: waiting });
-    const stillWaiting = desiredStatus(stored, decideSwitch(stored, notReady, later), later);
+    const stillWaiting = desiredStatus(stored, decideSwitch(resolved(stored), notReady, later), later);
     expect(stillWaiting.status.switchWantedTime).toBe('2026-03-01T22:00:00.250Z');
     expect(stillWaiting.changed).toBe(false);
 
     expect(switchLatencySeconds(stored, later)).toBe(299.75);
-    const switched = desiredStatus(stored, decideSwitch(stored, { ...notReady, maintenanceReadyReplicas: 1 }, later), later);
+    const switched = desiredStatus(stored, decideSwitch(resolved(stored), { ...notReady, maintenanceReadyReplicas: 1 }, later), later);
     expect(switched.status).not.toHaveProperty('switchWantedTime');
   });
 

@@ -61,7 +61,7 @@ export function switchLatencySeconds(maintPage: MaintPage, now: Date): number {
   return Number.isNaN(sinceMs) ? 0 : Math.max(0, (now.getTime() - sinceMs) / 1000);
 }
 
-/** The outcome for a MaintPage with a problem only the controller can see (`specProblem`): nothing is switched. */
+/** The outcome for a MaintPage whose spec has a problem (`resolveMaintPage` found it): nothing is switched. */
 export function invalidSpecOutcome(maintPage: MaintPage, problem: string): StatusOutcome {
   return blockedOutcome(maintPage, MaintPageReason.InvalidSpec, problem);
 }

@@ -1,5 +1,6 @@
 import { requiredName } from '@k8s-operators/controller-core';
 import type { MaintPage } from '../api/maintpage-resource.ts';
+import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 
 /**
  * Names of the objects a MaintPage owns. The app's Deployment and Service are named `appname`, as in the seed; the
@@ -7,15 +8,16 @@ import type { MaintPage } from '../api/maintpage-resource.ts';
  */
 
 /** The app's Deployment, its Service, and the app container are all named `appname`. */
-export function appName(maintPage: MaintPage): string {
+export function appName(maintPage: ResolvedMaintPage): string {
   return maintPage.spec.appconfig.appname;
 }
 
-export function maintenanceDeploymentName(maintPage: MaintPage): string {
+/** Reads only the MaintPage's name, so that resolveMaintPage can tell an appname that collides with it. */
+export function maintenanceDeploymentName(maintPage: Pick<MaintPage, 'metadata'>): string {
   return `${requiredName(maintPage)}-maintpage`;
 }
 
 /** The ConfigMap holding `page.html` when the page is given inline. */
-export function pageHtmlConfigMapName(maintPage: MaintPage): string {
+export function pageHtmlConfigMapName(maintPage: ResolvedMaintPage): string {
   return `${requiredName(maintPage)}-maintpage-html`;
 }

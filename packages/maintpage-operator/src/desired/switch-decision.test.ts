@@ -1,6 +1,6 @@
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { maintPageFixture } from '../../test/maintpage-fixture.ts';
+import { maintPageFixture, resolved } from '../../test/maintpage-fixture.ts';
 import { selectorFor, type Target } from './labels.ts';
 import { WAITING_REQUEUE_MS, decideSwitch, type ObservedState } from './switch-decision.ts';
 
@@ -14,8 +14,8 @@ function observed(service: V1Service | undefined, appReadyReplicas: number, main
   return { service, appReadyReplicas, maintenanceReadyReplicas };
 }
 
-const on = maintPageFixture({ maintpageconfig: { maintpagetoggle: true } });
-const off = maintPageFixture();
+const on = resolved(maintPageFixture({ maintpageconfig: { maintpagetoggle: true } }));
+const off = resolved(maintPageFixture());
 
 function conditionsOf(decision: ReturnType<typeof decideSwitch>): Record<string, [string, string]> {
   return Object.fromEntries(decision.conditions.map((c) => [c.type, [c.status, c.reason]]));
@@ -94,7 +94,7 @@ describe('decideSwitch', () => {
 
   it('keeps the maintenance page while no app pod is Ready', () => {
     const decision = decideSwitch(
-      maintPageFixture({ appconfig: { replicas: 3 } }),
+      resolved(maintPageFixture({ appconfig: { replicas: 3 } })),
       observed(serviceSelecting('maintenance'), 0, 1),
       now,
     );
@@ -153,7 +153,7 @@ describe('decideSwitch', () => {
 
   describe('with a schedule', () => {
     const window = { start: '2026-03-01T22:00:00Z', end: '2026-03-02T02:00:00Z' };
-    const scheduled = maintPageFixture({ maintpageconfig: { schedule: window } });
+    const scheduled = resolved(maintPageFixture({ maintpageconfig: { schedule: window } }));
 
     it('turns maintenance on while the window is open, and asks to come back exactly at its end', () => {
       const decision = decideSwitch(scheduled, observed(serviceSelecting('app'), 1, 1), now);
@@ -199,7 +199,7 @@ describe('decideSwitch', () => {
     });
 
     it('names both reasons when the toggle is on during the window', () => {
-      const both = maintPageFixture({ maintpageconfig: { maintpagetoggle: true, schedule: { start: window.start } } });
+      const both = resolved(maintPageFixture({ maintpageconfig: { maintpagetoggle: true, schedule: { start: window.start } } }));
       const decision = decideSwitch(both, observed(serviceSelecting('maintenance'), 1, 1), now);
       expect(decision.conditions[0]?.message).toBe(
         'The Service sends traffic to the maintenance page (1 Ready pod) because maintpagetoggle is true and the ' +
@@ -209,7 +209,7 @@ describe('decideSwitch', () => {
   });
 
   it("stamps every condition with the MaintPage's generation", () => {
-    const decision = decideSwitch(maintPageFixture({ generation: 7 }), observed(serviceSelecting('app'), 1, 1), now);
+    const decision = decideSwitch(resolved(maintPageFixture({ generation: 7 })), observed(serviceSelecting('app'), 1, 1), now);
     expect(decision.conditions.map((c) => c.observedGeneration)).toEqual([7, 7, 7]);
   });
 });

@@ -1,7 +1,6 @@
 import { requiredName, type NewCondition } from '@k8s-operators/controller-core';
 import type { V1Service } from '@kubernetes/client-node';
-import { DEFAULT_REPLICAS } from '../api/defaults.ts';
-import type { MaintPage } from '../api/maintpage-resource.ts';
+import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import {
   MaintPageConditionType,
   MaintPageReason,
@@ -75,19 +74,19 @@ function podCount(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-export function isMaintenanceWanted(maintPage: MaintPage, now: Date): boolean {
+export function isMaintenanceWanted(maintPage: ResolvedMaintPage, now: Date): boolean {
   const config = maintPage.spec.maintpageconfig;
-  return config?.maintpagetoggle === true || isWindowOpen(config?.schedule, now);
+  return config.maintpagetoggle || isWindowOpen(config.schedule, now);
 }
 
 /** Why maintenance is on, for messages: "maintpagetoggle is true", "the schedule window is open until …". */
-function whyMaintenance(maintPage: MaintPage, now: Date): string {
+function whyMaintenance(maintPage: ResolvedMaintPage, now: Date): string {
   const config = maintPage.spec.maintpageconfig;
-  const end = config?.schedule?.end;
+  const end = config.schedule?.end;
   const reasons = [
-    ...(config?.maintpagetoggle === true ? ['maintpagetoggle is true'] : []),
-    ...(isWindowOpen(config?.schedule, now)
-      ? [end === undefined ? 'the schedule window is open' : `the schedule window is open until ${end}`]
+    ...(config.maintpagetoggle ? ['maintpagetoggle is true'] : []),
+    ...(isWindowOpen(config.schedule, now)
+      ? [end === undefined ? 'the schedule window is open' : `the schedule window is open until ${end.asWritten}`]
       : []),
   ];
   return reasons.join(' and ');
@@ -173,7 +172,7 @@ function publishedCondition({ desired, target }: Situation): NewCondition {
   };
 }
 
-export function decideSwitch(maintPage: MaintPage, observed: ObservedState, now: Date): SwitchDecision {
+export function decideSwitch(maintPage: ResolvedMaintPage, observed: ObservedState, now: Date): SwitchDecision {
   const instance = requiredName(maintPage);
   const config = maintPage.spec.maintpageconfig;
   const maintenanceWanted = isMaintenanceWanted(maintPage, now);
@@ -187,10 +186,7 @@ export function decideSwitch(maintPage: MaintPage, observed: ObservedState, now:
     desired,
     target,
     ready,
-    wantedReplicas:
-      desired === 'app'
-        ? (maintPage.spec.appconfig.replicas ?? DEFAULT_REPLICAS)
-        : (config?.replicas ?? DEFAULT_REPLICAS),
+    wantedReplicas: desired === 'app' ? maintPage.spec.appconfig.replicas : config.replicas,
     why,
   };
   const readiness = readinessConditions(situation);
@@ -198,7 +194,7 @@ export function decideSwitch(maintPage: MaintPage, observed: ObservedState, now:
   const conditions = [readiness.ready, publishedCondition(situation), readiness.progressing].map((condition) => (generation === undefined ? condition : { ...condition, observedGeneration: generation }));
 
   const waiting = target !== desired || ready(target) === 0;
-  const nextScheduleBoundary = nextWindowBoundary(config?.schedule, now);
+  const nextScheduleBoundary = nextWindowBoundary(config.schedule, now);
   const requeueCandidates = [
     ...(waiting ? [WAITING_REQUEUE_MS] : []),
     ...(nextScheduleBoundary === undefined ? [] : [nextScheduleBoundary.getTime() - now.getTime()]),
