@@ -9,6 +9,10 @@ import { findProvisionedTool } from './provisioned-tools.ts';
 import { signedS3Request, type S3Credentials, type S3RequestOptions } from './seaweedfs-s3-request.ts';
 import { waitFor } from './wait-for.ts';
 
+/** A bucket of testkit's own, holding the object whose round trip says the store serves data (see `ready`). */
+const READINESS_BUCKET = 'testkit-readiness';
+const READINESS_PROBE = `/${READINESS_BUCKET}/probe`;
+
 export interface SeaweedFsOptions {
   /** The bucket created before `startSeaweedFs` resolves. Default `backups`. */
   bucket?: string;
@@ -41,7 +45,8 @@ export interface RunningSeaweedFs {
   cpuSeconds(): Promise<number>;
   /**
    * An outage: stops the process (SIGTERM, then SIGKILL) and keeps its data; `resume` starts it again on the same
-   * ports and data, as a store that went down and came back. For the soak's faults.
+   * ports and data, as a store that went down and came back, and resolves once objects are served again (not only the
+   * bucket: a volume server rejoins seconds after the filer answers). For the soak's faults.
    */
   interrupt(): Promise<{ resume(): Promise<void> }>;
   /** Stops SeaweedFS (SIGTERM, then SIGKILL) and removes its data. */
@@ -121,16 +126,33 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
     await weed.stop(10_000);
     await rm(dir, { recursive: true, force: true });
   };
-  // The S3 gateway answers once the filer does, and creating the bucket succeeds once a volume server has joined; after
-  // an interruption the bucket is there already, and is asked for (HEAD) instead.
-  const ready = (bucketMethod: 'PUT' | 'HEAD'): Promise<'ready' | 'exited'> => waitFor(
+  // The S3 gateway answers once the filer does; creating a bucket succeeds once a volume server has joined the master,
+  // and an object is served once the volume server has reported its volumes too. So readiness is a whole round trip: a
+  // probe object written at the first start (in a bucket of its own, which nothing else lists) and read back. After an
+  // interruption the filer answers for the bucket (HEAD) seconds before the volumes are back, when a GET still fails
+  // with 500; only the probe's GET says the data is served again.
+  const expectOk = async (method: 'PUT' | 'GET', path: string, body?: Buffer): Promise<string> => {
+    const response = await request({ method, path, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    // Creating a bucket that exists (a retry after a partial start) is as good as creating it.
+    if (!response.ok && !(method === 'PUT' && response.status === 409 && !path.slice(1).includes('/'))) {
+      throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    }
+    return text;
+  };
+  const ready = (phase: 'start' | 'resume'): Promise<'ready' | 'exited'> => waitFor(
     async () => {
       if (!weed.running) return 'exited' as const;
-      const response = await request({ method: bucketMethod, path: `/${bucket}` });
-      if (response.ok) return 'ready' as const;
-      throw new Error(`${bucketMethod} bucket ${bucket} answered ${response.status}: ${await response.text()}`);
+      if (phase === 'start') {
+        await expectOk('PUT', `/${bucket}`);
+        await expectOk('PUT', `/${READINESS_BUCKET}`);
+        await expectOk('PUT', READINESS_PROBE, Buffer.from('served'));
+      }
+      const probe = await expectOk('GET', READINESS_PROBE);
+      if (probe !== 'served') throw new Error(`GET ${READINESS_PROBE} answered ${JSON.stringify(probe)}`);
+      return 'ready' as const;
     },
-    { what: `SeaweedFS's S3 gateway on ${endpoint} to serve bucket ${bucket} (its log: ${logFile})`, timeoutMs: startTimeoutMs, intervalMs: 200 },
+    { what: `SeaweedFS's S3 gateway on ${endpoint} to serve bucket ${bucket} and its objects (its log: ${logFile})`, timeoutMs: startTimeoutMs, intervalMs: 200 },
   ).catch(async (error: unknown) => {
     // The data directory stays: it holds the log the message points at.
     await weed.stop(10_000);
@@ -139,13 +161,13 @@ export async function startSeaweedFs(options: SeaweedFsOptions = {}): Promise<Ru
     if (outcome === 'exited') throw new Error(`SeaweedFS exited during start-up (${JSON.stringify(weed.exitStatus)}); see ${logFile}`);
     return outcome;
   });
-  await ready('PUT');
+  await ready('start');
   const interrupt = async (): Promise<{ resume(): Promise<void> }> => {
     await weed.stop(10_000);
     return {
       resume: async () => {
         weed = start();
-        await ready('HEAD');
+        await ready('resume');
       },
     };
   };
