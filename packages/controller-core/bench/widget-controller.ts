@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   READY_CONDITION,
   Resources,
-  applyOwned,
   type ApplyConfiguration,
   type Manager,
   type ObjectOf,
@@ -57,7 +56,6 @@ export function registerWidgetController(manager: Manager, options: WidgetContro
   const { workers, usePriorityQueue = true, externalCallMs = 0, onReconcileStart } = options;
   // The manager's scope: the very caches (and watches) the controller's events come from.
   const widgets = manager.informerFor(WidgetRef);
-  const configMaps = manager.informerFor(Resources.ConfigMap);
   const statusWriter = manager.statusWriter(FIELD_MANAGER);
   const counts: ReconcileCounts = {
     reconciles: 0,
@@ -81,8 +79,10 @@ export function registerWidgetController(manager: Manager, options: WidgetContro
       onReconcileStart?.(widget);
       if (externalCallMs > 0) await sleep(externalCallMs);
       try {
-        const current = configMaps.cache.get(request.key);
-        const applied = await applyOwned(manager.client, Resources.ConfigMap, desiredConfigMap(widget), {
+        // Through the manager's reader and applyOwned, so a reconcile that runs before the watch has delivered the
+        // ConfigMap it just applied reads what it applied instead of nothing.
+        const current = await manager.reader.get(Resources.ConfigMap, { namespace: widget.metadata.namespace ?? '', name: widget.metadata.name ?? '' });
+        const applied = await manager.applyOwned(Resources.ConfigMap, desiredConfigMap(widget), {
           owner: widget,
           fieldManager: FIELD_MANAGER,
           current,

@@ -1,7 +1,7 @@
 // A complete operator: each Widget gets a ConfigMap holding its rendered message, and its Ready condition says
 // whether that ConfigMap is in place. `node --conditions=source examples/configmap-widget.ts --crd` prints the CRD.
 import { Type } from 'typebox';
-import { AGE_COLUMN, Manager, READY_COLUMN, READY_CONDITION, REASON_COLUMN, Resources, TerminalError, applyOwned, customResourceRef, defineCustomResource, ownershipConflict, type ConditionStatus, type CustomResource } from '@k8s-operators/controller-core';
+import { AGE_COLUMN, Manager, READY_COLUMN, READY_CONDITION, REASON_COLUMN, Resources, TerminalError, customResourceRef, defineCustomResource, ownershipConflict, type ConditionStatus, type CustomResource } from '@k8s-operators/controller-core';
 import { conditionsSchema, renderCrdYaml } from '@k8s-operators/controller-core/crd';
 
 export const WidgetResource = defineCustomResource({
@@ -80,7 +80,7 @@ manager
     const message = widget.spec.message.replaceAll('{name}', name).replaceAll('{namespace}', namespace);
     const desired = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { message } };
     // Sends nothing when the cached ConfigMap already is as desired; takes it back when someone else changed it.
-    const applied = await applyOwned(manager.client, Resources.ConfigMap, desired, { owner: widget, fieldManager: manager.name, current });
+    const applied = await manager.applyOwned(Resources.ConfigMap, desired, { owner: widget, fieldManager: manager.name, current });
     if (applied !== current) {
       log.info({ configMap: name }, 'ConfigMap applied');
       events.event(widget, { type: 'Normal', reason: 'ConfigMapApplied', action: 'ApplyConfigMap', note: `ConfigMap ${name} holds the message` });

@@ -113,6 +113,52 @@ describe('manager.reader reads the manager\'s own status writes', () => {
   });
 });
 
+describe('manager.applyOwned', () => {
+  test('a reconcile before the watch delivers the object it created reads that object and applies nothing again', async () => {
+    // With the priority queue the owner's second reconcile (woken by its own status or the owned object's event) runs
+    // at once, ahead of the backlog, and may find the owned object not in the cache yet: it used to apply it again.
+    const ns = await namespace('own-applies');
+    await widget(ns, 'w');
+    const manager = await createManager(ns);
+    const configMaps = manager.informerFor(Resources.ConfigMap);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const seen: (string | undefined)[] = [];
+    manager.controller('widgets')
+      .for(WidgetResource)
+      .owns(Resources.ConfigMap)
+      .complete(async ({ request }) => {
+        await gate;
+        const owner = await manager.reader.get(WidgetResource, request);
+        if (owner === undefined) return undefined;
+        const current = await manager.reader.get(Resources.ConfigMap, request);
+        seen.push(current?.data?.size);
+        await manager.applyOwned(Resources.ConfigMap, {
+          apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: request.name, namespace: ns }, data: { size: String(owner.spec?.size) },
+        }, { owner, fieldManager: 'own-writes', current });
+        return undefined;
+      });
+    const done = manager.start();
+    done.catch(() => undefined);
+    await waitFor(() => configMaps.synced, { what: 'the ConfigMap cache to sync' });
+    // From here the ConfigMaps' informer delivers nothing, as a watch that lags behind the write.
+    await configMaps.stop();
+    const appliesBefore = manager.client.requestCounts().apply;
+    release();
+    await waitFor(() => seen.length === 1, { what: 'the first reconcile' });
+    await waitFor(async () => (await cluster.client.get(Resources.ConfigMap, { namespace: ns, name: 'w' })) !== undefined, { what: 'the ConfigMap to be created' });
+    // The Widget changes in a way that leaves its ConfigMap as it is: the next reconcile runs while the cache lags.
+    await cluster.client.patch(WidgetResource, { namespace: ns, name: 'w' }, { type: 'merge', patch: { metadata: { labels: { touched: 'yes' } } } });
+    await waitFor(() => seen.length === 2, { what: 'the second reconcile' });
+
+    expect(seen).toEqual([undefined, '1']);
+    expect(configMaps.cache.get(`${ns}/w`)).toBeUndefined();
+    expect(manager.client.requestCounts().apply - appliesBefore).toBe(1);
+    manager.stop();
+    await done;
+  });
+});
+
 describe('manager.mergePatch', () => {
   test('the reader shows the patched label at once, in gets and label-selected lists, while the informer lags', async () => {
     const ns = await namespace('own-patches');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { KubeClient } from '../client/kube-client.ts';
+import { KubeClient, type ApplyConfiguration } from '../client/kube-client.ts';
 import type { RestClientMetricsSink } from '../client/rest-metrics.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
 import type { Controller } from '../controller/controller.ts';
@@ -17,6 +17,7 @@ import type { InformerMetricsSink, SharedInformer } from '../informer/shared-inf
 import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elector.ts';
 import { createLogger } from '../log.ts';
 import { createMetrics, type ControllerCoreMetrics } from '../metrics/create-metrics.ts';
+import { applyOwned, type ApplyOwnedOptions } from '../writes/apply-owned.ts';
 import { EventRecorder } from '../writes/event-recorder.ts';
 import { keyOf } from '../objects/object-key.ts';
 import { OwnWrites, type MergePatch } from '../writes/own-writes.ts';
@@ -206,6 +207,19 @@ export class Manager implements ControllerHost {
   async mergePatch<T extends KubernetesObject>(ref: ResourceRef<T>, obj: T, patch: MergePatch): Promise<T> {
     const stored = await this.client.patch(ref, keyOf(ref, obj), { type: 'merge', patch });
     this.#ownWrites.recordPatch(ref, stored, patch);
+    return stored;
+  }
+
+  /**
+   * `applyOwned` with the manager's client, recorded where {@link reader} reads it until the caches show it: a reconcile
+   * woken before the watch has delivered what the last one applied (its owner's status event can overtake the owned
+   * object's own) reads the applied object, finds it as desired and sends nothing, where it would otherwise apply
+   * again. Pass the object as `reader` returned it as `current`. Returns the object as applied (or `current` when
+   * nothing was sent).
+   */
+  async applyOwned<T extends KubernetesObject>(ref: ResourceRef<T>, desired: ApplyConfiguration<T>, options: ApplyOwnedOptions<T>): Promise<T> {
+    const stored = await applyOwned(this.client, ref, desired, options);
+    if (stored !== options.current) this.#ownWrites.record(ref, options.current, stored);
     return stored;
   }
 

@@ -80,6 +80,27 @@ describe('OwnWrites', () => {
     expect(own.latest(GadgetResource, key, gadget('7'))?.status?.phase).toBe('Running');
   });
 
+  it('answers a creation for a key the cache holds nothing at, until the cache has shown the object or its deletion', () => {
+    const own = new OwnWrites();
+    own.record(GadgetResource, undefined, gadget('5', 'New'));
+    expect(own.latest(GadgetResource, key, undefined)?.status?.phase).toBe('New');
+    // A write on top of the creation, before the cache has shown either: still nothing cached, the latest is read.
+    own.record(GadgetResource, gadget('5', 'New'), gadget('6', 'Ready'));
+    expect(own.latest(GadgetResource, key, undefined)?.status?.phase).toBe('Ready');
+    expect(own.latest(GadgetResource, key, gadget('5', 'New'))?.status?.phase).toBe('Ready');
+    // The watch delivers the object: the cache is the truth again, even if it is gone after that.
+    own.observed(GadgetResource, gadget('6', 'Ready'));
+    expect(own.latest(GadgetResource, key, undefined)).toBeUndefined();
+
+    own.record(GadgetResource, undefined, gadget('9'));
+    own.observed(GadgetResource, gadget('9'), true);
+    expect(own.latest(GadgetResource, key, undefined)).toBeUndefined();
+    // Another object under the name in the cache ends it too.
+    own.record(GadgetResource, undefined, gadget('11'));
+    expect(own.latest(GadgetResource, key, gadget('12', 'Theirs', 'g', 'uid-2'))?.status?.phase).toBe('Theirs');
+    expect(own.latest(GadgetResource, key, undefined)).toBeUndefined();
+  });
+
   it('records nothing for a write that changed nothing', () => {
     const own = new OwnWrites();
     own.record(GadgetResource, gadget('7', 'Running'), gadget('7', 'Running'));

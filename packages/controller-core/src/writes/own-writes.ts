@@ -23,6 +23,8 @@ interface OwnWrite {
   stored: KubernetesObject;
   /** The resourceVersion the write was based on, and those of our earlier writes it followed; oldest first. */
   replaced: string[];
+  /** The write created the object: a cache that holds nothing at its key has not seen it yet. */
+  created: boolean;
   at: number;
 }
 
@@ -71,22 +73,32 @@ export class OwnWrites {
   }
 
   /**
-   * Records that this process changed `basedOn` into `stored` (the API server's answer to the write). A write that
-   * changed nothing (same resourceVersion) records nothing.
+   * Records that this process changed `basedOn` into `stored` (the API server's answer to the write), or with `basedOn`
+   * undefined that it created `stored`: until a cache shows the object, reads of its key see `stored` rather than
+   * nothing, as client-go's creation expectations hold a ReplicaSet controller back from creating the same Pod twice.
+   * A write that changed nothing (same resourceVersion) records nothing.
    */
-  record(ref: ResourceRef, basedOn: KubernetesObject, stored: KubernetesObject): void {
-    const from = basedOn.metadata?.resourceVersion;
+  record(ref: ResourceRef, basedOn: KubernetesObject | undefined, stored: KubernetesObject): void {
     const to = stored.metadata?.resourceVersion;
+    if (basedOn === undefined) {
+      if (to !== undefined) this.#remember(recordKey(ref, stored), stored, [], true);
+      return;
+    }
+    const from = basedOn.metadata?.resourceVersion;
     if (from === undefined || to === undefined || from === to) return;
     const key = recordKey(ref, stored);
     const previous = this.#records.get(key);
     // Written on top of our own previous write (or a version it replaced): the cache may still show any of them.
     const chained = previous !== undefined && (previous.stored.metadata?.resourceVersion === from || previous.replaced.includes(from));
     const replaced = chained ? [...previous.replaced, previous.stored.metadata?.resourceVersion ?? ''] : [from];
+    this.#remember(key, stored, replaced.filter((version) => version !== to), chained && previous.created);
+  }
+
+  #remember(key: string, stored: KubernetesObject, replaced: string[], created: boolean): void {
     const copy = deepFreeze(stripManagedFields(structuredClone(stored)));
     // Deleted first so the entry moves to the end: the map stays ordered by time for #forgetOld.
     this.#records.delete(key);
-    this.#records.set(key, { stored: copy, replaced: replaced.filter((version) => version !== to), at: this.#clock() });
+    this.#records.set(key, { stored: copy, replaced, created, at: this.#clock() });
     this.#forgetOld();
   }
 
@@ -121,6 +133,8 @@ export class OwnWrites {
   #withWrite<T extends KubernetesObject>(id: string, current: T | undefined): T | undefined {
     const own = this.#records.get(id);
     if (own === undefined) return current;
+    // Created by us and not in the cache yet; once the cache has held it, its ADDED event has ended the record.
+    if (current === undefined && own.created) return own.stored as T;
     if (current === undefined || current.metadata?.uid !== own.stored.metadata?.uid) {
       this.#records.delete(id);
       return current;

@@ -2,7 +2,6 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   CONTROLLER_OWNER_INDEX,
   Resources,
-  applyOwned,
   generationChanged,
   ownershipConflict,
   type Controller,
@@ -93,7 +92,7 @@ export function setupMaintPageController(manager: Manager, options: MaintPageCon
     }
 
     const apply = <T extends KubernetesObject>(ref: ResourceRef<T>, desired: KubernetesObject, current: T | undefined): Promise<T> =>
-      applyOwned(manager.client, ref, desired as never, { owner: maintPage, fieldManager: FIELD_MANAGER, current });
+      manager.applyOwned(ref, desired as never, { owner: maintPage, fieldManager: FIELD_MANAGER, current });
     const pageHtml = desiredPageHtmlConfigMap(resolved);
     if (pageHtml) await apply(Resources.ConfigMap, pageHtml, cached.pageHtml);
     await apply(Resources.Deployment, desiredMaintenanceDeployment(resolved, { pageServerImage: options.pageServerImage }), cached.maintenanceDeployment);
