@@ -45,7 +45,7 @@ const CaBundleSource = Type.Object(
   },
 );
 
-export const S3StoreSpec = Type.Object(
+export const S3StoreSpecSchema = Type.Object(
   {
     bucket: Type.String({
       description: 'The bucket, which must exist.',

@@ -5,7 +5,7 @@ import {
   type CustomResourceSpec,
   type CustomResourceStatus,
 } from '@k8s-operators/controller-core';
-import { PostgreSQLBackupSpec, PostgreSQLBackupStatus } from './postgresql-backup-schema.ts';
+import { PostgreSQLBackupSpecSchema, PostgreSQLBackupStatusSchema } from './postgresql-backup-schema.ts';
 import { API_GROUP, API_VERSION, POSTGRESQL_BACKUP_KIND } from './postgresql-refs.ts';
 
 /**
@@ -24,8 +24,8 @@ export const PostgreSQLBackupResource = defineCustomResource({
   versions: [
     {
       name: API_VERSION,
-      spec: PostgreSQLBackupSpec,
-      status: PostgreSQLBackupStatus,
+      spec: PostgreSQLBackupSpecSchema,
+      status: PostgreSQLBackupStatusSchema,
       printerColumns: [
         { name: 'PostgreSQL', type: 'string', jsonPath: '.spec.postgresql', description: 'The PostgreSQL backed up' },
         { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Pending, Running, Completed or Failed' },

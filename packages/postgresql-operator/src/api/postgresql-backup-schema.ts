@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { DEFAULT_BACKUP_TRIGGER } from './backup-lifecycle.ts';
-import { S3StoreSpec } from './backup-s3-spec.ts';
+import { S3StoreSpecSchema } from './backup-s3-spec.ts';
 import { DNS_1123_SUBDOMAIN, SHA256_HEX } from './formats.ts';
 
-export const PostgreSQLBackupSpec = Type.Object(
+export const PostgreSQLBackupSpecSchema = Type.Object(
   {
     postgresql: Type.String({
       description: 'Name of the PostgreSQL (in the same namespace) to back up.',
@@ -35,7 +35,7 @@ export const PostgreSQLBackupSpec = Type.Object(
 
 const timestamp = (description: string) => Type.String({ description, format: 'date-time' });
 
-export const PostgreSQLBackupStatus = Type.Object(
+export const PostgreSQLBackupStatusSchema = Type.Object(
   {
     phase: Type.Optional(
       Type.Union([Type.Literal('Pending'), Type.Literal('Running'), Type.Literal('Completed'), Type.Literal('Failed')], {
@@ -63,7 +63,7 @@ export const PostgreSQLBackupStatus = Type.Object(
     pgDumpVersion: Type.Optional(Type.String({ description: 'Version of the pg_dump that wrote the dump.' })),
     error: Type.Optional(Type.String({ description: 'Why the backup failed, or why it is no longer usable.' })),
     s3: Type.Optional(
-      Type.Object(S3StoreSpec.properties, {
+      Type.Object(S3StoreSpecSchema.properties, {
         description:
           "The S3 store the dump was written to: the PostgreSQL's spec.backup.s3 when the backup started. Absent: the " +
           "backup volume (through the operator's backup store service). The dump is read and deleted there, whatever the PostgreSQL names later.",

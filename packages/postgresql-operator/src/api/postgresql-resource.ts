@@ -7,9 +7,9 @@ import {
   type CustomResourceSpec,
   type CustomResourceStatus,
 } from '@k8s-operators/controller-core';
-import { PostgreSQLSpec } from './postgresql-spec.ts';
+import { PostgreSQLSpecSchema } from './postgresql-spec.ts';
 import { API_GROUP, API_VERSION, POSTGRESQL_KIND } from './postgresql-refs.ts';
-import { PostgreSQLStatus } from './postgresql-status.ts';
+import { PostgreSQLStatusSchema } from './postgresql-status.ts';
 
 /** The command that regenerates `deploy/postgresql-operator/crd/`, named in the files and in the staleness test. */
 export const REGENERATE_CRDS_COMMAND = 'npm run crds -w @k8s-operators/postgresql-operator';
@@ -27,8 +27,8 @@ export const PostgreSQLResource = defineCustomResource({
   versions: [
     {
       name: API_VERSION,
-      spec: PostgreSQLSpec,
-      status: PostgreSQLStatus,
+      spec: PostgreSQLSpecSchema,
+      status: PostgreSQLStatusSchema,
       printerColumns: [
         { name: 'DB', type: 'string', jsonPath: '.spec.db', description: 'The database' },
         READY_COLUMN,

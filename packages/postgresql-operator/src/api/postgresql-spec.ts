@@ -11,7 +11,7 @@ import {
   MAX_KEEP_FAILED,
   MAX_KEEP_LAST,
 } from './defaults.ts';
-import { S3StoreSpec } from './backup-s3-spec.ts';
+import { S3StoreSpecSchema } from './backup-s3-spec.ts';
 import { PASSWORD_SECRET_KEY } from './password-secret.ts';
 import { CRON_SHAPE, DNS_1123_SUBDOMAIN, POSTGRES_IDENTIFIER, QUANTITY, RETENTION_AGE } from './formats.ts';
 
@@ -205,7 +205,7 @@ const BackupSpec = Type.Object(
     ),
     retention: Type.Optional(RetentionSpec),
     onDelete: Type.Optional(OnDeleteSpec),
-    s3: Type.Optional(S3StoreSpec),
+    s3: Type.Optional(S3StoreSpecSchema),
     job: Type.Optional(BackupJobSpec),
   },
   {
@@ -216,7 +216,7 @@ const BackupSpec = Type.Object(
   },
 );
 
-export const PostgreSQLSpec = Type.Object(
+export const PostgreSQLSpecSchema = Type.Object(
   {
     db: Type.String({
       description: 'Name of the database to create and back up (the seed\'s field).',

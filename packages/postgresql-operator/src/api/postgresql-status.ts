@@ -15,7 +15,7 @@ const LastBackup = Type.Object(
   { description: 'The most recent backup that finished, successfully or not.' },
 );
 
-export const PostgreSQLStatus = Type.Object(
+export const PostgreSQLStatusSchema = Type.Object(
   {
     conditions: Type.Optional(conditionsSchema()),
     observedGeneration: Type.Optional(
