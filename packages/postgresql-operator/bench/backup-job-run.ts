@@ -8,7 +8,8 @@ import type { KubernetesObject, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { TestCluster } from '@k8s-operators/testkit';
 import type { PostgreSQL } from '../src/api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../src/api/postgresql-backup-resource.ts';
-import { resolvePostgreSQLSpec } from '../src/api/resolve-spec.ts';
+import { resolvePostgreSQLBackup } from '../src/api/resolved-postgresql-backup.ts';
+import { resolvePostgreSQLSpec } from '../src/api/resolved-postgresql-spec.ts';
 import type { BackupManifest } from '../src/backup/manifest.ts';
 import { desiredBackupJob, desiredBackupServiceAccount, type BackupJobTarget } from '../src/desired/desired-backup-job.ts';
 
@@ -81,7 +82,7 @@ export async function runBackupJob(
   manifestOf: (key: { namespace: string; postgresql: string; backup: string }) => Promise<BackupManifest | undefined>,
 ): Promise<JobTiming> {
   const { postgresql, backup } = objects(target, backupName);
-  const job = desiredBackupJob({ backup, postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), target: target.store, podIP: target.podIP, image: OPERATOR_IMAGE });
+  const job = desiredBackupJob({ backup, trigger: resolvePostgreSQLBackup(backup).trigger, postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), target: target.store, podIP: target.podIP, image: OPERATOR_IMAGE });
   // No owners here: the garbage collector would delete objects whose owner does not exist.
   const account = desiredBackupServiceAccount(postgresql);
   delete account.metadata?.ownerReferences;

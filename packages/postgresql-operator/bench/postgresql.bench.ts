@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { KubeClient } from '@k8s-operators/controller-core';
 import { cpuSecondsOf, startSeaweedFs, TestCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
-import { resolveS3StoreSpec } from '../src/api/resolve-spec.ts';
+import { resolveS3Store } from '../src/api/resolved-s3-store.ts';
 import { openS3BackupStore } from '../src/backup/s3-store-options.ts';
 import { createS3Client } from '../src/backup/s3-store.ts';
 import { DirectoryBackupStore, forDatabase, pgClientConfig, restoreBackup, runBackup, type BackupManifest, type BackupStore } from '../src/index.ts';
@@ -99,7 +99,7 @@ try {
     if (values.job) {
       admin = await KubeClient.load({ kubeconfig: cluster.adminKubeconfig });
       await cluster.kubectl(['create', 'secret', 'generic', 'bench-s3', `--from-literal=accessKeyId=${credentials.accessKeyId}`, `--from-literal=secretAccessKey=${credentials.secretAccessKey}`]);
-      const s3 = resolveS3StoreSpec({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, forcePathStyle: true, credentialsSecret: 'bench-s3' });
+      const s3 = resolveS3Store({ bucket: 'bench', endpoint: seaweed.endpoint, region: seaweed.region, forcePathStyle: true, credentialsSecret: 'bench-s3' });
       jobTarget = { postgresql: 'bench', podIP: connection.host, user: connection.user, database: 'appdb', store: { kind: 's3', s3 } };
     }
   } else {

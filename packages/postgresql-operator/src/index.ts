@@ -92,7 +92,6 @@ export {
 } from './schedule/schedule.ts';
 export {
   planRetention,
-  retentionPolicyOf,
   type RetentionInput,
   type RetentionPlan,
   type RetentionPolicy,

@@ -5,14 +5,7 @@ import { crdDiff, crdFileName } from '@k8s-operators/controller-core/crd';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { CRD_DIRECTORY } from './generate-crds.ts';
-import {
-  CUSTOM_RESOURCES,
-  DEFAULT_BACKUP_SCHEDULE,
-  PostgreSQLBackupResource,
-  PostgreSQLResource,
-  REGENERATE_CRDS_COMMAND,
-  resolvePostgreSQLSpec,
-} from './index.ts';
+import { CUSTOM_RESOURCES, PostgreSQLBackupResource, PostgreSQLResource, REGENERATE_CRDS_COMMAND } from './index.ts';
 
 describe('CRDs under deploy/postgresql-operator/crd', () => {
   it.each(CUSTOM_RESOURCES.map((resource) => [resource.kind, resource] as const))(
@@ -57,60 +50,4 @@ describe('samples', () => {
       expect(documents.flatMap((d) => d.errors)).toEqual([]);
     },
   );
-});
-
-describe('resolvePostgreSQLSpec', () => {
-  it('fills in the same defaults as the CRD, keeping the seed\'s behaviour', () => {
-    expect(resolvePostgreSQLSpec({ db: 'foo', user: 'foo', password: 'foodb-password' })).toEqual({
-      db: 'foo',
-      user: 'foo',
-      password: 'foodb-password',
-      image: 'postgres:15',
-      backup: {
-        schedule: DEFAULT_BACKUP_SCHEDULE,
-        suspend: false,
-        retention: { keepLast: 12, keepFailed: 3 },
-        onDelete: { finalBackup: true, backups: 'Retain' },
-        job: { resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } }, ttlSecondsAfterFinished: 86_400 },
-      },
-    });
-  });
-
-  it('keeps what the spec sets', () => {
-    const resolved = resolvePostgreSQLSpec({
-      db: 'orders',
-      user: 'app',
-      password: 'pw',
-      image: 'postgres:16',
-      storage: { size: '5Gi' },
-      backup: { schedule: '@hourly', suspend: true, retention: { keepLast: 2, maxAge: '7d' }, onDelete: { backups: 'Delete' } },
-    });
-    expect(resolved).toMatchObject({
-      image: 'postgres:16',
-      storage: { size: '5Gi' },
-      backup: {
-        schedule: '@hourly',
-        suspend: true,
-        retention: { keepLast: 2, maxAge: '7d', keepFailed: 3 },
-        onDelete: { finalBackup: true, backups: 'Delete' },
-      },
-    });
-  });
-
-  it('keeps the backup volume unless spec.backup.s3 is set, and fills in the S3 defaults when it is', () => {
-    expect(resolvePostgreSQLSpec({ db: 'foo', user: 'foo', password: 'foodb-password' }).backup.s3).toBeUndefined();
-    const resolved = resolvePostgreSQLSpec({
-      db: 'foo',
-      user: 'foo',
-      password: 'foodb-password',
-      backup: { s3: { bucket: 'backups', credentialsSecret: 's3-credentials' } },
-    });
-    expect(resolved.backup.s3).toEqual({
-      bucket: 'backups',
-      prefix: '',
-      region: 'us-east-1',
-      forcePathStyle: false,
-      credentialsSecret: 's3-credentials',
-    });
-  });
 });

@@ -26,7 +26,9 @@ export {
 export { PASSWORD_SECRET_KEY } from './password-secret.ts';
 export { PostgreSQLConditionType } from './postgresql-conditions.ts';
 export * from './defaults.ts';
-export { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec, type ResolvedS3StoreSpec } from './resolve-spec.ts';
+export { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec } from './resolved-postgresql-spec.ts';
+export { resolvePostgreSQLBackup, type ResolvedPostgreSQLBackup } from './resolved-postgresql-backup.ts';
+export type { ResolvedS3Store, S3Location } from './resolved-s3-store.ts';
 export { S3_ACCESS_KEY_ID_KEY, S3_SECRET_ACCESS_KEY_KEY } from './s3-credentials-secret.ts';
 
 /** Every CRD this operator installs, in the order they are written. */

@@ -1,4 +1,5 @@
 import { BACKUP_TRIGGERS, type BackupTrigger } from '../api/backup-lifecycle.ts';
+import type { S3Location } from '../api/resolved-s3-store.ts';
 import { BACKUP_STAGES, type BackupStage } from '../backup/run-backup.ts';
 import { checkBackupKey, type BackupKey } from '../backup/store.ts';
 
@@ -34,7 +35,7 @@ export interface BackupJobInput {
 
 export type BackupJobStore =
   /** A bucket; the credentials (and a CA bundle when `caBundle`) are mounted files. */
-  | { kind: 's3'; bucket: string; prefix: string; endpoint?: string; region: string; forcePathStyle: boolean; caBundle: boolean }
+  | ({ kind: 's3'; caBundle: boolean } & S3Location)
   /**
    * The backup volume, through the backup store service: its address, the name and the (public) certificate it must
    * present; the token is a mounted file.

@@ -43,17 +43,14 @@ async function openStore(store: BackupJobStore, secretsDir: string): Promise<Bac
       token: () => mounted(secretsDir, BACKUP_JOB_FILES.storeToken, 'backup store token'),
     });
   }
+  const { kind: _kind, caBundle, ...location } = store;
   return openS3BackupStore({
-    bucket: store.bucket,
-    prefix: store.prefix,
-    ...(store.endpoint === undefined ? {} : { endpoint: store.endpoint }),
-    region: store.region,
-    forcePathStyle: store.forcePathStyle,
+    ...location,
     credentials: {
       accessKeyId: await mounted(secretsDir, BACKUP_JOB_FILES.accessKeyId, 'S3 access key id'),
       secretAccessKey: await mounted(secretsDir, BACKUP_JOB_FILES.secretAccessKey, 'S3 secret access key'),
     },
-    ...(store.caBundle ? { caBundle: await mounted(secretsDir, BACKUP_JOB_FILES.caBundle, 'S3 CA bundle') } : {}),
+    ...(caBundle ? { caBundle: await mounted(secretsDir, BACKUP_JOB_FILES.caBundle, 'S3 CA bundle') } : {}),
   });
 }
 

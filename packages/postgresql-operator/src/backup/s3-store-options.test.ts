@@ -1,19 +1,15 @@
 import { join } from 'node:path';
 import { packagesLoadedBy } from '@k8s-operators/testkit';
 import { describe, expect, it } from 'vitest';
-import type { ResolvedS3StoreSpec } from '../api/resolve-spec.ts';
+import type { ResolvedS3Store } from '../api/resolved-s3-store.ts';
 import { S3BackupStore } from './s3-store.ts';
 import { openS3BackupStore, s3StoreOptions } from './s3-store-options.ts';
 
 const base64 = (text: string): string => Buffer.from(text).toString('base64');
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 
-const spec: ResolvedS3StoreSpec = {
-  bucket: 'backups',
-  prefix: 'postgresql/',
-  endpoint: 'https://minio.storage.svc:9000',
-  region: 'us-east-1',
-  forcePathStyle: true,
+const spec: ResolvedS3Store = {
+  location: { bucket: 'backups', prefix: 'postgresql/', endpoint: 'https://minio.storage.svc:9000', region: 'us-east-1', forcePathStyle: true },
   credentialsSecret: 's3-credentials',
 };
 const credentialsSecretData = { accessKeyId: base64('AKIAEXAMPLE'), secretAccessKey: base64('s3cr3t\n') };

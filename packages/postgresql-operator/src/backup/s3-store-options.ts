@@ -1,5 +1,5 @@
 import { S3_ACCESS_KEY_ID_KEY, S3_SECRET_ACCESS_KEY_KEY } from '../api/s3-credentials-secret.ts';
-import type { ResolvedS3StoreSpec } from '../api/resolve-spec.ts';
+import type { CaBundleSource, ResolvedS3Store } from '../api/resolved-s3-store.ts';
 import type { S3BackupStoreOptions } from './s3-store.ts';
 import type { BackupStore } from './store.ts';
 
@@ -39,26 +39,22 @@ export interface S3StoreInputs {
   caBundleData?: ObjectData;
 }
 
-/** The store's options for `spec`: credentials decoded from the Secret, the CA bundle from its ConfigMap or Secret. */
-export function s3StoreOptions(spec: ResolvedS3StoreSpec, inputs: S3StoreInputs): S3BackupStoreOptions {
+/** The options of the store at `store.location`: credentials decoded from the Secret, the CA bundle from its ConfigMap or Secret. */
+export function s3StoreOptions(store: ResolvedS3Store, inputs: S3StoreInputs): S3BackupStoreOptions {
   const { namespace } = inputs;
-  const secret = spec.credentialsSecret;
+  const secret = store.credentialsSecret;
   const credentials = {
     accessKeyId: secretValue(namespace, secret, inputs.credentialsSecretData, S3_ACCESS_KEY_ID_KEY, 'the access key id'),
     secretAccessKey: secretValue(namespace, secret, inputs.credentialsSecretData, S3_SECRET_ACCESS_KEY_KEY, 'the secret access key'),
   };
   return {
-    bucket: spec.bucket,
-    prefix: spec.prefix,
-    ...(spec.endpoint === undefined ? {} : { endpoint: spec.endpoint }),
-    region: spec.region,
-    forcePathStyle: spec.forcePathStyle,
+    ...store.location,
     credentials,
-    ...(spec.caBundle === undefined ? {} : { caBundle: caBundle(spec.caBundle, namespace, inputs.caBundleData) }),
+    ...(store.caBundle === undefined ? {} : { caBundle: caBundle(store.caBundle, namespace, inputs.caBundleData) }),
   };
 }
 
-function caBundle(source: NonNullable<ResolvedS3StoreSpec['caBundle']>, namespace: string, data: ObjectData): string {
+function caBundle(source: CaBundleSource, namespace: string, data: ObjectData): string {
   const { configMapKeyRef, secretKeyRef } = source;
   let pem: string | undefined;
   let where: string;

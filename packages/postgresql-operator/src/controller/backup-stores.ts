@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Resources, requiredNamespace, type KubeClient } from '@k8s-operators/controller-core';
-import type { PostgreSQL } from '../api/postgresql-resource.ts';
-import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import { resolvePostgreSQLSpec, resolveS3StoreSpec, type ResolvedS3StoreSpec } from '../api/resolve-spec.ts';
+import { Resources, type KubeClient } from '@k8s-operators/controller-core';
+import type { ResolvedS3Store } from '../api/resolved-s3-store.ts';
 import { openS3BackupStore, s3StoreOptions, S3StoreConfigurationError, type ObjectData } from '../backup/s3-store-options.ts';
 import type { BackupStore } from '../backup/store.ts';
 import { getNamedObject } from './get-named-object.ts';
@@ -15,7 +13,7 @@ import { getNamedObject } from './get-named-object.ts';
  * configuration and reused while its inputs are unchanged.
  */
 
-export type StoreLookup = { ok: true; store: BackupStore; s3?: ResolvedS3StoreSpec } | { ok: false; message: string };
+export type StoreLookup = { ok: true; store: BackupStore } | { ok: false; message: string };
 
 /** S3 stores kept at once: one per configuration in use; beyond that, the least recently used goes. */
 const MAX_S3_STORES = 64;
@@ -30,18 +28,12 @@ export class BackupStores {
     this.#volume = volume;
   }
 
-  /** The store the PostgreSQL's spec names now: where its new backups go and its restores come from. */
-  forPostgreSQL(postgresql: PostgreSQL): Promise<StoreLookup> {
-    return this.#lookup(requiredNamespace(postgresql), resolvePostgreSQLSpec(postgresql.spec).backup.s3);
-  }
-
-  /** The store the backup was written to. */
-  forBackup(backup: PostgreSQLBackup): Promise<StoreLookup> {
-    const s3 = backup.status?.s3;
-    return this.#lookup(backup.metadata.namespace ?? '', s3 === undefined ? undefined : resolveS3StoreSpec(s3));
-  }
-
-  async #lookup(namespace: string, s3: ResolvedS3StoreSpec | undefined): Promise<StoreLookup> {
+  /**
+   * The store `s3` names in `namespace`, the backup volume when it names none. A PostgreSQL's resolved
+   * `spec.backup.s3` is where its new backups go and its restores come from; a backup's resolved `status.s3` is where
+   * its dump was written.
+   */
+  async lookup(namespace: string, s3: ResolvedS3Store | undefined): Promise<StoreLookup> {
     if (s3 === undefined) return { ok: true, store: this.#volume };
     try {
       const credentials = await this.#read(Resources.Secret, namespace, s3.credentialsSecret, 'spec.backup.s3.credentialsSecret');
@@ -63,7 +55,7 @@ export class BackupStores {
         this.#s3.delete(key);
       }
       this.#s3.set(key, store);
-      return { ok: true, store, s3 };
+      return { ok: true, store };
     } catch (error) {
       if (error instanceof S3StoreConfigurationError) return { ok: false, message: error.message };
       throw error;

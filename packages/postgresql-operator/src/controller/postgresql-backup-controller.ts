@@ -13,8 +13,9 @@ import {
 } from '@k8s-operators/controller-core';
 import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQLBackup, PostgreSQLBackupStatus } from '../api/postgresql-backup-resource.ts';
-import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
-import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { resolvePostgreSQLBackup, type ResolvedPostgreSQLBackup } from '../api/resolved-postgresql-backup.ts';
+import { resolvePostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
+import { s3StoreRecord } from '../api/resolved-s3-store.ts';
 import type { BackupManifest } from '../backup/manifest.ts';
 import { BackupStoreError, type BackupKey } from '../backup/store.ts';
 import { deleteBackupJob, findBackupJob, JOB_NAME_LABEL, jobOutcome, startBackupJob, type BackupJob } from './backup-jobs.ts';
@@ -64,7 +65,10 @@ export function setupBackupController(context: OperatorContext): Controller {
     // reads as finished here, never as a Running one that looks interrupted.
     const cached = await manager.reader.get(PostgreSQLBackupRef, ctx.request);
     if (cached === undefined) return undefined;
-    if (cached.metadata.deletionTimestamp !== undefined) return deleteStoredDump(cached, ctx);
+    // Once per reconcile: the trigger with its default, and the store the status records. The finalizer only changes
+    // metadata, so `cached` and the object after it resolve alike.
+    const resolved = resolvePostgreSQLBackup(cached);
+    if (cached.metadata.deletionTimestamp !== undefined) return deleteStoredDump(cached, resolved, ctx);
     if (isFinished(cached)) {
       await removeRecordedJob(cached);
       return undefined;
@@ -72,9 +76,9 @@ export function setupBackupController(context: OperatorContext): Controller {
     const backup = await ensureFinalizer(manager.client, PostgreSQLBackupRef, cached, BACKUP_FINALIZER);
     if (backup.status?.phase === 'Running') {
       const job = await jobOf(backup);
-      return job === undefined ? recoverInterrupted(backup, ctx) : followJob(backup, job, ctx);
+      return job === undefined ? recoverInterrupted(backup, resolved, ctx) : followJob(backup, resolved, job, ctx);
     }
-    return runWhenPossible(backup, ctx);
+    return runWhenPossible(backup, resolved, ctx);
   };
 
   const jobOf = (backup: PostgreSQLBackup): Promise<BackupJob | undefined> =>
@@ -97,7 +101,7 @@ export function setupBackupController(context: OperatorContext): Controller {
   };
 
   /** Waits for the backup's Job to finish, then records what it did: once, whichever replica leads. */
-  const followJob = async (backup: PostgreSQLBackup, job: BackupJob, ctx: ReconcileContext): Promise<undefined> => {
+  const followJob = async (backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, job: BackupJob, ctx: ReconcileContext): Promise<undefined> => {
     const databaseKey = `${backup.metadata.namespace ?? ''}/${backup.spec.postgresql}`;
     const name = backup.metadata.name ?? '';
     // After a leader change this replica holds no lock yet: the running Job is the database's backup.
@@ -105,11 +109,11 @@ export function setupBackupController(context: OperatorContext): Controller {
     const pods = await manager.reader.list(Resources.Pod, { scope: JOB_SCOPE, namespace: job.metadata?.namespace ?? '', matchingLabels: { [JOB_NAME_LABEL]: job.metadata?.name ?? '' } });
     const outcome = await jobOutcome(manager.client, job, pods);
     if (!outcome.finished) return undefined;
-    const trigger = backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER;
+    const { trigger } = resolved;
     let status: PostgreSQLBackupStatus;
     if (outcome.succeeded) {
       // The Job's word is not enough: the published manifest is what makes it a backup.
-      const published = await publishedManifest(backup);
+      const published = await publishedManifest(backup, resolved);
       status = !published.ok
         ? failedStatus(backup, published.message, context.now())
         : published.manifest !== undefined
@@ -149,8 +153,8 @@ export function setupBackupController(context: OperatorContext): Controller {
    * key gone) will not come back by itself: the backup fails saying so. A store that refuses or cannot be reached is
    * an error, retried with the queue's back-off.
    */
-  const publishedManifest = async (backup: PostgreSQLBackup): Promise<{ ok: true; manifest: BackupManifest | undefined } | { ok: false; message: string }> => {
-    const lookup = await stores.forBackup(backup);
+  const publishedManifest = async (backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup): Promise<{ ok: true; manifest: BackupManifest | undefined } | { ok: false; message: string }> => {
+    const lookup = await stores.lookup(backup.metadata.namespace ?? '', resolved.writtenTo);
     if (!lookup.ok) return { ok: false, message: `its store cannot be used to check what was published, so it does not count: ${lookup.message}` };
     return { ok: true, manifest: await lookup.store.manifest(backupKey(backup)) };
   };
@@ -162,8 +166,8 @@ export function setupBackupController(context: OperatorContext): Controller {
     if (postgresql !== undefined) events.event(postgresql, { ...details, action: 'Backup', related: backup });
   };
 
-  const recoverInterrupted = async (backup: PostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> => {
-    const published = await publishedManifest(backup);
+  const recoverInterrupted = async (backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> => {
+    const published = await publishedManifest(backup, resolved);
     if (!published.ok) {
       await finish(backup, failedStatus(backup, published.message, context.now()));
       await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''}: ${published.message}` });
@@ -183,10 +187,10 @@ export function setupBackupController(context: OperatorContext): Controller {
     return undefined;
   };
 
-  const runWhenPossible = async (backup: PostgreSQLBackup, ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
+  const runWhenPossible = async (backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, ctx: ReconcileContext): Promise<ReconcileResult | undefined> => {
     const namespace = backup.metadata.namespace ?? '';
     const databaseKey = `${namespace}/${backup.spec.postgresql}`;
-    const trigger = backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER;
+    const { trigger } = resolved;
     const now = context.now();
     const waitOr = async (why: string): Promise<ReconcileResult | undefined> => {
       const createdAt = timeOf(backup.metadata.creationTimestamp) ?? now;
@@ -212,6 +216,7 @@ export function setupBackupController(context: OperatorContext): Controller {
       await tell(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''}: ${error}` });
       return undefined;
     }
+    // The database's spec, resolved once for this backup: its password Secret, its store, the Job's resources.
     const spec = resolvePostgreSQLSpec(postgresql.spec);
     const password = await readDatabasePassword(manager.client, namespace, spec.password);
     if (!password.ok) return waitOr(password.message);
@@ -219,7 +224,8 @@ export function setupBackupController(context: OperatorContext): Controller {
     const address = pod === undefined ? undefined : podAddress(pod);
     if (address === undefined) return waitOr(`no pod of PostgreSQL ${backup.spec.postgresql} serves (Ready and labelled appReady=ok)`);
     const name = backup.metadata.name ?? '';
-    const target = await stores.forPostgreSQL(postgresql);
+    const { s3 } = spec.backup;
+    const target = await stores.lookup(namespace, s3);
     if (!target.ok) {
       const error = `the backup store in spec.backup.s3 cannot be used: ${target.message}`;
       await finish(backup, failedStatus(backup, error, now));
@@ -229,8 +235,8 @@ export function setupBackupController(context: OperatorContext): Controller {
     }
     // The backup volume is reached through the backup store service: while it has no ready endpoint, wait for it.
     let jobTarget: BackupJobTarget;
-    if (target.s3 !== undefined) {
-      jobTarget = { kind: 's3', s3: target.s3 };
+    if (s3 !== undefined) {
+      jobTarget = { kind: 's3', s3 };
     } else {
       try {
         jobTarget = { kind: 'volume', endpoint: await context.storeEndpoints.current() };
@@ -252,8 +258,8 @@ export function setupBackupController(context: OperatorContext): Controller {
     if (runningSibling !== undefined) return waitOr(`backup ${runningSibling.metadata.name ?? ''} of the same database is running`);
     if (!locks.tryAcquire(databaseKey, name)) return waitOr(`backup ${locks.holder(databaseKey) ?? ''} of the same database is running`);
     try {
-      const job = await startBackupJob(manager.client, { backup, postgresql, spec, target: jobTarget, podIP: address, image: context.backupImage });
-      await statusWriter.write(PostgreSQLBackupRef, backup, { ...runningStatus(now), ...(target.s3 === undefined ? {} : { s3: target.s3 }) });
+      const job = await startBackupJob(manager.client, { backup, trigger, postgresql, spec, target: jobTarget, podIP: address, image: context.backupImage });
+      await statusWriter.write(PostgreSQLBackupRef, backup, { ...runningStatus(now), ...(s3 === undefined ? {} : { s3: s3StoreRecord(s3) }) });
       ctx.log.info({ job: job.metadata?.name, pod: pod?.metadata?.name }, 'backup Job started');
       events.event(backup, { type: 'Normal', reason: 'BackupJobCreated', action: 'Backup', note: `backup Job ${job.metadata?.name ?? ''} started against pod ${pod?.metadata?.name ?? ''}` });
     } catch (error) {
@@ -268,11 +274,11 @@ export function setupBackupController(context: OperatorContext): Controller {
    * The finalizer: the stored dump goes with its object. While the namespace is being deleted, the dumps stay: the
    * PostgreSQL's `onDelete.backups` decides their fate then (Delete has removed them already, Retain keeps them).
    */
-  const deleteStoredDump = async (backup: PostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> => {
+  const deleteStoredDump = async (backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> => {
     if (!hasFinalizer(backup, BACKUP_FINALIZER)) return undefined;
     const namespace = await manager.client.get(Resources.Namespace, { name: backup.metadata.namespace ?? '' });
     if (namespace?.metadata?.deletionTimestamp === undefined) {
-      const lookup = await stores.forBackup(backup);
+      const lookup = await stores.lookup(backup.metadata.namespace ?? '', resolved.writtenTo);
       if (lookup.ok) {
         await lookup.store.delete(backupKey(backup));
         ctx.log.info('deleted the stored dump with its PostgreSQLBackup');

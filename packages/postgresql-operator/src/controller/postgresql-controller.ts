@@ -18,7 +18,7 @@ import { PostgreSQLConditionType } from '../api/postgresql-conditions.ts';
 import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
-import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { backupsToDelete } from '../retention/backup-retention.ts';
 import { databaseBackupFigures } from './backup-figures.ts';
 import { backupSchedulePlan, type SchedulePlan } from '../schedule/backup-schedule-plan.ts';
@@ -80,19 +80,21 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
       removeDatabaseGauges(metrics, { namespace: ctx.request.namespace ?? '', postgresql: ctx.request.name });
       return undefined;
     }
-    if (cached.metadata.deletionTimestamp !== undefined) return finalizePostgreSQL(context, cached, ctx);
-    const now = context.now();
+    // Once per reconcile: the spec resolved (defaults, the parsed schedule, the S3 store) and the backups listed. The
+    // steps below take these; a backup this reconcile marks damaged replaces its listed version.
     const spec = resolvePostgreSQLSpec(cached.spec);
-    const namespace = requiredNamespace(cached);
     const key = instanceKey(cached);
+    let backups: readonly PostgreSQLBackup[] = await backupsOf(manager, key);
+    if (cached.metadata.deletionTimestamp !== undefined) return finalizePostgreSQL(context, { postgresql: cached, spec, backups }, ctx);
+    const now = context.now();
+    const namespace = requiredNamespace(cached);
     const uid = cached.metadata.uid ?? '';
-    const backups = await backupsOf(manager, key);
     const remembered = restores.get(key);
     const memory: RestoreMemory = remembered?.uid === uid ? remembered : { uid, backoff: new RestoreBackoff() };
     restores.set(key, memory);
     // The reader shows this process's own status writes, so the slot served last and the verdict on the pod examined
     // last are in `cached` even when its watch has not delivered them yet.
-    const schedule = backupSchedulePlan(cached, now);
+    const schedule = backupSchedulePlan(cached, spec.backup, now);
     /** Learned in this reconcile, for its status writes. */
     let restored: ConditionOutcome | undefined;
     let servedSlot: Date | undefined;
@@ -119,7 +121,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     if (schedule.state === 'invalid') events.event(postgresql, { type: 'Warning', reason: 'InvalidSchedule', action: 'Schedule', note: schedule.message });
 
     const name = requiredName(postgresql);
-    const claim = desiredDataClaim(postgresql);
+    const claim = desiredDataClaim(postgresql, spec);
     const current = {
       deployment: await manager.reader.get(Resources.Deployment, { namespace, name }),
       service: await manager.reader.get(Resources.Service, { namespace, name }),
@@ -138,7 +140,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     // the Secret again soon and leave a running database alone.
     const recheck = { requeueAfterMs: PASSWORD_RECHECK_MS };
     if (!password.ok && current.deployment === undefined) return blocked(password.reason, password.message, recheck);
-    await apply(Resources.Deployment, desiredDeployment(postgresql), current.deployment);
+    await apply(Resources.Deployment, desiredDeployment(postgresql, spec), current.deployment);
     if (!password.ok) return blocked(password.reason, password.message, recheck);
 
     const pods = await podsOf(manager, key);
@@ -149,18 +151,19 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     let latest = postgresql;
     if (serving === undefined) {
       const restore = await restoreAwaitingPod(postgresql, podsAwaitingRestore(pods)[0], {
-        password: password.password, inputs: restoreInputs(password.secretVersion, backups), memory, writeStatus, ctx,
+        spec, backups, password: password.password, inputs: restoreInputs(password.secretVersion, backups), memory, writeStatus, ctx,
       });
       serving = restore.serving;
       retryRestoreMs = restore.retryMs;
       restored = restore.restored;
       latest = restore.postgresql ?? postgresql;
+      backups = restore.backups ?? backups;
     }
 
     if (serving !== undefined) servedSlot = await createDueBackup(postgresql, schedule, ctx);
-    await applyRetention(postgresql, ctx);
+    await applyRetention(postgresql, spec.backup.retention, backups, ctx);
     const failedRestore = retryRestoreMs === undefined ? undefined : (restored ?? storedCondition(latest, PostgreSQLConditionType.Restored));
-    await writeStatus(latest, readyCondition(postgresql, serving, failedRestore));
+    await writeStatus(latest, readyCondition(postgresql, spec, serving, failedRestore));
     const nextSlotMs = schedule.state === 'active' ? schedule.next.getTime() - context.now().getTime() + SLOT_MARGIN_MS : undefined;
     const requeueAfterMs = [retryRestoreMs, nextSlotMs].filter((ms): ms is number => ms !== undefined).reduce<number | undefined>((a, b) => (a === undefined ? b : Math.min(a, b)), undefined);
     return requeueAfterMs === undefined ? undefined : { requeueAfterMs: Math.max(requeueAfterMs, 1) };
@@ -169,12 +172,15 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
   /**
    * Restores the pod awaiting it (if any and if its back-off allows): the pod it returns as serving is labelled now;
    * `retryMs` is set while a failed restore waits to be tried again; `restored` is the verdict when a pod was examined,
-   * and `postgresql` the object as the status write announcing the examination stored it.
+   * `postgresql` the object as the status write announcing the examination stored it, and `backups` the backups with
+   * those the examination found damaged as it marked them.
    */
   const restoreAwaitingPod = async (
     postgresql: PostgreSQL,
     pod: V1Pod | undefined,
     request: {
+      spec: ResolvedPostgreSQLSpec;
+      backups: readonly PostgreSQLBackup[];
       password: string;
       /** What the restore depends on (see restoreInputs). */
       inputs: string;
@@ -182,7 +188,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
       writeStatus: (postgresql: PostgreSQL, ready: ConditionOutcome) => Promise<PostgreSQL>;
       ctx: ReconcileContext;
     },
-  ): Promise<{ serving?: V1Pod; retryMs?: number; restored?: ConditionOutcome; postgresql?: PostgreSQL }> => {
+  ): Promise<{ serving?: V1Pod; retryMs?: number; restored?: ConditionOutcome; postgresql?: PostgreSQL; backups?: readonly PostgreSQLBackup[] }> => {
     if (pod === undefined) return {};
     const { memory, inputs, ctx } = request;
     const uid = pod.metadata?.uid ?? '';
@@ -190,8 +196,10 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     if (waitMs > 0) return { retryMs: waitMs };
     const message = `examining the database of pod ${pod.metadata?.name ?? ''} before it receives traffic`;
     const restoring = await request.writeStatus(postgresql, { status: 'False', reason: 'Restoring', message });
-    const verdict = await restorePod(context, { postgresql: restoring, pod, password: request.password, signal: ctx.signal, log: ctx.log });
-    const examined = { restored: verdict.condition, postgresql: restoring };
+    const { verdict, backups } = await restorePod(context, {
+      postgresql: restoring, spec: request.spec, backups: request.backups, pod, password: request.password, signal: ctx.signal, log: ctx.log,
+    });
+    const examined = { restored: verdict.condition, postgresql: restoring, backups };
     if (!verdict.serve) {
       const clearsByItself = CLEARS_BY_ITSELF.has(verdict.condition.reason);
       return { ...examined, retryMs: memory.backoff.failed(uid, inputs, Date.now(), { clearsByItself }) };
@@ -221,11 +229,16 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
   };
 
   /** Deletes the scheduled backups the retention policy no longer keeps; their finalizer deletes the stored dumps. */
-  const applyRetention = async (postgresql: PostgreSQL, ctx: ReconcileContext): Promise<void> => {
+  const applyRetention = async (
+    postgresql: PostgreSQL,
+    retention: ResolvedPostgreSQLSpec['backup']['retention'],
+    backups: readonly PostgreSQLBackup[],
+    ctx: ReconcileContext,
+  ): Promise<void> => {
+    // Only an object stored before the API server checked maxAge has one that cannot be read; retention stops there.
+    if (!retention.ok) throw new Error(retention.message);
     const namespace = requiredNamespace(postgresql);
-    const backups = await backupsOf(manager, instanceKey(postgresql));
-    const { retention } = resolvePostgreSQLSpec(postgresql.spec).backup;
-    for (const verdict of backupsToDelete(backups, retention, context.now())) {
+    for (const verdict of backupsToDelete(backups, retention.policy, context.now())) {
       await manager.client.delete(PostgreSQLBackupRef, { namespace, name: verdict.name });
       ctx.log.info({ backup: verdict.name, reason: verdict.reason }, 'retention deleted a backup');
       events.event(postgresql, { type: 'Normal', reason: 'BackupDeleted', action: 'Retention', note: `deleted backup ${verdict.name} and its stored dump: ${verdict.message}` });
@@ -258,9 +271,9 @@ function storedCondition(postgresql: PostgreSQL, type: string): ConditionOutcome
 }
 
 /** Ready: a pod serves; else why the pod awaiting a retry failed its restore; else the wait for a pod. */
-function readyCondition(postgresql: PostgreSQL, serving: V1Pod | undefined, failedRestore: ConditionOutcome | undefined): ConditionOutcome {
+function readyCondition(postgresql: PostgreSQL, spec: ResolvedPostgreSQLSpec, serving: V1Pod | undefined, failedRestore: ConditionOutcome | undefined): ConditionOutcome {
   if (serving !== undefined) {
-    return { status: 'True', reason: 'Serving', message: `pod ${serving.metadata?.name ?? ''} serves database ${postgresql.spec.db} through Service ${requiredName(postgresql)}` };
+    return { status: 'True', reason: 'Serving', message: `pod ${serving.metadata?.name ?? ''} serves database ${spec.db} through Service ${requiredName(postgresql)}` };
   }
   if (failedRestore?.status === 'False') return failedRestore;
   return { status: 'False', reason: 'WaitingForPod', message: 'waiting for the database pod to start and pass its readiness probe' };

@@ -1,7 +1,8 @@
 import { ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFinalizer, requiredName, requiredNamespace, type ReconcileContext, type ReconcileResult } from '@k8s-operators/controller-core';
 import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
+import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
-import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { isFinished } from '../desired/backup-status.ts';
 import { readDatabasePassword } from './database-password.ts';
 import { servingPod } from './database-pods.ts';
@@ -9,11 +10,19 @@ import { desiredBackup, finalBackupName } from '../desired/desired-backup.ts';
 import { newestUsable } from '../desired/desired-status.ts';
 import { instanceKey } from '../desired/object-names.ts';
 import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
-import { backupsOf, podsOf } from './operator-indexes.ts';
+import { podsOf } from './operator-indexes.ts';
 import { removeDatabaseGauges } from '../metrics/postgresql-metrics.ts';
 
 /** While a backup of a database being deleted with `backups: Delete` still runs, look again this often. */
 const WAIT_FOR_RUNNING_BACKUP_MS = 5_000;
+
+/** A PostgreSQL being deleted, as its reconcile read and resolved it. */
+export interface PostgreSQLBeingDeleted {
+  postgresql: PostgreSQL;
+  spec: ResolvedPostgreSQLSpec;
+  /** Its backups (any phase). */
+  backups: readonly PostgreSQLBackup[];
+}
 
 /** Adds the finalizer to a live PostgreSQL; returns the object to continue with. */
 export function ensurePostgreSQLFinalizer(context: OperatorContext, postgresql: PostgreSQL): Promise<PostgreSQL> {
@@ -31,12 +40,11 @@ export function ensurePostgreSQLFinalizer(context: OperatorContext, postgresql: 
  *    so a PostgreSQL created again with the same name restores the newest.
  * 3. The finalizer is removed; the garbage collector then deletes the Deployment, Service and claim.
  */
-export async function finalizePostgreSQL(context: OperatorContext, postgresql: PostgreSQL, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
+export async function finalizePostgreSQL(context: OperatorContext, deleted: PostgreSQLBeingDeleted, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
+  const { postgresql, spec, backups } = deleted;
   if (!hasFinalizer(postgresql, POSTGRESQL_FINALIZER)) return undefined;
   const { events, manager } = context;
-  const spec = resolvePostgreSQLSpec(postgresql.spec);
   const namespace = requiredNamespace(postgresql);
-  const backups = await backupsOf(manager, instanceKey(postgresql));
 
   if (spec.backup.onDelete.finalBackup) {
     const name = finalBackupName(postgresql);
@@ -75,7 +83,7 @@ export async function finalizePostgreSQL(context: OperatorContext, postgresql: P
     if (backups.some((b) => b.status?.phase === 'Running')) return { requeueAfterMs: WAIT_FOR_RUNNING_BACKUP_MS };
     // The stored dumps first, all of them (also any whose object is gone), then the objects.
     const scope = { namespace, postgresql: requiredName(postgresql) };
-    const target = await context.stores.forPostgreSQL(postgresql);
+    const target = await context.stores.lookup(namespace, spec.backup.s3);
     if (!target.ok) throw new Error(`the stored backups cannot be deleted (backup.onDelete.backups: Delete): the backup store in spec.backup.s3 cannot be used: ${target.message}`);
     const { store } = target;
     const listing = await store.list(scope);

@@ -1,8 +1,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { Resources, isNotFound, requiredName, requiredNamespace, type ReconcileContext } from '@k8s-operators/controller-core';
 import { PostgreSQLBackupRef } from '../api/postgresql-refs.ts';
+import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
-import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { connectionParameters } from '../postgres/connection.ts';
 import { restoreLatestBackup } from '../restore/restore-latest.ts';
 import { damagedStatus } from '../desired/backup-status.ts';
@@ -15,11 +16,20 @@ import { restoreFailureVerdict, restoreVerdict, type RestoreVerdict } from './re
 
 export interface PodRestore {
   postgresql: PostgreSQL;
+  spec: ResolvedPostgreSQLSpec;
+  /** The PostgreSQL's backups, as this reconcile listed them. */
+  backups: readonly PostgreSQLBackup[];
   /** A live pod without `appReady=ok`. */
   pod: V1Pod;
   password: string;
   signal: AbortSignal;
   log: ReconcileContext['log'];
+}
+
+export interface PodRestoreOutcome {
+  verdict: RestoreVerdict;
+  /** The PostgreSQL's backups after the restore: those it found damaged as they were marked. */
+  backups: readonly PostgreSQLBackup[];
 }
 
 /**
@@ -29,15 +39,14 @@ export interface PodRestore {
  *
  * The restore connects straight to the pod's address, since the Service does not select the pod yet.
  */
-export async function restorePod(context: OperatorContext, request: PodRestore): Promise<RestoreVerdict> {
-  const { postgresql, pod, password, signal, log } = request;
-  const spec = resolvePostgreSQLSpec(postgresql.spec);
+export async function restorePod(context: OperatorContext, request: PodRestore): Promise<PodRestoreOutcome> {
+  const { postgresql, spec, pod, password, signal, log } = request;
   const podName = pod.metadata?.name ?? '';
   const namespace = requiredNamespace(postgresql);
   const connection = connectionParameters({ podIP: podAddress(pod) ?? '', database: spec.db, user: spec.user, password });
   let verdict: RestoreVerdict;
   try {
-    const target = await context.stores.forPostgreSQL(postgresql);
+    const target = await context.stores.lookup(namespace, spec.backup.s3);
     if (!target.ok) throw new Error(`the backup store in spec.backup.s3 cannot be used: ${target.message}`);
     const result = await restoreLatestBackup({
       store: target.store, namespace, postgresql: requiredName(postgresql), connection, role: spec.user, signal, tools: context.tools,
@@ -50,18 +59,23 @@ export async function restorePod(context: OperatorContext, request: PodRestore):
   log.info({ pod: podName, outcome: verdict.condition.reason, serve: verdict.serve }, verdict.condition.message);
   recordRestore(context.metrics, verdict.metric);
   for (const event of verdict.events) context.events.event(postgresql, { ...event, action: 'Restore', related: pod });
-  await markDamaged(context, namespace, verdict.corrupted);
+  const marked = await markDamaged(context, namespace, verdict.corrupted);
   if (verdict.serve) await labelAppReady(context, pod);
-  return verdict;
+  return { verdict, backups: request.backups.map((backup) => marked.get(backup.metadata.name ?? '') ?? backup) };
 }
 
-/** Backups found damaged keep their object (its error explains) but stop counting as verified. */
-async function markDamaged(context: OperatorContext, namespace: string, damaged: RestoreVerdict['corrupted']): Promise<void> {
+/**
+ * Backups found damaged keep their object (its error explains) but stop counting as verified. Returns the objects as
+ * written, by name, so what this reconcile decides next (retention above all) does not count them as verified.
+ */
+async function markDamaged(context: OperatorContext, namespace: string, damaged: RestoreVerdict['corrupted']): Promise<Map<string, PostgreSQLBackup>> {
+  const marked = new Map<string, PostgreSQLBackup>();
   for (const { backup: name, message } of damaged) {
     const backup = await context.manager.reader.get(PostgreSQLBackupRef, { namespace, name });
     if (backup === undefined || backup.status?.verified === false) continue;
-    await context.statusWriter.write(PostgreSQLBackupRef, backup, damagedStatus(backup, `found damaged before a restore: ${message}`));
+    marked.set(name, await context.statusWriter.write(PostgreSQLBackupRef, backup, damagedStatus(backup, `found damaged before a restore: ${message}`)));
   }
+  return marked;
 }
 
 /**

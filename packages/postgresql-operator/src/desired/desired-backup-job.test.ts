@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { postgresqlFixture } from '../../test/postgresql-fixture.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import { resolvePostgreSQLSpec, resolveS3StoreSpec } from '../api/resolve-spec.ts';
+import { resolvePostgreSQLBackup } from '../api/resolved-postgresql-backup.ts';
+import { resolvePostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
+import { resolveS3Store } from '../api/resolved-s3-store.ts';
 import { parseBackupJobInput } from '../backup-job/backup-job-contract.ts';
 import { backupJobName, desiredBackupJob, desiredBackupServiceAccount, type BackupJobTarget } from './desired-backup-job.ts';
 
@@ -11,13 +13,14 @@ const backupNamed = (name: string): PostgreSQLBackup => ({
   metadata: { name, namespace: 'shop', uid: 'b-uid' },
   spec: { postgresql: 'foodb', trigger: 'OnDemand' },
 });
-const s3 = resolveS3StoreSpec({ bucket: 'pg', endpoint: 'https://s3.example:8333', forcePathStyle: true, credentialsSecret: 's3-credentials', caBundle: { configMapKeyRef: { name: 's3-ca', key: 'ca.crt' } } });
+const s3 = resolveS3Store({ bucket: 'pg', endpoint: 'https://s3.example:8333', forcePathStyle: true, credentialsSecret: 's3-credentials', caBundle: { configMapKeyRef: { name: 's3-ca', key: 'ca.crt' } } });
 
 const volume: BackupJobTarget = { kind: 'volume', endpoint: { url: 'https://10.0.0.9:8443', serverName: 'postgresql-operator-backup-store.postgresql-operator-system.svc', ca: '-----BEGIN CERTIFICATE-----\n…' } };
 
 function jobFor(spec: Parameters<typeof postgresqlFixture>[0] = {}, target: BackupJobTarget = { kind: 's3', s3 }) {
   const postgresql = postgresqlFixture(spec);
-  return desiredBackupJob({ backup: backupNamed('foodb-1'), postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), target, podIP: '10.0.0.7', image: 'registry.example/postgresql-operator:1.2.3' });
+  const backup = backupNamed('foodb-1');
+  return desiredBackupJob({ backup, trigger: resolvePostgreSQLBackup(backup).trigger, postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), target, podIP: '10.0.0.7', image: 'registry.example/postgresql-operator:1.2.3' });
 }
 
 describe('desiredBackupJob', () => {

@@ -8,9 +8,10 @@ import {
 } from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
+import type { BackupTrigger } from '../api/backup-lifecycle.ts';
 import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
-import type { ResolvedPostgreSQLSpec, ResolvedS3StoreSpec } from '../api/resolve-spec.ts';
+import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
+import type { ResolvedS3Store } from '../api/resolved-s3-store.ts';
 import { S3_ACCESS_KEY_ID_KEY, S3_SECRET_ACCESS_KEY_KEY } from '../api/s3-credentials-secret.ts';
 import {
   BACKUP_JOB_FILES,
@@ -24,7 +25,6 @@ import {
 import type { StoreEndpoint } from '../backup-store/remote-store.ts';
 import { BACKUP_STORE_AUDIENCE } from '../backup-store/store-protocol.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';
-import { containerResources } from './container-resources.ts';
 import { instanceLabels, MANAGED_BY } from './labels.ts';
 
 /**
@@ -72,10 +72,12 @@ export function desiredBackupServiceAccount(postgresql: PostgreSQL): V1ServiceAc
 }
 
 /** Where a Job writes: the bucket the spec names, or the backup volume through the backup store service. */
-export type BackupJobTarget = { kind: 's3'; s3: ResolvedS3StoreSpec } | { kind: 'volume'; endpoint: Required<StoreEndpoint> };
+export type BackupJobTarget = { kind: 's3'; s3: ResolvedS3Store } | { kind: 'volume'; endpoint: Required<StoreEndpoint> };
 
 export interface BackupJobRequest {
   backup: PostgreSQLBackup;
+  /** The backup's resolved `spec.trigger`. */
+  trigger: BackupTrigger;
   postgresql: PostgreSQL;
   spec: ResolvedPostgreSQLSpec;
   target: BackupJobTarget;
@@ -114,24 +116,15 @@ function secretProjections(spec: ResolvedPostgreSQLSpec, target: BackupJobTarget
 
 function jobStore(target: BackupJobTarget): BackupJobStore {
   if (target.kind === 'volume') return { kind: 'volume', ...target.endpoint };
-  const { s3 } = target;
-  return {
-    kind: 's3',
-    bucket: s3.bucket,
-    prefix: s3.prefix,
-    ...(s3.endpoint === undefined ? {} : { endpoint: s3.endpoint }),
-    region: s3.region,
-    forcePathStyle: s3.forcePathStyle,
-    caBundle: s3.caBundle !== undefined,
-  };
+  return { kind: 's3', ...target.s3.location, caBundle: target.s3.caBundle !== undefined };
 }
 
 export function desiredBackupJob(request: BackupJobRequest): V1Job {
-  const { backup, postgresql, spec, target, podIP, image } = request;
+  const { backup, trigger, postgresql, spec, target, podIP, image } = request;
   const name = requiredName(postgresql);
   const input: BackupJobInput = {
     key: { namespace: backup.metadata.namespace ?? '', postgresql: name, backup: backup.metadata.name ?? '' },
-    trigger: backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER,
+    trigger,
     connection: { host: podIP, port: POSTGRES_PORT, database: spec.db, user: spec.user },
     store: jobStore(target),
   };
@@ -163,7 +156,7 @@ export function desiredBackupJob(request: BackupJobRequest): V1Job {
               image,
               args: [BACKUP_JOB_SUBCOMMAND, `--secrets-dir=${BACKUP_JOB_SECRETS_DIR}`, `--termination-log=${TERMINATION_MESSAGE_PATH}`],
               env: [{ name: BACKUP_JOB_INPUT_ENV, value: JSON.stringify(input) }],
-              resources: containerResources(job.resources),
+              resources: job.resources,
               terminationMessagePath: TERMINATION_MESSAGE_PATH,
               // A process that dies before writing its outcome (OOM-killed) still leaves the end of its log there.
               terminationMessagePolicy: 'FallbackToLogsOnError',

@@ -7,12 +7,11 @@ import {
 import type { V1Deployment, V1Volume } from '@kubernetes/client-node';
 import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
-import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';
-import { containerResources } from './container-resources.ts';
-import { desiredDataClaim } from './desired-data-claim.ts';
 import { POSTGRES_PORT_NAME } from './desired-service.ts';
 import { instanceLabels, podSelector } from './labels.ts';
+import { dataClaimName } from './object-names.ts';
 
 /** Where the data volume is mounted: the official image's data directory, as in the seed. */
 export const DATA_MOUNT_PATH = '/var/lib/postgresql/data';
@@ -41,13 +40,11 @@ const POSTGRES_USER_ID = 999;
  *   its socket and lock files under /var/run/postgresql.
  * - Resources from `spec.resources`, no service links.
  */
-export function desiredDeployment(postgresql: PostgreSQL): V1Deployment {
-  const spec = resolvePostgreSQLSpec(postgresql.spec);
+export function desiredDeployment(postgresql: PostgreSQL, spec: ResolvedPostgreSQLSpec): V1Deployment {
   const name = requiredName(postgresql);
-  const claim = desiredDataClaim(postgresql);
-  const dataVolume: V1Volume = claim?.metadata?.name === undefined
+  const dataVolume: V1Volume = spec.storage === undefined
     ? { name: DATA_VOLUME, emptyDir: {} }
-    : { name: DATA_VOLUME, persistentVolumeClaim: { claimName: claim.metadata.name } };
+    : { name: DATA_VOLUME, persistentVolumeClaim: { claimName: dataClaimName(postgresql) } };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -77,7 +74,7 @@ export function desiredDeployment(postgresql: PostgreSQL): V1Deployment {
                 periodSeconds: 2,
                 timeoutSeconds: 5,
               },
-              ...(spec.resources === undefined ? {} : { resources: containerResources(spec.resources) }),
+              ...(spec.resources === undefined ? {} : { resources: spec.resources }),
               securityContext: restrictedContainerSecurityContext(),
               volumeMounts: [{ name: DATA_VOLUME, mountPath: DATA_MOUNT_PATH }],
             },

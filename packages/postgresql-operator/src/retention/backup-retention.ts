@@ -1,7 +1,6 @@
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import { DEFAULT_BACKUP_TRIGGER } from '../api/backup-lifecycle.ts';
-import type { ResolvedPostgreSQLSpec } from '../api/resolve-spec.ts';
-import { planRetention, retentionPolicyOf, type RetentionInput, type RetentionVerdict } from './retention.ts';
+import { resolvePostgreSQLBackup } from '../api/resolved-postgresql-backup.ts';
+import { planRetention, type RetentionInput, type RetentionPolicy, type RetentionVerdict } from './retention.ts';
 import { timeOf } from '../desired/metav1-time.ts';
 
 /** How a PostgreSQLBackup object looks to `planRetention`. */
@@ -9,7 +8,7 @@ export function retentionInput(backup: PostgreSQLBackup): RetentionInput {
   const { status } = backup;
   return {
     name: backup.metadata.name ?? '',
-    trigger: backup.spec.trigger ?? DEFAULT_BACKUP_TRIGGER,
+    trigger: resolvePostgreSQLBackup(backup).trigger,
     ...(status?.phase === undefined ? {} : { phase: status.phase }),
     verified: status?.verified === true,
     time: timeOf(status?.completionTime) ?? timeOf(backup.metadata.creationTimestamp) ?? new Date(0),
@@ -20,11 +19,7 @@ export function retentionInput(backup: PostgreSQLBackup): RetentionInput {
  * The backups of one PostgreSQL that retention deletes now, each with its reason. Backups already being deleted are
  * left out: they are gone as far as retention is concerned, and must not count towards keepLast.
  */
-export function backupsToDelete(
-  backups: readonly PostgreSQLBackup[],
-  retention: ResolvedPostgreSQLSpec['backup']['retention'],
-  now: Date,
-): RetentionVerdict[] {
+export function backupsToDelete(backups: readonly PostgreSQLBackup[], policy: RetentionPolicy, now: Date): RetentionVerdict[] {
   const present = backups.filter((backup) => backup.metadata.deletionTimestamp === undefined);
-  return planRetention(present.map(retentionInput), retentionPolicyOf(retention), now).delete;
+  return planRetention(present.map(retentionInput), policy, now).delete;
 }

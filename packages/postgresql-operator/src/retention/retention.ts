@@ -1,6 +1,4 @@
 import type { BackupPhase, BackupTrigger } from '../api/backup-lifecycle.ts';
-import type { ResolvedPostgreSQLSpec } from '../api/resolve-spec.ts';
-import { parseRetentionAge } from './retention-age.ts';
 
 /**
  * Which backups to delete. Pure: it sees the backups of one PostgreSQL and the policy, and returns a decision with a
@@ -22,15 +20,6 @@ export interface RetentionPolicy {
   /** Milliseconds; absent means no age limit. */
   maxAgeMs?: number;
   keepFailed: number;
-}
-
-/** The policy of a resolved spec's `backup.retention`. */
-export function retentionPolicyOf(retention: ResolvedPostgreSQLSpec['backup']['retention']): RetentionPolicy {
-  return {
-    keepLast: retention.keepLast,
-    keepFailed: retention.keepFailed,
-    ...(retention.maxAge === undefined ? {} : { maxAgeMs: parseRetentionAge(retention.maxAge) }),
-  };
 }
 
 export interface RetentionInput {

@@ -1,8 +1,8 @@
 import { requiredName } from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
-import { resolvePostgreSQLSpec } from '../api/resolve-spec.ts';
+import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { scheduledBackupName } from '../backup/backup-name.ts';
-import { parseSchedule, scheduleDecision } from './schedule.ts';
+import { scheduleDecision } from './schedule.ts';
 import { timeOf } from '../desired/metav1-time.ts';
 
 /** What the schedule asks for now. */
@@ -19,10 +19,12 @@ export type SchedulePlan =
       due?: { slot: Date; missed: number; backupName: string };
     };
 
-/** The schedule of one PostgreSQL at `now`: `status.lastScheduledBackupTime` is the slot last served. */
-export function backupSchedulePlan(postgresql: PostgreSQL, now: Date): SchedulePlan {
-  const { backup } = resolvePostgreSQLSpec(postgresql.spec);
-  const parsed = parseSchedule(backup.schedule);
+/**
+ * The schedule of one PostgreSQL at `now`, from its resolved `spec.backup` (the schedule parsed once):
+ * `status.lastScheduledBackupTime` is the slot last served.
+ */
+export function backupSchedulePlan(postgresql: PostgreSQL, backup: Pick<ResolvedPostgreSQLSpec['backup'], 'schedule' | 'suspend'>, now: Date): SchedulePlan {
+  const parsed = backup.schedule;
   if (!parsed.ok) return { state: 'invalid', message: `${parsed.message}; no scheduled backups are taken until it is fixed` };
   if (backup.suspend) return { state: 'suspended' };
   const lastScheduledTime = timeOf(postgresql.status?.lastScheduledBackupTime);

@@ -1,4 +1,4 @@
-import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import { CronExpression, CronExpressionParser, type CronFieldCollection } from 'cron-parser';
 
 /**
  * Backup schedules: 5-field cron expressions in UTC, or the macros Kubernetes CronJobs accept. The API server checks
@@ -19,6 +19,10 @@ const MACROS: Readonly<Record<string, string>> = {
 /** Missed slots are counted up to this many (for a message); an operator down for months does not loop for long. */
 export const MAX_COUNTED_MISSED_SLOTS = 100;
 
+/**
+ * A schedule parsed once (`parseSchedule`): its slots are computed from the parsed fields, so a reconcile that asks for
+ * many of them (the missed-slot count) never parses the expression again.
+ */
 export interface BackupSchedule {
   readonly expression: string;
   /** The first slot strictly after `time`. */
@@ -29,8 +33,9 @@ export interface BackupSchedule {
 
 export type ScheduleParseResult = { ok: true; schedule: BackupSchedule } | { ok: false; message: string };
 
-function cron(fields: string, currentDate: Date): CronExpression {
-  return CronExpressionParser.parse(fields, { currentDate, tz: 'UTC' });
+/** An iterator over the parsed schedule's slots, starting at `currentDate`: no parsing. */
+function slotsFrom(fields: CronFieldCollection, currentDate: Date): CronExpression {
+  return new CronExpression(fields, { currentDate, tz: 'UTC' });
 }
 
 /** Parses and fully validates a schedule; a failure carries a message that says what to fix. */
@@ -52,8 +57,12 @@ export function parseSchedule(expression: string): ScheduleParseResult {
         'day-of-month month day-of-week (UTC), e.g. "*/5 * * * *"',
     };
   }
+  let parsed: CronFieldCollection;
   try {
-    cron(fields, new Date(0)).next();
+    const cron = CronExpressionParser.parse(fields, { currentDate: new Date(0), tz: 'UTC' });
+    // Finding a first slot is part of the check, so a schedule that is accepted always has one.
+    cron.next();
+    parsed = cron.fields;
   } catch (error) {
     return {
       ok: false,
@@ -64,11 +73,11 @@ export function parseSchedule(expression: string): ScheduleParseResult {
     ok: true,
     schedule: {
       expression: trimmed,
-      nextAfter: (time) => cron(fields, time).next().toDate(),
+      nextAfter: (time) => slotsFrom(parsed, time).next().toDate(),
       latestAtOrBefore: (time) => {
         // prev() is strictly before its start; starting 1 ms later makes a slot at exactly `time` count.
-        const expression_ = cron(fields, new Date(time.getTime() + 1));
-        return expression_.hasPrev() ? expression_.prev().toDate() : undefined;
+        const slots = slotsFrom(parsed, new Date(time.getTime() + 1));
+        return slots.hasPrev() ? slots.prev().toDate() : undefined;
       },
     },
   };
