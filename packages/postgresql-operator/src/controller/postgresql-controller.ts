@@ -1,7 +1,6 @@
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import {
   Resources,
-  applyOwned,
   generationChanged,
   isAlreadyExists,
   or,
@@ -131,7 +130,7 @@ export function setupPostgreSQLController(context: OperatorContext): Controller 
     if (conflict !== undefined) return blocked('Conflict', conflict, { requeueAfterMs: CONFLICT_RECHECK_MS });
 
     const apply = <T extends KubernetesObject>(ref: ResourceRef<T>, desired: KubernetesObject, existing: T | undefined): Promise<T> =>
-      applyOwned(manager.client, ref, desired as never, { owner: postgresql, fieldManager: FIELD_MANAGER, current: existing });
+      manager.applyOwned(ref, desired as never, { owner: postgresql, fieldManager: FIELD_MANAGER, current: existing });
     await apply(Resources.Service, desiredService(postgresql), current.service);
     if (claim !== undefined) await apply(Resources.PersistentVolumeClaim, claim, current.claim);
 
