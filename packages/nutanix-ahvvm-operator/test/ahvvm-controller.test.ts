@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import type { AhvVm, AhvVmSpec } from '../src/api/ahvvm-resource.ts';
-import { CRD_DIRECTORY } from '../src/api/crd-files.ts';
+import { CRD_FILES } from '../src/api/crd-files.ts';
 import { FIELD_MANAGER, FINALIZER } from '../src/controller/ahvvm-reconciler.ts';
 import { PrismAccessGate } from '../src/controller/prism-access-gate.ts';
 import { withPowerState } from '../src/desired/apply-desired.ts';
@@ -52,7 +52,7 @@ describe('creating and changing VMs', () => {
   });
 
   it('builds the sample with every field: names resolved, disks, NIC, categories, UEFI, power and cloud-init', async () => {
-    const [secret, sample] = parseAllDocuments(await readFile(join(CRD_DIRECTORY, '../samples/ahvvm-web-01.yaml'), 'utf8')).map((d) => d.toJSON() as { metadata: { name: string }; spec: AhvVmSpec; stringData: Record<string, string> });
+    const [secret, sample] = parseAllDocuments(await readFile(join(CRD_FILES.directory, '../samples/ahvvm-web-01.yaml'), 'utf8')).map((d) => d.toJSON() as { metadata: { name: string }; spec: AhvVmSpec; stringData: Record<string, string> });
     if (secret === undefined || sample === undefined) throw new Error('the sample has a Secret and an AhvVm');
     await env.kube.create(Resources.Secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret.metadata.name, namespace: NS }, stringData: secret.stringData });
     await env.apply(NS, sample.metadata.name, sample.spec);

@@ -5,9 +5,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TestCluster, waitFor } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRD_DIRECTORY } from '../src/api/crd-files.ts';
+import { CRD_FILES } from '../src/api/crd-files.ts';
 
-const SAMPLES = join(CRD_DIRECTORY, '..', 'samples');
+const SAMPLES = join(CRD_FILES.directory, '..', 'samples');
 
 function avmYaml(name: string, spec: string): string {
   return `apiVersion: nutanix.com/v1alpha1\nkind: AhvVm\nmetadata:\n  name: ${name}\nspec:\n${spec.replace(/^/gm, '  ')}\n`;
@@ -18,7 +18,7 @@ describe('the AhvVm CRD on a real API server', () => {
 
   beforeAll(async () => {
     cluster = await TestCluster.start({ node: false });
-    const applied = await cluster.kubectl(['apply', '--server-side', '-k', CRD_DIRECTORY]);
+    const applied = await cluster.kubectl(['apply', '--server-side', '-k', CRD_FILES.directory]);
     expect(applied.stderr).toBe('');
     await cluster.waitForCrdsEstablished(['ahvvms.nutanix.com']);
     // Established updates discovery; kubectl may need a moment longer to see the new kind.

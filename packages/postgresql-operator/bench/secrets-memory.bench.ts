@@ -15,7 +15,7 @@ import { parseAllDocuments } from 'yaml';
 import { KubeClient, Resources } from '@k8s-operators/controller-core';
 import { ControlPlane, freePort, waitFor } from '@k8s-operators/testkit';
 import { OPERATOR_NODE_FLAGS } from '../../controller-core/bench/operator-node-flags.ts';
-import { CRD_DIRECTORY } from '../src/api/generate-crds.ts';
+import { CRD_FILES } from '../src/api/crd-files.ts';
 
 const { values } = parseArgs({
   options: {
@@ -47,8 +47,8 @@ async function memoryMib(pid: number): Promise<{ rss: number; peak: number }> {
 }
 
 async function installCrds(client: KubeClient): Promise<void> {
-  for (const file of (await readdir(CRD_DIRECTORY)).filter((name) => name.startsWith('exp.wheel.jp_'))) {
-    for (const document of parseAllDocuments(await readFile(join(CRD_DIRECTORY, file), 'utf8'))) {
+  for (const file of (await readdir(CRD_FILES.directory)).filter((name) => name.startsWith('exp.wheel.jp_'))) {
+    for (const document of parseAllDocuments(await readFile(join(CRD_FILES.directory, file), 'utf8'))) {
       await client.apply(Resources.CustomResourceDefinition, document.toJSON() as never, { fieldManager: 'secrets-bench' });
     }
   }

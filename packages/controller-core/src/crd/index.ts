@@ -4,3 +4,4 @@
 
 export { conditionsSchema, type ConditionsSchemaOptions } from './conditions-schema.ts';
 export { crdDiff, crdFileName, renderCrdYaml, writeCrds, type RenderCrdOptions } from './render-crd.ts';
+export { committedCrdDifference, writeCrdFiles, type CrdFiles } from './crd-files.ts';

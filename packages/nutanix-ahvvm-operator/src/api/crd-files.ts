@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import type { CustomResourceDeclaration } from '@k8s-operators/controller-core';
+import type { CrdFiles } from '@k8s-operators/controller-core/crd';
 import { AhvVmResource } from './ahvvm-resource.ts';
 
-/** Where the generated CRDs are committed, and how to regenerate them (named in the file header and in test failures). */
-export const CRD_DIRECTORY = fileURLToPath(new URL('../../../../deploy/nutanix-ahvvm-operator/crd/', import.meta.url));
-export const REGENERATE_COMMAND = 'npm run crds -w @k8s-operators/nutanix-ahvvm-operator';
-export const CRD_DECLARATIONS: readonly CustomResourceDeclaration[] = [AhvVmResource];
+/** The AhvVm CRD, committed under deploy/nutanix-ahvvm-operator/crd/ (src/api and dist/api are equally deep). */
+export const CRD_FILES: CrdFiles = {
+  directory: fileURLToPath(new URL('../../../../deploy/nutanix-ahvvm-operator/crd/', import.meta.url)),
+  regenerateCommand: 'npm run crds -w @k8s-operators/nutanix-ahvvm-operator',
+  resources: [AhvVmResource],
+};

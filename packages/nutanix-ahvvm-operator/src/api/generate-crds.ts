@@ -1,6 +1,6 @@
-// Writes deploy/nutanix-ahvvm-operator/crd/ from the API declared in code: `npm run crds` in this package.
-import { writeCrds } from '@k8s-operators/controller-core/crd';
-import { CRD_DECLARATIONS, CRD_DIRECTORY, REGENERATE_COMMAND } from './crd-files.ts';
+// Writes deploy/nutanix-ahvvm-operator/crd/ from the API declared in code: `npm run crds -w @k8s-operators/nutanix-ahvvm-operator`.
+// A test (crd-files.test.ts) fails when the committed files differ from what this writes.
+import { writeCrdFiles } from '@k8s-operators/controller-core/crd';
+import { CRD_FILES } from './crd-files.ts';
 
-const written = await writeCrds(CRD_DECLARATIONS, CRD_DIRECTORY, { regenerateCommand: REGENERATE_COMMAND });
-for (const path of written) console.log(`wrote ${path}`);
+for (const path of await writeCrdFiles(CRD_FILES)) console.log(`wrote ${path}`);

@@ -3,13 +3,13 @@
 import { join } from 'node:path';
 import { TestCluster } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRD_DIRECTORY } from './generate-crds.ts';
+import { CRD_FILES } from './crd-files.ts';
 
 let cluster: TestCluster;
 
 beforeAll(async () => {
   cluster = await TestCluster.start({ node: false });
-  expect((await cluster.kubectl(['apply', '-k', CRD_DIRECTORY])).stderr).toBe('');
+  expect((await cluster.kubectl(['apply', '-k', CRD_FILES.directory])).stderr).toBe('');
   await cluster.waitForCrdsEstablished(['postgresqls.exp.wheel.jp']);
 });
 afterAll(async () => {
@@ -27,7 +27,7 @@ async function backupOf(name: string): Promise<Record<string, unknown>> {
 
 describe('spec.backup.s3 on the API server', () => {
   it('is absent from the seed\'s db-for-foo.yaml, which keeps the backup volume', async () => {
-    const result = await cluster.kubectl(['apply', '-f', join(CRD_DIRECTORY, '..', 'samples', 'db-for-foo.yaml')]);
+    const result = await cluster.kubectl(['apply', '-f', join(CRD_FILES.directory, '..', 'samples', 'db-for-foo.yaml')]);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(await backupOf('foodb')).not.toHaveProperty('s3');
   });

@@ -1,11 +1,7 @@
 // The postgresql-operator API: `exp.wheel.jp/v1` `PostgreSQL` and `PostgreSQLBackup`.
-import { PostgreSQLBackupResource } from './postgresql-backup-resource.ts';
-import { PostgreSQLResource } from './postgresql-resource.ts';
-
 export { API_GROUP, API_VERSION, PostgreSQLBackupRef, PostgreSQLRef } from './postgresql-refs.ts';
 export {
   PostgreSQLResource,
-  REGENERATE_CRDS_COMMAND,
   type PostgreSQL,
   type PostgreSQLSpec,
   type PostgreSQLStatus,
@@ -30,6 +26,3 @@ export { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec } from './resolved-p
 export { resolvePostgreSQLBackup, type ResolvedPostgreSQLBackup } from './resolved-postgresql-backup.ts';
 export type { ResolvedS3Store, S3Location } from './resolved-s3-store.ts';
 export { S3_ACCESS_KEY_ID_KEY, S3_SECRET_ACCESS_KEY_KEY } from './s3-credentials-secret.ts';
-
-/** Every CRD this operator installs, in the order they are written. */
-export const CUSTOM_RESOURCES = [PostgreSQLResource, PostgreSQLBackupResource] as const;

@@ -11,9 +11,6 @@ import { PostgreSQLSpecSchema } from './postgresql-spec.ts';
 import { API_GROUP, API_VERSION, POSTGRESQL_KIND } from './postgresql-refs.ts';
 import { PostgreSQLStatusSchema } from './postgresql-status.ts';
 
-/** The command that regenerates `deploy/postgresql-operator/crd/`, named in the files and in the staleness test. */
-export const REGENERATE_CRDS_COMMAND = 'npm run crds -w @k8s-operators/postgresql-operator';
-
 /** `exp.wheel.jp/v1` `PostgreSQL` (short name `pg`): the seed's group, version, kind and short name. */
 export const PostgreSQLResource = defineCustomResource({
   group: API_GROUP,
