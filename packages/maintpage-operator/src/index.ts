@@ -31,14 +31,14 @@ export {
   type WindowBound,
 } from './api/resolved-maintpage.ts';
 export { isWindowOpen, nextWindowBoundary } from './schedule/maintenance-window.ts';
-export { parseRfc3339 } from './schedule/rfc3339.ts';
+export { parseRfc3339 } from './api/rfc3339.ts';
 
-export { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor, targetOfSelector, type Target } from './desired/labels.ts';
+export { INSTANCE_LABEL, ROLE_LABEL, APP_LABEL, selectorFor, targetOfSelector, type Target } from './desired/labels.ts';
 export {
   appName,
   maintenanceDeploymentName,
   pageHtmlConfigMapName,
-} from './desired/object-names.ts';
+} from './api/object-names.ts';
 export { desiredAppDeployment } from './desired/desired-app-deployment.ts';
 export {
   MAINTENANCE_CONTAINER_NAME,
@@ -60,7 +60,7 @@ export {
   type DriftEvent,
   type ObservedObjects,
   type SelectorChange,
-} from './controller/drift.ts';
+} from './desired/drift.ts';
 export {
   WAITING_REQUEUE_MS,
   decideSwitch,
@@ -71,11 +71,11 @@ export {
 } from './desired/switch-decision.ts';
 export {
   blockedOutcome,
-  desiredStatus,
+  desiredMaintPageStatus,
   invalidSpecOutcome,
   switchLatencySeconds,
   type StatusOutcome,
-} from './desired/desired-status.ts';
+} from './desired/desired-maintpage-status.ts';
 
 export { FIELD_MANAGER, setupMaintPageController, type MaintPageControllerOptions } from './controller/maintpage-controller.ts';
 export { registerMaintPageMetrics, type MaintPageMetrics } from './metrics/maintpage-metrics.ts';

@@ -229,7 +229,7 @@ const AppConfig = Type.Object(
       Type.Union([Type.Literal('Revert'), Type.Literal('Allow')], {
         description:
           "What happens when someone changes the app container's image on the Deployment: Revert sets it back to " +
-          'appimage (the seed behaviour); Allow keeps it, for GitOps or image-automation tools that own the image. ' +
+          'appimage (the default, as the original operator did); Allow keeps it, for GitOps or image-automation tools that own the image. ' +
           'A change of appimage itself is applied either way.',
         default: DEFAULT_IMAGE_CHANGE_POLICY,
       }),

@@ -7,8 +7,8 @@ export const MaintPageStatusSchema = Type.Object(
     maintpublishstatus: Type.Optional(
       Type.Union([Type.Literal(PUBLISHED), Type.Literal(NOT_PUBLISHED)], {
         description:
-          '"Published" while the Service sends traffic to the maintenance page, else "Not Published" (the seed\'s ' +
-          'field). It changes only once the switch has happened, not when it is asked for.',
+          '"Published" while the Service sends traffic to the maintenance page, else "Not Published" (the original ' +
+          "operator's field and values). It changes only once the switch has happened, not when it is asked for.",
       }),
     ),
     conditions: Type.Optional(conditionsSchema()),

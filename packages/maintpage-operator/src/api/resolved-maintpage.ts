@@ -1,6 +1,6 @@
 import { requiredName } from '@k8s-operators/controller-core';
-import { maintenanceDeploymentName } from '../desired/object-names.ts';
-import { parseRfc3339 } from '../schedule/rfc3339.ts';
+import { maintenanceDeploymentName } from './object-names.ts';
+import { parseRfc3339 } from './rfc3339.ts';
 import {
   DEFAULT_IMAGE_CHANGE_POLICY,
   DEFAULT_PAGE_MESSAGE,

@@ -1,6 +1,6 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
-import { appName } from './object-names.ts';
+import { appName } from '../api/object-names.ts';
 
 /**
  * Telling a manual change of the app's image from a change of `appimage`. The app Deployment records the `appimage`

@@ -2,8 +2,8 @@ import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { APPLIED_APP_IMAGE_ANNOTATION, appImageToApply } from './app-image.ts';
-import { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor } from './labels.ts';
-import { appName } from './object-names.ts';
+import { INSTANCE_LABEL, ROLE_LABEL, APP_LABEL, selectorFor } from './labels.ts';
+import { appName } from '../api/object-names.ts';
 
 /**
  * The app's Deployment, named `appname` with one container named `appname`, as in the seed. The container declares
@@ -24,14 +24,14 @@ export function desiredAppDeployment(maintPage: ResolvedMaintPage, observed?: V1
     kind: 'Deployment',
     metadata: ownedMetadata(maintPage, {
       name,
-      labels: { [SEED_APP_LABEL]: name, [INSTANCE_LABEL]: instance, [ROLE_LABEL]: 'app' },
+      labels: { [APP_LABEL]: name, [INSTANCE_LABEL]: instance, [ROLE_LABEL]: 'app' },
       annotations: { [APPLIED_APP_IMAGE_ANNOTATION]: config.appimage },
     }),
     spec: {
       replicas: config.replicas,
       selector: { matchLabels: selector },
       template: {
-        metadata: { labels: { [SEED_APP_LABEL]: name, ...selector } },
+        metadata: { labels: { [APP_LABEL]: name, ...selector } },
         spec: {
           containers: [
             {

@@ -8,8 +8,8 @@ import type { V1Container, V1Deployment, V1PodSpec, V1Volume } from '@kubernetes
 import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { BIND_ADDRESS_ENV, pageServerArgs } from '../page-server/flags.ts';
 import { HEALTH_PATH } from '../page-server/page-server.ts';
-import { INSTANCE_LABEL, ROLE_LABEL, SEED_APP_LABEL, selectorFor } from './labels.ts';
-import { maintenanceDeploymentName, pageHtmlConfigMapName } from './object-names.ts';
+import { INSTANCE_LABEL, ROLE_LABEL, APP_LABEL, selectorFor } from './labels.ts';
+import { maintenanceDeploymentName, pageHtmlConfigMapName } from '../api/object-names.ts';
 
 /**
  * The maintenance page as a Deployment, so a pod lost with its node or deleted by hand is replaced.
@@ -121,7 +121,7 @@ export function desiredMaintenanceDeployment(maintPage: ResolvedMaintPage, optio
   const config = maintPage.spec.maintpageconfig;
   const { port } = config;
   const selector = selectorFor(instance, 'maintenance');
-  const podLabels = { [SEED_APP_LABEL]: instance, ...selector };
+  const podLabels = { [APP_LABEL]: instance, ...selector };
   const customImage = config.maintpageimage;
   return {
     apiVersion: 'apps/v1',

@@ -3,7 +3,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { PAGE_HTML_KEY } from './desired-maintenance-deployment.ts';
 import { INSTANCE_LABEL, ROLE_LABEL } from './labels.ts';
-import { pageHtmlConfigMapName } from './object-names.ts';
+import { pageHtmlConfigMapName } from '../api/object-names.ts';
 
 /**
  * The ConfigMap that carries `page.html` given inline to the built-in page server's pods, or `undefined` when there

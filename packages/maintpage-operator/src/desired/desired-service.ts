@@ -2,8 +2,8 @@ import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Service } from '@kubernetes/client-node';
 import { DEFAULT_PORT } from '../api/defaults.ts';
 import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
-import { INSTANCE_LABEL, SEED_APP_LABEL, selectorFor, type Target } from './labels.ts';
-import { appName } from './object-names.ts';
+import { INSTANCE_LABEL, APP_LABEL, selectorFor, type Target } from './labels.ts';
+import { appName } from '../api/object-names.ts';
 
 /**
  * The app's Service, named `appname`, selecting `target`'s pods (`decideSwitch` says which). Its port is the seed's:
@@ -19,7 +19,7 @@ export function desiredService(maintPage: ResolvedMaintPage, target: Target): V1
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: ownedMetadata(maintPage, { name, labels: { [SEED_APP_LABEL]: name, [INSTANCE_LABEL]: instance } }),
+    metadata: ownedMetadata(maintPage, { name, labels: { [APP_LABEL]: name, [INSTANCE_LABEL]: instance } }),
     spec: {
       ports: [{ name: SERVICE_PORT_NAME, protocol: 'TCP', port: SERVICE_PORT, targetPort: 'http' }],
       selector: selectorFor(instance, target),

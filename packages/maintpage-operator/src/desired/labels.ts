@@ -1,16 +1,16 @@
 /**
  * Labels of the objects a MaintPage owns. The Service selects pods by the operator's own keys, never by `app`:
  * `app=<cr-name>` on the maintenance pods would also match any other pod with that label, and both sets when the
- * MaintPage and the app have the same name. `app` is still set as the seed sets it, for users' own selectors and
- * dashboards.
+ * MaintPage and the app have the same name. `app` is still set as the original operator set it, for users' own
+ * selectors and dashboards.
  */
 
 /** Which MaintPage an object belongs to (its `metadata.name`). */
 export const INSTANCE_LABEL = 'maintpage.example.com/instance';
 /** Which pod set an object belongs to: `app` or `maintenance`. */
 export const ROLE_LABEL = 'maintpage.example.com/role';
-/** The seed's label: `<appname>` on app pods, `<cr-name>` on maintenance pods. */
-export const SEED_APP_LABEL = 'app';
+/** The original operator's label, kept for users' selectors: `<appname>` on app pods, `<cr-name>` on maintenance pods. */
+export const APP_LABEL = 'app';
 
 /** The two pod sets the Service can send traffic to. */
 export type Target = 'app' | 'maintenance';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_PAGE_MESSAGE, DEFAULT_PORT, DEFAULT_RETRY_AFTER_SECONDS } from '../api/defaults.ts';
-import { parseRfc3339 } from '../schedule/rfc3339.ts';
+import { parseRfc3339 } from '../api/rfc3339.ts';
 
 /**
  * The page server's command line, written by the operator into the maintenance Deployment (`pageServerArgs`) and

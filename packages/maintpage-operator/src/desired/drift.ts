@@ -2,9 +2,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { requiredName } from '@k8s-operators/controller-core';
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
-import { detectAppImageChange, type AppImageChange } from '../desired/app-image.ts';
-import { targetOfSelector } from '../desired/labels.ts';
-import { appName } from '../desired/object-names.ts';
+import { detectAppImageChange, type AppImageChange } from './app-image.ts';
+import { targetOfSelector } from './labels.ts';
+import { appName } from '../api/object-names.ts';
 
 /**
  * Changes made by hand to what the MaintPage owns, and what to do about them: the app container's image (reverted

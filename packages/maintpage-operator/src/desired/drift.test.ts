@@ -1,10 +1,10 @@
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { maintPageFixture, resolved } from '../../test/maintpage-fixture.ts';
-import { APPLIED_APP_IMAGE_ANNOTATION, appImageToApply } from '../desired/app-image.ts';
-import { desiredAppDeployment } from '../desired/desired-app-deployment.ts';
+import { APPLIED_APP_IMAGE_ANNOTATION, appImageToApply } from './app-image.ts';
+import { desiredAppDeployment } from './desired-app-deployment.ts';
 import { detectDrift } from './drift.ts';
-import { selectorFor } from '../desired/labels.ts';
+import { selectorFor } from './labels.ts';
 
 const specImage = 'quay.io/daein/prodpage:latest';
 const appSelector = selectorFor('example', 'app');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maintPageFixture, resolved } from '../../test/maintpage-fixture.ts';
-import { invalidSpecOutcome, desiredStatus, switchLatencySeconds } from './desired-status.ts';
+import { invalidSpecOutcome, desiredMaintPageStatus, switchLatencySeconds } from './desired-maintpage-status.ts';
 import { selectorFor } from './labels.ts';
 import { decideSwitch } from './switch-decision.ts';
 
@@ -8,11 +8,11 @@ const first = new Date('2026-03-01T22:00:00.250Z');
 const later = new Date('2026-03-01T22:05:00Z');
 const appService = { spec: { selector: selectorFor('example', 'app') } };
 
-describe('desiredStatus', () => {
+describe('desiredMaintPageStatus', () => {
   it('writes the first status with the seed field, conditions, counts and generation', () => {
     const maintPage = maintPageFixture({ generation: 3 });
     const decision = decideSwitch(resolved(maintPage), { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 }, first);
-    const { status, changed } = desiredStatus(maintPage, decision, first);
+    const { status, changed } = desiredMaintPageStatus(maintPage, decision, first);
     expect(changed).toBe(true);
     expect(status).toEqual({
       maintpublishstatus: 'Not Published',
@@ -30,9 +30,9 @@ describe('desiredStatus', () => {
   it('reports no change when nothing changed, so nothing is written', () => {
     const maintPage = maintPageFixture();
     const observed = { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 };
-    const { status } = desiredStatus(maintPage, decideSwitch(resolved(maintPage), observed, first), first);
+    const { status } = desiredMaintPageStatus(maintPage, decideSwitch(resolved(maintPage), observed, first), first);
     const stored = maintPageFixture({ status: structuredClone(status) });
-    const again = desiredStatus(stored, decideSwitch(resolved(stored), observed, later), later);
+    const again = desiredMaintPageStatus(stored, decideSwitch(resolved(stored), observed, later), later);
     expect(again.changed).toBe(false);
     expect(again.status).toEqual(status);
   });
@@ -40,9 +40,9 @@ describe('desiredStatus', () => {
   it('sets lastSwitchTime on a switch and moves lastTransitionTime only for conditions whose status moved', () => {
     const maintPage = maintPageFixture({ maintpageconfig: { maintpagetoggle: true } });
     const waiting = decideSwitch(resolved(maintPage), { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 0 }, first);
-    const stored = maintPageFixture({ maintpageconfig: { maintpagetoggle: true }, status: desiredStatus(maintPage, waiting, first).status });
+    const stored = maintPageFixture({ maintpageconfig: { maintpagetoggle: true }, status: desiredMaintPageStatus(maintPage, waiting, first).status });
     const switched = decideSwitch(resolved(stored), { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 1 }, later);
-    const { status, changed } = desiredStatus(stored, switched, later);
+    const { status, changed } = desiredMaintPageStatus(stored, switched, later);
     expect(changed).toBe(true);
     expect(status.maintpublishstatus).toBe('Published');
     expect(status.lastSwitchTime).toBe('2026-03-01T22:05:00Z');
@@ -58,17 +58,17 @@ describe('desiredStatus', () => {
     const on = { maintpageconfig: { maintpagetoggle: true } };
     const notReady = { service: appService, appReadyReplicas: 1, maintenanceReadyReplicas: 0 };
     const maintPage = maintPageFixture(on);
-    const waiting = desiredStatus(maintPage, decideSwitch(resolved(maintPage), notReady, first), first).status;
+    const waiting = desiredMaintPageStatus(maintPage, decideSwitch(resolved(maintPage), notReady, first), first).status;
     expect(waiting.switchWantedTime).toBe('2026-03-01T22:00:00.250Z');
 
     // Any later reconcile, by this process or a new leader, reads the stored time and keeps it.
     const stored = maintPageFixture({ ...on, status: waiting });
-    const stillWaiting = desiredStatus(stored, decideSwitch(resolved(stored), notReady, later), later);
+    const stillWaiting = desiredMaintPageStatus(stored, decideSwitch(resolved(stored), notReady, later), later);
     expect(stillWaiting.status.switchWantedTime).toBe('2026-03-01T22:00:00.250Z');
     expect(stillWaiting.changed).toBe(false);
 
     expect(switchLatencySeconds(stored, later)).toBe(299.75);
-    const switched = desiredStatus(stored, decideSwitch(resolved(stored), { ...notReady, maintenanceReadyReplicas: 1 }, later), later);
+    const switched = desiredMaintPageStatus(stored, decideSwitch(resolved(stored), { ...notReady, maintenanceReadyReplicas: 1 }, later), later);
     expect(switched.status).not.toHaveProperty('switchWantedTime');
   });
 
@@ -89,7 +89,7 @@ describe('desiredStatus', () => {
         conditions: [{ type: 'Degraded', status: 'False', reason: 'AsExpected', message: '', lastTransitionTime: '2026-03-01T21:00:00Z' }],
       },
     });
-    const { status } = desiredStatus(maintPage, invalidSpecOutcome(maintPage, 'choose another appname'), later);
+    const { status } = desiredMaintPageStatus(maintPage, invalidSpecOutcome(maintPage, 'choose another appname'), later);
     expect(status).toMatchObject({
       maintpublishstatus: 'Published',
       appReadyReplicas: 1,

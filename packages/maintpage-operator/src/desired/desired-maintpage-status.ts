@@ -24,7 +24,7 @@ export interface StatusOutcome {
   switchPending?: boolean | undefined;
 }
 
-export function desiredStatus(
+export function desiredMaintPageStatus(
   maintPage: MaintPage,
   outcome: StatusOutcome,
   now: Date,

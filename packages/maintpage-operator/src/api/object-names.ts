@@ -1,6 +1,6 @@
 import { requiredName } from '@k8s-operators/controller-core';
-import type { MaintPage } from '../api/maintpage-resource.ts';
-import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
+import type { MaintPage } from './maintpage-resource.ts';
+import type { ResolvedMaintPage } from './resolved-maintpage.ts';
 
 /**
  * Names of the objects a MaintPage owns. The app's Deployment and Service are named `appname`, as in the seed; the

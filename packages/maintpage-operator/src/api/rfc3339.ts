@@ -1,4 +1,4 @@
-import { RFC3339_TIME } from '../api/formats.ts';
+import { RFC3339_TIME } from './formats.ts';
 
 const RFC3339 = new RegExp(RFC3339_TIME);
 
