@@ -92,6 +92,6 @@ export { BUSY_VM_STATES, actualPowerState, ipAddressesOf, observedVmStatus, type
 export { setupAhvVmController, type AhvVmControllerOptions } from './controller/ahvvm-controller.ts';
 export { AhvVmReconciler, FIELD_MANAGER, FINALIZER, type AhvVmReconcilerOptions } from './controller/ahvvm-reconciler.ts';
 export { DEFAULT_INTERVALS, type ReconcileIntervals } from './controller/requeue-timing.ts';
-export { Reason, SYNCED_CONDITION, type Outcome } from './controller/ahvvm-status.ts';
+export { Reason, SYNCED_CONDITION, type Outcome } from './desired/desired-ahvvm-status.ts';
 export { connectToPrism, type PrismConnection } from './controller/prism-connection.ts';
 export { PrismAccessGate, type PrismAccessGateOptions } from './controller/prism-access-gate.ts';

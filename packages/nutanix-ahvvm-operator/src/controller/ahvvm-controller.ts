@@ -1,4 +1,5 @@
 import {
+  asReconciler,
   generationChanged,
   or,
   type Controller,
@@ -40,7 +41,6 @@ export function setupAhvVmController(manager: Manager, options: AhvVmControllerO
   const reconciler = new AhvVmReconciler({
     kube: manager.client,
     statusWriter: manager.statusWriter(FIELD_MANAGER),
-    reader: manager.reader,
     prism: options.prism,
     events,
     metrics: options.metrics,
@@ -51,5 +51,5 @@ export function setupAhvVmController(manager: Manager, options: AhvVmControllerO
     .controller('ahvvm')
     .for(AhvVmRef, { predicates: [or(generationChanged(), deletionRequested())] })
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10, requeueBackoffs: REQUEUE_BACKOFFS })
-    .complete(reconciler.reconcile);
+    .complete(asReconciler(manager.reader, AhvVmRef, reconciler));
 }

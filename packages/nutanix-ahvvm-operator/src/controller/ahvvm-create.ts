@@ -4,7 +4,7 @@ import { withCloudInitUserData } from '../desired/desired-vm.ts';
 import { findOwnedVm, type OwnedVmLookup } from './find-owned-vm.ts';
 import { observedVmStatus } from '../desired/observed-vm.ts';
 import type { CreateAccepted, PrismVmApi } from '../vm/vm-api.ts';
-import { failed, pending, Reason, type StatusFields } from './ahvvm-status.ts';
+import { failed, pending, Reason, type StatusFields } from '../desired/desired-ahvvm-status.ts';
 import { cloudInitUserData } from './cloud-init-user-data.ts';
 import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
 import { isTaskFailure, submittedTask } from './task-record.ts';

@@ -3,7 +3,7 @@ import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import { observedVmStatus } from '../desired/observed-vm.ts';
 import { lookUpOwnedVm } from './ahvvm-create.ts';
 import type { AhvVmScope } from './ahvvm-scope.ts';
-import { pending, Reason } from './ahvvm-status.ts';
+import { pending, Reason } from '../desired/desired-ahvvm-status.ts';
 import { followTask } from './follow-task.ts';
 import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
 import { resolveDesiredVm } from './resolve-desired-vm.ts';

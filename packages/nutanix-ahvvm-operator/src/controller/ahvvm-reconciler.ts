@@ -1,11 +1,12 @@
-import { ensureFinalizer, hasFinalizer, type CacheReader, type KubeClient, type ReconcileContext, type StatusWriter } from '@k8s-operators/controller-core';
+import { ensureFinalizer, hasFinalizer, type KubeClient, type ObjectReconciler, type ReconcileContext, type ReconcileRequest, type StatusWriter } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
+import type { AhvVm } from '../api/ahvvm-resource.ts';
 import { ABSENT_STATE, VmStateGauge, type AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
 import { locateOrCreate } from './ahvvm-create.ts';
 import { finalize, FINALIZER, letGo, needsPrismToLetGo, release } from './ahvvm-finalize.ts';
 import { AhvVmReporter, type AhvVmEvents } from './ahvvm-reporter.ts';
 import { AhvVmScope } from './ahvvm-scope.ts';
-import { failed, Reason } from './ahvvm-status.ts';
+import { failed, Reason } from '../desired/desired-ahvvm-status.ts';
 import { sync } from './ahvvm-sync.ts';
 import { EntityNameCache } from './entity-name-cache.ts';
 import { followTask } from './follow-task.ts';
@@ -21,10 +22,8 @@ export const FIELD_MANAGER = 'nutanix-ahvvm-operator';
 
 export interface AhvVmReconcilerOptions {
   kube: Pick<KubeClient, 'patch' | 'get'>;
-  /** The manager's writer for FIELD_MANAGER: its writes are read back by `reader` before the cache shows them. */
+  /** The manager's writer for FIELD_MANAGER: its writes are read back by `manager.reader` before the cache shows them. */
   statusWriter: StatusWriter;
-  /** The manager's cache reader (`manager.reader`): the AhvVm as the controller's own watch last saw it. */
-  reader: Pick<CacheReader, 'get'>;
   prism: PrismConnection;
   events: AhvVmEvents;
   metrics: AhvVmMetrics;
@@ -44,8 +43,7 @@ export interface AhvVmReconcilerOptions {
  * This class only dispatches, as CAPX splits reconcileDelete from reconcileNormal: deletion is `finalize`, a VM not
  * found is `locateOrCreate`, a VM found is `sync`.
  */
-export class AhvVmReconciler {
-  readonly #reader: Pick<CacheReader, 'get'>;
+export class AhvVmReconciler implements ObjectReconciler<AhvVm> {
   readonly #prism: PrismConnection;
   readonly #gate: PrismAccessGate;
   readonly #now: () => Date;
@@ -54,7 +52,6 @@ export class AhvVmReconciler {
   readonly #deps: PhaseDeps;
 
   constructor(options: AhvVmReconcilerOptions) {
-    this.#reader = options.reader;
     this.#prism = options.prism;
     this.#gate = options.gate ?? new PrismAccessGate();
     this.#now = options.now ?? ((): Date => new Date());
@@ -70,22 +67,21 @@ export class AhvVmReconciler {
     };
   }
 
-  readonly reconcile = async (ctx: ReconcileContext): Promise<Result> => {
+  async reconcile(avm: AhvVm, ctx: ReconcileContext): Promise<Result> {
     const { key } = ctx.request;
-    const cached = await this.#reader.get(AhvVmRef, ctx.request);
-    if (cached === undefined) {
-      // Returning nothing also resets the key's back-offs.
-      this.#states.delete(key);
-      return undefined;
-    }
-    const scope = new AhvVmScope(cached, this.#writer, this.#now);
+    const scope = new AhvVmScope(avm, this.#writer, this.#now);
     try {
       return await this.#reconcile(scope, ctx);
     } finally {
       if (scope.released) this.#states.delete(key);
       else this.#states.set(key, scope.status.state ?? ABSENT_STATE);
     }
-  };
+  }
+
+  /** The AhvVm is gone (its finalizer was released): forget its state series. */
+  gone(request: ReconcileRequest): void {
+    this.#states.delete(request.key);
+  }
 
   async #reconcile(scope: AhvVmScope, ctx: ReconcileContext): Promise<Result> {
     const prism = this.#prism;

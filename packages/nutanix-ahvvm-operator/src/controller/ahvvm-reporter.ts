@@ -1,7 +1,7 @@
 import type { EventDetails } from '@k8s-operators/controller-core';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { AhvVmScope } from './ahvvm-scope.ts';
-import type { Outcome, StatusFields } from './ahvvm-status.ts';
+import type { Outcome, StatusFields } from '../desired/desired-ahvvm-status.ts';
 import type { PrismConnection } from './prism-connection.ts';
 
 export interface AhvVmEvents {

@@ -2,7 +2,7 @@ import { nextStatus, type StatusWriter } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVm, AhvVmStatus } from '../api/ahvvm-resource.ts';
 import { resolveAhvVmSpec, type ResolvedAhvVmSpec } from '../api/resolved-ahvvm-spec.ts';
-import { nextAhvVmStatus, readyReasonOf, type Outcome, type StatusFields } from './ahvvm-status.ts';
+import { desiredAhvVmStatus, readyReasonOf, type Outcome, type StatusFields } from '../desired/desired-ahvvm-status.ts';
 
 /**
  * One reconcile's view of its AhvVm: the object as last read or written, and the status writes that move it on.
@@ -40,7 +40,7 @@ export class AhvVmScope {
   /** Writes the outcome as conditions, with `fields`. Returns whether the Ready reason changed (a new situation). */
   async report(outcome: Outcome, fields: StatusFields = {}): Promise<boolean> {
     const before = readyReasonOf(this.avm);
-    this.avm = await this.#writer.write(AhvVmRef, this.avm, nextAhvVmStatus(this.avm, outcome, fields, this.#now()), { fenced: true });
+    this.avm = await this.#writer.write(AhvVmRef, this.avm, desiredAhvVmStatus(this.avm, outcome, fields, this.#now()), { fenced: true });
     return readyReasonOf(this.avm) !== before;
   }
 

@@ -3,7 +3,7 @@ import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { observedVmStatus } from '../desired/observed-vm.ts';
 import { describeChanges, planUpdate, type UpdateStep } from '../desired/update-plan.ts';
 import type { VmDiff } from '../desired/vm-diff.ts';
-import { available, failed, pending, Reason, readyReasonOf } from './ahvvm-status.ts';
+import { available, failed, pending, Reason, readyReasonOf } from '../desired/desired-ahvvm-status.ts';
 import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
 import { eventActionOf, reasonWhileRunning, submittedTask, type TaskOperation } from './task-record.ts';
 

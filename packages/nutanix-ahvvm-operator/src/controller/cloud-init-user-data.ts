@@ -1,6 +1,6 @@
 import { Resources, type KubeClient } from '@k8s-operators/controller-core';
 import type { AhvVmScope } from './ahvvm-scope.ts';
-import { Reason } from './ahvvm-status.ts';
+import { Reason } from '../desired/desired-ahvvm-status.ts';
 
 export type UserDataResult =
   | { ok: true; base64: string | undefined }

@@ -4,7 +4,7 @@ import { vmUuidOfTask } from '../prism/v4-vm-translation.ts';
 import type { PrismVmApi } from '../vm/vm-api.ts';
 import type { AhvVmReporter } from './ahvvm-reporter.ts';
 import type { AhvVmScope } from './ahvvm-scope.ts';
-import { failed, Reason } from './ahvvm-status.ts';
+import { failed, Reason } from '../desired/desired-ahvvm-status.ts';
 import { eventActionOf, finishedTask, isTaskPending, UNKNOWN_TASK_STATUS } from './task-record.ts';
 
 export type TaskFollowed = 'running' | 'failed' | 'done';

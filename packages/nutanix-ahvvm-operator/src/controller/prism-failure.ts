@@ -6,7 +6,7 @@ import {
   PrismTlsError,
   PrismTransportError,
 } from '../prism/prism-errors.ts';
-import { Reason } from './ahvvm-status.ts';
+import { Reason } from '../desired/desired-ahvvm-status.ts';
 
 /** What a failed Prism call means for the reconcile that made it. */
 export type PrismFailure =

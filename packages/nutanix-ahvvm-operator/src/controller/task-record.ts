@@ -1,6 +1,6 @@
 import type { AhvVmStatus } from '../api/ahvvm-resource.ts';
 import { TERMINAL_TASK_STATUSES, type PrismTask } from '../prism/prism-types.ts';
-import { Reason } from './ahvvm-status.ts';
+import { Reason } from '../desired/desired-ahvvm-status.ts';
 
 /**
  * `status.lastTask`: the Prism task the operator started last, followed by requeueing the resource until it ends

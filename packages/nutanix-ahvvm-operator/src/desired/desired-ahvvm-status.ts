@@ -63,7 +63,7 @@ export type StatusFields = { [K in keyof AhvVmStatus]?: AhvVmStatus[K] | undefin
  * The status after `outcome`: `fields` over the current status, `observedGeneration` at the resource's generation,
  * and both conditions (their `lastTransitionTime` moves only when their status does).
  */
-export function nextAhvVmStatus(avm: AhvVm, outcome: Outcome, fields: StatusFields, now: Date): AhvVmStatus {
+export function desiredAhvVmStatus(avm: AhvVm, outcome: Outcome, fields: StatusFields, now: Date): AhvVmStatus {
   const generation = avm.metadata.generation;
   return nextStatus<AhvVmStatus>(avm.status, {
     fields,
