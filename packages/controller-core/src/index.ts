@@ -102,7 +102,7 @@ export type { InformerScope, WatchEndReason } from './informer/reflector.ts';
 export { Controller, ReconcilesStillRunning, type ControllerOptions } from './controller/controller.ts';
 export { ControllerBuilder, type ControllerSettings, type MapToKeys, type WatchOptions as ControllerWatchOptions } from './controller/builder.ts';
 export { TerminalError, type ReconcileContext, type ReconcileRequest, type ReconcileResult, type Reconciler } from './controller/reconciler.ts';
-export { asReconciler, type ObjectReconciler } from './controller/object-reconciler.ts';
+export { asReconciler, type ObjectGetter, type ObjectReconciler } from './controller/object-reconciler.ts';
 export { and, annotationsChanged, generationChanged, hasLabels, labelsChanged, not, or, resourceVersionChanged, type Predicate } from './controller/predicates.ts';
 
 export { LeaderElector, type LeaderElectionOptions } from './leader/leader-elector.ts';

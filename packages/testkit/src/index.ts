@@ -24,3 +24,4 @@ export { cpuSecondsOf } from './proc-cpu.ts';
 export { findProvisionedTool, PROVISIONED_TOOLS, PROVISIONED_TOOL_NAMES, ProvisionedToolMissing, type ProvisionedTool, type ProvisionedToolSpec } from './provisioned-tools.ts';
 export { provision, type ProvisionOptions, type ProvisionResult } from './provision.ts';
 export { runListWatch, type ListWatchHandlers } from './watch-loop.ts';
+export { folderImportLoops } from './folder-imports.ts';

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ResourceRef } from '../client/resources.ts';
-import type { CacheReader } from '../manager/cache-reader.ts';
+import type { ObjectKey } from '../objects/object-key.ts';
 import type { ReconcileContext, ReconcileRequest, ReconcileResult, Reconciler } from './reconciler.ts';
 
 /**
@@ -18,13 +18,18 @@ export interface ObjectReconciler<T extends KubernetesObject> {
   gone?(request: ReconcileRequest, context: ReconcileContext): void | Promise<void>;
 }
 
+/** What the adapter needs of a reader; the manager's `reader` is one. */
+export interface ObjectGetter {
+  get<T extends KubernetesObject>(ref: ResourceRef<T>, key: ObjectKey): Promise<T | undefined>;
+}
+
 /**
  * The `Reconciler` a controller runs for an {@link ObjectReconciler}, as controller-runtime's `reconcile.AsReconciler`
  * (pkg/reconcile/reconcile.go): it reads the object from `reader` (the manager's cache reader, which shows this
  * process's own writes) and, when it is not there, calls `gone` and returns nothing, which resets the key's back-offs.
  */
 export function asReconciler<T extends KubernetesObject>(
-  reader: Pick<CacheReader, 'get'>,
+  reader: ObjectGetter,
   ref: ResourceRef<T>,
   reconciler: ObjectReconciler<T>,
 ): Reconciler {
