@@ -2,7 +2,7 @@
 // AhvVm into a Prism VM and decides how to change one, and the controller built on them. main.ts is the process.
 
 export { AhvVmRef } from './api/ahvvm-ref.ts';
-export { AhvVmResource, AhvVmSpec, AhvVmStatus, type AhvVm } from './api/ahvvm-resource.ts';
+export { AhvVmResource, AhvVmSpecSchema, AhvVmStatusSchema, type AhvVm, type AhvVmSpec, type AhvVmStatus } from './api/ahvvm-resource.ts';
 export { AHVVM_LIMITS, AHVVM_SPEC_DEFAULTS, DEFAULT_USER_DATA_KEY } from './api/ahvvm-limits.ts';
 export { resolveAhvVmSpec, type ResolvedAhvVmSpec } from './api/resolved-ahvvm-spec.ts';
 

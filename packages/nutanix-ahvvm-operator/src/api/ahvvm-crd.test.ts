@@ -4,7 +4,7 @@ import { crdManifest } from '@k8s-operators/controller-core';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { AhvVmResource, AhvVmSpec } from './ahvvm-resource.ts';
+import { AhvVmResource, AhvVmSpecSchema } from './ahvvm-resource.ts';
 import { CRD_FILES } from './crd-files.ts';
 
 const SAMPLES = join(CRD_FILES.directory, '..', 'samples');
@@ -52,10 +52,10 @@ describe('the samples', () => {
     expect(avms.length).toBeGreaterThan(0);
     for (const avm of avms) {
       expect(avm.apiVersion).toBe(AhvVmResource.apiVersion);
-      expect([...Value.Errors(AhvVmSpec, avm.spec)]).toEqual([]);
+      expect([...Value.Errors(AhvVmSpecSchema, avm.spec)]).toEqual([]);
     }
     // The check has teeth:
-    expect(Value.Check(AhvVmSpec, { num_sockets: 0 })).toBe(false);
-    expect(Value.Check(AhvVmSpec, { power_state: 'ON' })).toBe(false);
+    expect(Value.Check(AhvVmSpecSchema, { num_sockets: 0 })).toBe(false);
+    expect(Value.Check(AhvVmSpecSchema, { power_state: 'ON' })).toBe(false);
   });
 });

@@ -55,7 +55,7 @@ const Nic = Type.Object(
   { description: 'A network interface on a subnet.' },
 );
 
-export const AhvVmSpec = Type.Object(
+export const AhvVmSpecSchema = Type.Object(
   {
     // Optional with defaults, as the seed declared them optional and its operator filled in 1, 1 and 1024.
     num_sockets: Type.Optional(
@@ -191,7 +191,7 @@ const LastTask = Type.Object(
   { description: 'The last Prism task the operator started for this VM.' },
 );
 
-export const AhvVmStatus = Type.Object({
+export const AhvVmStatusSchema = Type.Object({
   observedGeneration: Type.Optional(
     Type.Integer({ format: 'int64', minimum: 0, description: 'The .metadata.generation the status was computed from.' }),
   ),
@@ -236,8 +236,8 @@ export const AhvVmResource = defineCustomResource({
   versions: [
     {
       name: AHVVM.version,
-      spec: AhvVmSpec,
-      status: AhvVmStatus,
+      spec: AhvVmSpecSchema,
+      status: AhvVmStatusSchema,
       printerColumns: [
         { name: 'Sockets', type: 'integer', jsonPath: '.spec.num_sockets', description: 'Number of sockets' },
         {
