@@ -118,7 +118,11 @@ export interface StoreContents {
 // ---- MaintPage --------------------------------------------------------------------------------------------------
 
 /** What the workload asked for: maintenance wanted or not for `app`, from `at` on (toggle or schedule window). */
-export interface WantedChange { app: string; at: number; wanted: boolean; how: 'toggle' | 'window' }
+/**
+ * A change of what an app's Service should answer. `initial`: the state the workload starts from, once the app
+ * answered; probes are judged against it, but it is no switch, so it has no switch latency.
+ */
+export interface WantedChange { app: string; at: number; wanted: boolean; how: 'initial' | 'toggle' | 'window' }
 
 /** One HTTP request through the app's Service. */
 export interface ProbeResult {

@@ -81,13 +81,14 @@ export function checkProbeErrors(timeline: SoakTimeline): InvariantResult {
 
 /**
  * For the report: how long each switch took, from the change of the wish to the first probe that answered as wanted,
- * in ms. "During faults" when some fault, or the minute after it, overlaps the switch.
+ * in ms. "During faults" when some fault, or the minute after it, overlaps the switch. The initial state is no switch:
+ * its first probe waits for every workload to be prepared, seconds that say nothing of the operator.
  */
 export function switchLatencies(timeline: SoakTimeline): { duringFaults: number[]; withoutFaults: number[] } {
   const duringFaults: number[] = [];
   const withoutFaults: number[] = [];
   for (const { change, switchProbe } of wantedIntervals(timeline)) {
-    if (!switchProbe) continue;
+    if (!switchProbe || change.how === 'initial') continue;
     const switchedAt = switchProbe.at;
     const overlapsFault = timeline.faults.some((fault) => fault.startAt <= switchedAt && fault.endAt + FAULT_AFTERMATH_MS >= change.at);
     (overlapsFault ? duringFaults : withoutFaults).push(switchedAt - change.at);

@@ -127,7 +127,7 @@ export function maintPageWorkload(cluster: SoakCluster, recorder: Recorder, rand
           if (Date.now() > deadline) throw new Error(`MaintPage ${app}'s app never answered through its Service within 3 min`);
           await new Promise((resolve) => setTimeout(resolve, 500));
         }
-        recorder.wanted.push({ app, at: Date.now(), wanted: false, how: 'toggle' });
+        recorder.wanted.push({ app, at: Date.now(), wanted: false, how: 'initial' });
       }
     },
     async run(signal) {
