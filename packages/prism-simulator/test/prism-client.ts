@@ -200,14 +200,18 @@ export class PrismTestClient {
     return reply.json as TaskJson;
   }
 
-  /** Polls the task until it is no longer QUEUED or RUNNING; gives up after a bounded number of polls. */
-  async waitForTask(uuid: string, maxPolls = 400): Promise<TaskJson> {
-    for (let poll = 0; poll < maxPolls; poll += 1) {
+  /**
+   * Polls the task until it is no longer QUEUED or RUNNING, for up to 30 s: bounded by time, as a count of polls
+   * lasts less the faster the machine.
+   */
+  async waitForTask(uuid: string, timeoutMs = 30_000): Promise<TaskJson> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
       const task = await this.getTask(uuid);
       if (task.status !== 'QUEUED' && task.status !== 'RUNNING') return task;
-      await sleep(5);
+      if (Date.now() > deadline) throw new Error(`task ${uuid} did not finish within ${timeoutMs / 1000} s: ${task.status}`);
+      await sleep(10);
     }
-    throw new Error(`task ${uuid} did not finish within ${maxPolls} polls`);
   }
 
   /** The documented update flow: GET, copy spec and metadata (not status), change, PUT. */

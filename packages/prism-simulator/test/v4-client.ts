@@ -138,13 +138,18 @@ export class V4TestClient {
     return (reply.json as { data: V4TaskJson }).data;
   }
 
-  async waitForTask(extId: string): Promise<V4TaskJson> {
-    for (let poll = 0; poll < 400; poll += 1) {
+  /**
+   * Polls the task until it ends, for up to 30 s. Bounded by time, not by a count of polls: 400 polls of a fast
+   * machine took under 3 s, less than a task a test slows on purpose (a slow-task fault of 3 s).
+   */
+  async waitForTask(extId: string, timeoutMs = 30_000): Promise<V4TaskJson> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
       const task = await this.getTask(extId);
       if (task.status !== 'QUEUED' && task.status !== 'RUNNING') return task;
-      await sleep(5);
+      if (Date.now() > deadline) throw new Error(`task ${extId} did not finish within ${timeoutMs / 1000} s: ${task.status}`);
+      await sleep(10);
     }
-    throw new Error(`task ${extId} did not finish`);
   }
 
   /** Creates a VM, waits for its task, and returns its extId. */
