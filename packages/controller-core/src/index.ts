@@ -55,7 +55,7 @@ export {
   type RestrictedContainerOptions,
   type RestrictedPodOptions,
 } from './objects/restricted-security-contexts.ts';
-export { metav1Time } from './objects/metav1-time.ts';
+export { metav1Time, parseMetav1Time } from './objects/metav1-time.ts';
 
 export {
   defineCustomResource,

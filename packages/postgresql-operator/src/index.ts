@@ -94,11 +94,11 @@ export {
   planRetention,
   type RetentionInput,
   type RetentionPlan,
-  type RetentionPolicy,
   type RetentionReason,
   type RetentionVerdict,
 } from './retention/retention.ts';
-export { parseRetentionAge } from './retention/retention-age.ts';
+export { parseRetentionAge } from './api/retention-age.ts';
+export type { RetentionPolicy } from './api/resolved-postgresql-spec.ts';
 
 export { registerPostgreSQLMetrics, type PostgreSQLMetrics } from './metrics/postgresql-metrics.ts';
 export { createBackupStoreMetrics, type BackupStoreMetrics } from './metrics/backup-store-metrics.ts';

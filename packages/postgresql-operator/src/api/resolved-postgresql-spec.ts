@@ -1,5 +1,3 @@
-import type { RetentionPolicy } from '../retention/retention.ts';
-import { parseRetentionAge } from '../retention/retention-age.ts';
 import { parseSchedule, type ScheduleParseResult } from '../schedule/schedule.ts';
 import {
   DEFAULT_BACKUPS_ON_DELETE,
@@ -12,6 +10,7 @@ import {
   DEFAULT_KEEP_LAST,
   type BackupsOnDelete,
 } from './defaults.ts';
+import { parseRetentionAge } from './retention-age.ts';
 import type { PostgreSQLSpec } from './postgresql-resource.ts';
 import { resolveS3Store, type ResolvedS3Store } from './resolved-s3-store.ts';
 
@@ -19,6 +18,14 @@ import { resolveS3Store, type ResolvedS3Store } from './resolved-s3-store.ts';
 export interface ContainerResources {
   requests?: Record<string, string>;
   limits?: Record<string, string>;
+}
+
+/** How many backups retention keeps, and for how long. */
+export interface RetentionPolicy {
+  keepLast: number;
+  /** Milliseconds; absent means no age limit. */
+  maxAgeMs?: number;
+  keepFailed: number;
 }
 
 /**

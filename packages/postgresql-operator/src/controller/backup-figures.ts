@@ -1,11 +1,11 @@
+import { parseMetav1Time } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
-import type { SchedulePlan } from '../schedule/backup-schedule-plan.ts';
+import type { SchedulePlan } from '../desired/backup-schedule-plan.ts';
 import { newestFinished, newestUsable } from '../desired/desired-status.ts';
 import type { DatabaseBackupFigures } from '../metrics/postgresql-metrics.ts';
-import { timeOf } from '../desired/metav1-time.ts';
 
 const seconds = (value: Date | string | undefined): number | undefined => {
-  const time = timeOf(value);
+  const time = parseMetav1Time(value);
   return time === undefined ? undefined : time.getTime() / 1000;
 };
 

@@ -1,8 +1,7 @@
-import { isAlreadyExists, isControlledBy, Resources, type KubeClient, type ObjectOf } from '@k8s-operators/controller-core';
+import { Resources, isAlreadyExists, isControlledBy, parseMetav1Time, type KubeClient, type ObjectOf } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { parseBackupJobResult, type BackupJobResult } from '../backup-job/backup-job-contract.ts';
 import { BACKUP_JOB_CONTAINER, backupJobName, desiredBackupJob, desiredBackupServiceAccount, type BackupJobRequest } from '../desired/desired-backup-job.ts';
-import { timeOf } from '../desired/metav1-time.ts';
 import { FIELD_MANAGER } from './operator-context.ts';
 
 /**
@@ -72,8 +71,8 @@ export async function jobOutcome(client: KubeClient, job: BackupJob, pods: reado
   const ended = endedContainer(pods);
   const exitedCompleted = ended?.exitCode === 0 && parseBackupJobResult(ended.message)?.result === 'Completed';
   if (complete === undefined && failed === undefined && !exitedCompleted) return { finished: false };
-  const start = timeOf(job.status?.startTime);
-  const end = timeOf(job.status?.completionTime) ?? timeOf((complete ?? failed)?.lastTransitionTime) ?? timeOf(ended?.finishedAt);
+  const start = parseMetav1Time(job.status?.startTime);
+  const end = parseMetav1Time(job.status?.completionTime) ?? parseMetav1Time((complete ?? failed)?.lastTransitionTime) ?? parseMetav1Time(ended?.finishedAt);
   const seconds = start !== undefined && end !== undefined ? Math.max(0, (end.getTime() - start.getTime()) / 1000) : 0;
   if (complete !== undefined || (failed === undefined && exitedCompleted)) return { finished: true, succeeded: true, seconds };
   return { finished: true, succeeded: false, seconds, error: await failureOf(client, job, ended, failed?.reason, failed?.message) };

@@ -6,6 +6,7 @@ import {
   hasFinalizer,
   isControlledBy,
   objectKey,
+  parseMetav1Time,
   removeFinalizer,
   type Controller,
   type ReconcileContext,
@@ -24,7 +25,6 @@ import { readDatabasePassword } from './database-password.ts';
 import { podAddress, servingPod } from './database-pods.ts';
 import { BACKUP_JOB_LABEL, backupJobName, type BackupJobTarget } from '../desired/desired-backup-job.ts';
 import { INSTANCE_LABEL } from '../desired/labels.ts';
-import { timeOf } from '../desired/metav1-time.ts';
 import { BACKUP_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { BY_POSTGRESQL_INDEX, backupsOf, POD_SCOPE, podsOf } from './operator-indexes.ts';
 import { recordBackup } from '../metrics/postgresql-metrics.ts';
@@ -193,7 +193,7 @@ export function setupBackupController(context: OperatorContext): Controller {
     const { trigger } = resolved;
     const now = context.now();
     const waitOr = async (why: string): Promise<ReconcileResult | undefined> => {
-      const createdAt = timeOf(backup.metadata.creationTimestamp) ?? now;
+      const createdAt = parseMetav1Time(backup.metadata.creationTimestamp) ?? now;
       const remainingMs = createdAt.getTime() + PENDING_DEADLINE_MS - now.getTime();
       if (remainingMs <= 0) {
         const error = `did not start within ${PENDING_DEADLINE_MS / 60_000} minutes: ${why}`;

@@ -20,7 +20,7 @@ import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { backupsToDelete } from '../retention/backup-retention.ts';
 import { databaseBackupFigures } from './backup-figures.ts';
-import { backupSchedulePlan, type SchedulePlan } from '../schedule/backup-schedule-plan.ts';
+import { backupSchedulePlan, type SchedulePlan } from '../desired/backup-schedule-plan.ts';
 import { PASSWORD_RECHECK_MS, readDatabasePassword } from './database-password.ts';
 import { podsAwaitingRestore, servingPod } from './database-pods.ts';
 import { desiredBackup } from '../desired/desired-backup.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backupFixture, postgresqlFixture } from '../../test/postgresql-fixture.ts';
-import type { SchedulePlan } from '../schedule/backup-schedule-plan.ts';
+import type { SchedulePlan } from './backup-schedule-plan.ts';
 import { desiredStatus } from './desired-status.ts';
 
 const now = new Date('2026-01-02T03:10:00Z');

@@ -1,11 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
-import { metav1Time, setStatusCondition, type Condition, type ConditionStatus } from '@k8s-operators/controller-core';
+import { metav1Time, parseMetav1Time, setStatusCondition, type Condition, type ConditionStatus } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL, PostgreSQLStatus } from '../api/postgresql-resource.ts';
 import { PostgreSQLConditionType } from '../api/postgresql-conditions.ts';
 import { isFinished, isUsable } from './backup-status.ts';
-import { timeOf } from './metav1-time.ts';
-import type { SchedulePlan } from '../schedule/backup-schedule-plan.ts';
+import type { SchedulePlan } from './backup-schedule-plan.ts';
 
 /**
  * The PostgreSQL's status after a reconcile, and whether it differs from the stored one (a write is sent only then).
@@ -30,7 +29,7 @@ export interface StatusOutcome {
 }
 
 function completionTime(backup: PostgreSQLBackup): number {
-  return timeOf(backup.status?.completionTime)?.getTime() ?? 0;
+  return parseMetav1Time(backup.status?.completionTime)?.getTime() ?? 0;
 }
 
 /** The newest backup that finished (Completed or Failed), by completion time. */
@@ -91,7 +90,7 @@ export function desiredStatus(postgresql: PostgreSQL, outcome: StatusOutcome, no
   }
   const usable = newestUsable(outcome.backups)?.status?.completionTime;
   if (usable !== undefined) status.lastSuccessfulBackupTime = usable;
-  const recorded = timeOf(previous.lastScheduledBackupTime);
+  const recorded = parseMetav1Time(previous.lastScheduledBackupTime);
   if (outcome.servedSlot !== undefined && (recorded === undefined || outcome.servedSlot > recorded)) {
     status.lastScheduledBackupTime = metav1Time(outcome.servedSlot);
   }

@@ -1,7 +1,8 @@
+import { parseMetav1Time } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { resolvePostgreSQLBackup } from '../api/resolved-postgresql-backup.ts';
-import { planRetention, type RetentionInput, type RetentionPolicy, type RetentionVerdict } from './retention.ts';
-import { timeOf } from '../desired/metav1-time.ts';
+import type { RetentionPolicy } from '../api/resolved-postgresql-spec.ts';
+import { planRetention, type RetentionInput, type RetentionVerdict } from './retention.ts';
 
 /** How a PostgreSQLBackup object looks to `planRetention`. */
 export function retentionInput(backup: PostgreSQLBackup): RetentionInput {
@@ -11,7 +12,7 @@ export function retentionInput(backup: PostgreSQLBackup): RetentionInput {
     trigger: resolvePostgreSQLBackup(backup).trigger,
     ...(status?.phase === undefined ? {} : { phase: status.phase }),
     verified: status?.verified === true,
-    time: timeOf(status?.completionTime) ?? timeOf(backup.metadata.creationTimestamp) ?? new Date(0),
+    time: parseMetav1Time(status?.completionTime) ?? parseMetav1Time(backup.metadata.creationTimestamp) ?? new Date(0),
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planRetention, type RetentionInput, type RetentionPolicy } from './retention.ts';
-import { parseRetentionAge } from './retention-age.ts';
+import { parseRetentionAge } from '../api/retention-age.ts';
+import type { RetentionPolicy } from '../api/resolved-postgresql-spec.ts';
+import { planRetention, type RetentionInput } from './retention.ts';
 
 const now = new Date('2025-03-01T12:00:00Z');
 const hoursAgo = (hours: number): Date => new Date(now.getTime() - hours * 3_600_000);

@@ -1,4 +1,5 @@
 import type { BackupPhase, BackupTrigger } from '../api/backup-lifecycle.ts';
+import type { RetentionPolicy } from '../api/resolved-postgresql-spec.ts';
 
 /**
  * Which backups to delete. Pure: it sees the backups of one PostgreSQL and the policy, and returns a decision with a
@@ -14,13 +15,6 @@ import type { BackupPhase, BackupTrigger } from '../api/backup-lifecycle.ts';
  * 5. Unusable scheduled backups (Failed, or Completed but found damaged): the newest `keepFailed` are kept so their
  *    error can be read; older ones are deleted. They never count towards keepLast.
  */
-
-export interface RetentionPolicy {
-  keepLast: number;
-  /** Milliseconds; absent means no age limit. */
-  maxAgeMs?: number;
-  keepFailed: number;
-}
 
 export interface RetentionInput {
   /** The PostgreSQLBackup's name. */

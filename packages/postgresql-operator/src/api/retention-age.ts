@@ -1,4 +1,4 @@
-import { RETENTION_AGE } from '../api/formats.ts';
+import { RETENTION_AGE } from './formats.ts';
 
 const UNIT_MS: Readonly<Record<string, number>> = {
   m: 60_000,

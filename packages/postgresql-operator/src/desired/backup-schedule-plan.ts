@@ -1,9 +1,8 @@
-import { requiredName } from '@k8s-operators/controller-core';
+import { parseMetav1Time, requiredName } from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { scheduledBackupName } from '../backup/backup-name.ts';
-import { scheduleDecision } from './schedule.ts';
-import { timeOf } from '../desired/metav1-time.ts';
+import { scheduleDecision } from '../schedule/schedule.ts';
 
 /** What the schedule asks for now. */
 export type SchedulePlan =
@@ -27,8 +26,8 @@ export function backupSchedulePlan(postgresql: PostgreSQL, backup: Pick<Resolved
   const parsed = backup.schedule;
   if (!parsed.ok) return { state: 'invalid', message: `${parsed.message}; no scheduled backups are taken until it is fixed` };
   if (backup.suspend) return { state: 'suspended' };
-  const lastScheduledTime = timeOf(postgresql.status?.lastScheduledBackupTime);
-  const createdAt = timeOf(postgresql.metadata.creationTimestamp) ?? now;
+  const lastScheduledTime = parseMetav1Time(postgresql.status?.lastScheduledBackupTime);
+  const createdAt = parseMetav1Time(postgresql.metadata.creationTimestamp) ?? now;
   const decision = scheduleDecision(parsed.schedule, { createdAt, now, ...(lastScheduledTime === undefined ? {} : { lastScheduledTime }) });
   const periodSeconds = (parsed.schedule.nextAfter(decision.next).getTime() - decision.next.getTime()) / 1000;
   return {

@@ -4,7 +4,7 @@ import { postgresqlFixture } from '../../test/postgresql-fixture.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { backupSchedulePlan } from './backup-schedule-plan.ts';
-import { MAX_COUNTED_MISSED_SLOTS, scheduleDecision } from './schedule.ts';
+import { MAX_COUNTED_MISSED_SLOTS, scheduleDecision } from '../schedule/schedule.ts';
 
 /** The plan as a reconcile makes it: from the spec resolved once. */
 const planAt = (postgresql: PostgreSQL, now: Date) => backupSchedulePlan(postgresql, resolvePostgreSQLSpec(postgresql.spec).backup, now);
