@@ -44,6 +44,6 @@ export function builtInPageFixture(options: FixtureOptions = {}): MaintPage {
 /** `maintPage` resolved as a reconcile resolves it, for the builders; a fixture with a spec problem fails its test. */
 export function resolved(maintPage: MaintPage): ResolvedMaintPage {
   const resolution = resolveMaintPage(maintPage);
-  if ('problem' in resolution) throw new Error(`the fixture has a spec problem: ${resolution.problem}`);
+  if (!resolution.ok) throw new Error(`the fixture has a spec problem: ${resolution.message}`);
   return resolution.maintPage;
 }

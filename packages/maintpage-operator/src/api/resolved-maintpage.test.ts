@@ -9,7 +9,7 @@ const end = '2026-03-02T02:00:00Z';
 
 function problemOf(maintPage: MaintPage): string | undefined {
   const resolution = resolveMaintPage(maintPage);
-  return 'problem' in resolution ? resolution.problem : undefined;
+  return resolution.ok ? undefined : resolution.message;
 }
 
 function withSchedule(schedule: { start?: string; end?: string }): MaintPage {
@@ -122,13 +122,15 @@ describe('resolveMaintPage: the schedule window', () => {
     ['an end on a day that does not exist', { end: '2026-02-30T00:00:00Z' }, 'spec.maintpageconfig.schedule.end "2026-02-30T00:00:00Z"'],
   ])('refuses %s', (_what, schedule, field) => {
     expect(resolveMaintPage(withSchedule(schedule))).toEqual({
-      problem: `${field} is not an RFC 3339 time with a zone, such as 2026-03-01T22:00:00Z`,
+      ok: false,
+      message: `${field} is not an RFC 3339 time with a zone, such as 2026-03-01T22:00:00Z`,
     });
   });
 
   it('refuses a schedule with neither start nor end', () => {
     expect(resolveMaintPage(withSchedule({}))).toEqual({
-      problem: 'spec.maintpageconfig.schedule has neither start nor end: set start, end or both, or remove schedule',
+      ok: false,
+      message: 'spec.maintpageconfig.schedule has neither start nor end: set start, end or both, or remove schedule',
     });
   });
 
@@ -137,7 +139,8 @@ describe('resolveMaintPage: the schedule window', () => {
     ['before', '2026-03-01T21:00:00Z'],
   ])('refuses an end %s the start, a window that would never open', (_what, endTime) => {
     expect(resolveMaintPage(withSchedule({ start, end: endTime }))).toEqual({
-      problem:
+      ok: false,
+      message:
         `spec.maintpageconfig.schedule.end "${endTime}" is not after spec.maintpageconfig.schedule.start "${start}", ` +
         'so the window would never open: set end after start',
     });

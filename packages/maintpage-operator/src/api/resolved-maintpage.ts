@@ -73,8 +73,9 @@ export interface ResolvedMaintPage extends Omit<MaintPage, 'spec'> {
   spec: ResolvedMaintPageSpec;
 }
 
-export type MaintPageResolution = { maintPage: ResolvedMaintPage } | { problem: string };
-export type MaintenanceWindowResolution = { window: ResolvedMaintenanceWindow | undefined } | { problem: string };
+/** As every resolver and parser of the operators returns: the value, or the message that says what to fix. */
+export type MaintPageResolution = { ok: true; maintPage: ResolvedMaintPage } | { ok: false; message: string };
+export type MaintenanceWindowResolution = { ok: true; window: ResolvedMaintenanceWindow | undefined } | { ok: false; message: string };
 
 /** Label values (the instance label carries the MaintPage name) allow at most 63 characters. */
 const MAX_LABEL_VALUE_LENGTH = 63;
@@ -97,14 +98,14 @@ function nameProblem(maintPage: MaintPage): string | undefined {
 
 /** `spec.maintpageconfig.schedule` as instants, or what to fix in it. */
 export function resolveMaintenanceWindow(schedule: { start?: string; end?: string } | undefined): MaintenanceWindowResolution {
-  if (schedule === undefined) return { window: undefined };
+  if (schedule === undefined) return { ok: true, window: undefined };
   const bounds: { start?: WindowBound; end?: WindowBound } = {};
   for (const field of ['start', 'end'] as const) {
     const text = schedule[field];
     if (text === undefined) continue;
     const instant = parseRfc3339(text);
     if (instant === undefined) {
-      return { problem: `spec.maintpageconfig.schedule.${field} "${text}" is not an RFC 3339 time with a zone, such as 2026-03-01T22:00:00Z` };
+      return { ok: false, message: `spec.maintpageconfig.schedule.${field} "${text}" is not an RFC 3339 time with a zone, such as 2026-03-01T22:00:00Z` };
     }
     bounds[field] = { at: new Date(instant), asWritten: text };
   }
@@ -112,15 +113,16 @@ export function resolveMaintenanceWindow(schedule: { start?: string; end?: strin
   if (end !== undefined) {
     if (start !== undefined && end.at.getTime() <= start.at.getTime()) {
       return {
-        problem:
+        ok: false,
+        message:
           `spec.maintpageconfig.schedule.end "${end.asWritten}" is not after spec.maintpageconfig.schedule.start ` +
           `"${start.asWritten}", so the window would never open: set end after start`,
       };
     }
-    return { window: { start, end } };
+    return { ok: true, window: { start, end } };
   }
-  if (start !== undefined) return { window: { start } };
-  return { problem: 'spec.maintpageconfig.schedule has neither start nor end: set start, end or both, or remove schedule' };
+  if (start !== undefined) return { ok: true, window: { start } };
+  return { ok: false, message: 'spec.maintpageconfig.schedule has neither start nor end: set start, end or both, or remove schedule' };
 }
 
 function resolveSpec(spec: MaintPageSpec, schedule: ResolvedMaintenanceWindow | undefined): ResolvedMaintPageSpec {
@@ -154,8 +156,8 @@ function resolveSpec(spec: MaintPageSpec, schedule: ResolvedMaintenanceWindow | 
 /** The MaintPage resolved, or the first problem found: its names first, then its schedule. */
 export function resolveMaintPage(maintPage: MaintPage): MaintPageResolution {
   const problem = nameProblem(maintPage);
-  if (problem !== undefined) return { problem };
+  if (problem !== undefined) return { ok: false, message: problem };
   const schedule = resolveMaintenanceWindow(maintPage.spec.maintpageconfig?.schedule);
-  if ('problem' in schedule) return schedule;
-  return { maintPage: { ...maintPage, spec: resolveSpec(maintPage.spec, schedule.window) } };
+  if (!schedule.ok) return schedule;
+  return { ok: true, maintPage: { ...maintPage, spec: resolveSpec(maintPage.spec, schedule.window) } };
 }

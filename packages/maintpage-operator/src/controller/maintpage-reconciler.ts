@@ -79,7 +79,7 @@ export class MaintPageReconciler implements ObjectReconciler<MaintPage> {
       return undefined;
     }
     const resolution = resolveMaintPage(maintPage);
-    if ('problem' in resolution) return this.#reportInvalidSpec(maintPage, resolution.problem);
+    if (!resolution.ok) return this.#reportInvalidSpec(maintPage, resolution.message);
     const resolved = resolution.maintPage;
     const owned = await this.#readOwned(resolved);
     const conflict = [owned.appDeployment, owned.maintenanceDeployment, owned.service, owned.pageHtml]

@@ -9,7 +9,7 @@ const at = (iso: string): Date => new Date(iso);
 /** The window a schedule resolves to (resolved-maintpage.test.ts covers the schedules that are spec problems). */
 function windowOf(schedule: { start?: string; end?: string }): ResolvedMaintenanceWindow | undefined {
   const resolution = resolveMaintenanceWindow(schedule);
-  if ('problem' in resolution) throw new Error(resolution.problem);
+  if (!resolution.ok) throw new Error(resolution.message);
   return resolution.window;
 }
 
