@@ -27,29 +27,26 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-# image name | Dockerfile
-images=(
-  "maintpage-operator|packages/maintpage-operator/Dockerfile"
-  "maintpage-page-server|packages/maintpage-operator/page-server.Dockerfile"
-  "postgresql-operator|packages/postgresql-operator/Dockerfile"
-  "nutanix-ahvvm-operator|packages/nutanix-ahvvm-operator/Dockerfile"
-)
+# Each image is the Dockerfile's target of the same name; all four share its build stage.
+dockerfile="$repo/Dockerfile"
+images=(maintpage-operator maintpage-page-server postgresql-operator nutanix-ahvvm-operator)
 for name in "${wanted[@]}"; do
-  printf '%s\n' "${images[@]}" | grep -q "^$name|" || { echo "images: no image named $name" >&2; exit 2; }
+  printf '%s\n' "${images[@]}" | grep -qx "$name" || { echo "images: no image named $name" >&2; exit 2; }
 done
 
 ensure_engine
 
-# The published bases, as the Dockerfiles name them by default.
-published_build_base="$(sed -n 's/^ARG BUILD_BASE=//p' "$repo/packages/maintpage-operator/Dockerfile")"
+# The published bases, as the Dockerfile names them by default.
+published_build_base="$(sed -n 's/^ARG BUILD_BASE=//p' "$dockerfile")"
 if [[ -z "$local_bases" ]] && ! docker image inspect "$published_build_base" >/dev/null 2>&1 \
     && ! timeout 60 docker pull -q "$published_build_base" >/dev/null 2>&1; then
   echo "images: no registry answers for $published_build_base: building on local stand-in bases (tools/images/local-bases.sh, built once per machine)" >&2
   local_bases=1
 fi
-declare -A base_args=()
+# local-bases.sh prints the Dockerfile's base arguments (KEY=VALUE), each image taking the ones its target names.
+build_args=()
 if [[ -n "$local_bases" ]]; then
-  while IFS='=' read -r key value; do base_args[$key]="$value"; done < <(bash "$here/local-bases.sh")
+  while IFS= read -r arg; do build_args+=(--build-arg "$arg"); done < <(bash "$here/local-bases.sh")
 fi
 
 # npm inside the build trusts what this machine trusts (a TLS-inspecting proxy's CA, say), through a build secret
@@ -60,22 +57,10 @@ secret_args=()
 
 logs="${XDG_CACHE_HOME:-$HOME/.cache}/operators-images/logs"
 mkdir -p "$logs"
-for entry in "${images[@]}"; do
-  name="${entry%%|*}"
-  dockerfile="${entry#*|}"
+for name in "${images[@]}"; do
   if [[ ${#wanted[@]} -gt 0 ]] && ! printf '%s\n' "${wanted[@]}" | grep -qx "$name"; then continue; fi
-  build_args=()
-  if [[ -n "$local_bases" ]]; then
-    build_args+=(--build-arg "BUILD_BASE=${base_args[BUILD_BASE]}")
-    if [[ "$name" == postgresql-operator ]]; then
-      build_args+=(--build-arg "RUNTIME_BASE=${base_args[POSTGRES_RUNTIME_BASE]}" --build-arg "POSTGRES_APT_SOURCE=${base_args[POSTGRES_APT_SOURCE]}"
-        --build-arg "POSTGRES_MAJORS=${base_args[POSTGRES_MAJORS]}")
-    else
-      build_args+=(--build-arg "RUNTIME_BASE=${base_args[RUNTIME_BASE]}")
-    fi
-  fi
   ref="$registry/$name:$tag"
-  with_progress "images: building $ref ($dockerfile)" "$logs/$name.log" \
-    image_build --network host --progress plain "${no_cache[@]}" -f "$repo/$dockerfile" -t "$ref" "${build_args[@]}" "${secret_args[@]}" "$repo"
+  with_progress "images: building $ref (Dockerfile, target $name)" "$logs/$name.log" \
+    image_build --network host --progress plain "${no_cache[@]}" -f "$dockerfile" --target "$name" -t "$ref" "${build_args[@]}" "${secret_args[@]}" "$repo"
   echo "images: $ref: $(docker image inspect "$ref" --format '{{.Size}}' | awk '{ printf "%.0f MB", $1 / 1e6 }')" >&2
 done

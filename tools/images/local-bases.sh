@@ -5,7 +5,7 @@
 #   k8s-operators.local/distroless-nodejs:<node>-<suite>-nonroot  Node.js and its libraries only (distroless/nodejs24)
 # Each is built once per machine and version (bases/versions.env); the Debian root filesystem is also kept as a tarball
 # under ~/.cache/operators-images, so a pruned engine re-imports it in seconds. Prints, on stdout, the build arguments
-# that point the Dockerfiles at the stand-ins; progress goes to stderr.
+# that point the Dockerfile at the stand-ins; progress goes to stderr.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=/dev/null

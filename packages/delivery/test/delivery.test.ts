@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ControlPlane, REPOSITORY_ROOT, findBinaries } from '@k8s-operators/testkit';
+import { ControlPlane, PROJECT_IMAGES, REPOSITORY_ROOT, findBinaries } from '@k8s-operators/testkit';
 import { DEPLOYMENT_NODE_OPTIONS, IMAGE_NODE_FLAGS } from '../../controller-core/bench/operator-node-flags.ts';
 
 const run = promisify(execFile);
@@ -45,40 +45,63 @@ test('every action is pinned by commit SHA and every workflow starts from no per
   }
 });
 
-/** The exec-form ENTRYPOINT of a Dockerfile's last stage, or undefined. */
-function entrypointOf(lastStage: string): string[] | undefined {
-  const line = /^ENTRYPOINT (\[.*\])$/m.exec(lastStage)?.[1];
+interface Stage { base: string; name?: string; text: string }
+
+/** The Dockerfile's stages in order: the base each is built FROM, its name (AS), and its instructions. */
+async function dockerfileStages(): Promise<Stage[]> {
+  const text = await readFile(join(REPOSITORY_ROOT, 'Dockerfile'), 'utf8');
+  return text.split(/^(?=FROM )/m).slice(1).map((stage) => {
+    const [, base = '', name] = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(stage) ?? [];
+    return { base, name, text: stage };
+  });
+}
+
+/** The stages an image's target is made of, its own last: a stage built FROM another stage takes that one's settings. */
+function targetStages(stages: Stage[], target: string): Stage[] {
+  const stage = stages.find((s) => s.name === target);
+  if (!stage) return [];
+  return stages.some((s) => s.name === stage.base) ? [...targetStages(stages, stage.base), stage] : [stage];
+}
+
+/** The last value of an instruction over a target's stages (the one in effect), or undefined. */
+function inEffect(stages: Stage[], instruction: string): string | undefined {
+  return stages.flatMap((s) => [...s.text.matchAll(new RegExp(`^${instruction} (.*)$`, 'gm'))].map((m) => m[1] ?? '')).at(-1);
+}
+
+/** The exec-form ENTRYPOINT of a target, or undefined. */
+function entrypointOf(stages: Stage[]): string[] | undefined {
+  const line = inEffect(stages, 'ENTRYPOINT');
   return line === undefined ? undefined : (JSON.parse(line) as string[]);
 }
 
-describe('Dockerfiles', () => {
-  const dockerfiles = ['maintpage-operator/Dockerfile', 'maintpage-operator/page-server.Dockerfile', 'postgresql-operator/Dockerfile', 'nutanix-ahvvm-operator/Dockerfile'];
-  const lastStageOf = async (file: string): Promise<string> => {
-    const text = await readFile(join(REPOSITORY_ROOT, 'packages', file), 'utf8');
-    return text.slice(text.lastIndexOf('\nFROM '));
-  };
+describe('the Dockerfile', () => {
+  const images = PROJECT_IMAGES.map((image) => image.name);
 
-  test('run as UID 65532 from pinned bases, which build arguments can replace', async () => {
-    for (const file of dockerfiles) {
-      const text = await readFile(join(REPOSITORY_ROOT, 'packages', file), 'utf8');
-      // A base named by a build argument is pinned by the argument's default (the published image).
-      const defaults = new Map([...text.matchAll(/^ARG\s+([A-Z_]+)=(\S+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
-      const froms = [...text.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1] ?? '').map((f) => f.replace(/^\$\{([A-Z_]+)\}$/, (_, arg: string) => defaults.get(arg) ?? f));
-      expect(froms.length, file).toBeGreaterThanOrEqual(2);
-      for (const image of froms) expect(image, `${file}: ${image}`).toMatch(/:[^:]*\d[^:]*$|@sha256:/);
-      expect(froms.some((f) => f.endsWith(':latest')), file).toBe(false);
-      expect(await lastStageOf(file), file).toMatch(/^USER 65532:65532$/m);
+  test('has one target per image, each run as UID 65532 from pinned bases, which build arguments can replace', async () => {
+    const text = await readFile(join(REPOSITORY_ROOT, 'Dockerfile'), 'utf8');
+    const stages = await dockerfileStages();
+    // A base named by a build argument is pinned by the argument's default (the published image).
+    const defaults = new Map([...text.matchAll(/^ARG\s+([A-Z_]+)=(\S+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+    const stageNames = new Set(stages.map((s) => s.name));
+    const bases = stages.map((s) => s.base).filter((b) => !stageNames.has(b)).map((b) => b.replace(/^\$\{([A-Z_]+)\}$/, (_, arg: string) => defaults.get(arg) ?? b));
+    expect(bases.length).toBeGreaterThanOrEqual(2);
+    for (const image of bases) expect(image).toMatch(/:[^:]*\d[^:]*$|@sha256:/);
+    expect(bases.some((b) => b.endsWith(':latest'))).toBe(false);
+    for (const image of images) {
+      const target = targetStages(stages, image);
+      expect(target.length, image).toBeGreaterThan(0);
+      expect(inEffect(target, 'USER'), image).toBe('65532:65532');
     }
   });
 
-  test('start the program itself, so a Pod\'s args are its flags and not node\'s', async () => {
+  test('starts the program itself, so a Pod\'s args are its flags and not node\'s', async () => {
     // Kubernetes' `args` replace the image's CMD and keep its ENTRYPOINT. An image whose ENTRYPOINT is bare node and
     // whose CMD names the script would run `node --leader-elect=true ...` under any Deployment that sets args.
-    for (const file of dockerfiles) {
-      const lastStage = await lastStageOf(file);
-      const entrypoint = entrypointOf(lastStage);
-      expect(entrypoint?.at(-1), file).toMatch(/^packages\/.+\/dist\/.+\.js$/);
-      expect(lastStage, file).not.toMatch(/^CMD /m);
+    const stages = await dockerfileStages();
+    for (const image of images) {
+      const target = targetStages(stages, image);
+      expect(entrypointOf(target)?.at(-1), image).toMatch(/^packages\/.+\/dist\/.+\.js$/);
+      expect(inEffect(target, 'CMD'), image).toBeUndefined();
     }
     for (const op of OPERATORS) {
       const manager = parseAllDocuments(await readFile(join(REPOSITORY_ROOT, 'deploy', op, 'manager/manager.yaml'), 'utf8')).map((d) => d.toJSON() as K8sObject);
@@ -92,7 +115,7 @@ describe('Dockerfiles', () => {
 
   test('operators run with the Node flags the core benchmark measures', async () => {
     for (const op of OPERATORS) {
-      const entrypoint = entrypointOf(await lastStageOf(`${op}/Dockerfile`)) ?? [];
+      const entrypoint = entrypointOf(targetStages(await dockerfileStages(), op)) ?? [];
       expect(entrypoint.slice(1, -1), op).toEqual(IMAGE_NODE_FLAGS);
       const manager = parseAllDocuments(await readFile(join(REPOSITORY_ROOT, 'deploy', op, 'manager/manager.yaml'), 'utf8')).map((d) => d.toJSON() as K8sObject);
       const deployment = manager.find((o) => o.kind === 'Deployment');

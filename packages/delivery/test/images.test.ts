@@ -87,11 +87,9 @@ async function localCaBodies(): Promise<string[]> {
   return bodies;
 }
 
-test('every Dockerfile installs the workspace from every workspace manifest, so a new package cannot break the image builds', async () => {
+test('the Dockerfile installs the workspace from every workspace manifest, so a new package cannot break the image builds', async () => {
   const manifests = ['tools/package.json', ...(await readdir(join(REPOSITORY_ROOT, 'packages'))).map((p) => `packages/${p}/package.json`)].sort();
-  for (const file of ['maintpage-operator/Dockerfile', 'maintpage-operator/page-server.Dockerfile', 'postgresql-operator/Dockerfile', 'nutanix-ahvvm-operator/Dockerfile']) {
-    const text = await readFile(join(REPOSITORY_ROOT, 'packages', file), 'utf8');
-    const copied = [...text.matchAll(/^COPY (\S+\/package\.json) /gm)].map((m) => m[1] ?? '').sort();
-    expect(copied, file).toEqual(manifests);
-  }
+  const text = await readFile(join(REPOSITORY_ROOT, 'Dockerfile'), 'utf8');
+  const copied = [...text.matchAll(/^COPY (\S+\/package\.json) /gm)].map((m) => m[1] ?? '').sort();
+  expect(copied).toEqual(manifests);
 });
