@@ -188,7 +188,7 @@ export class V4Api {
       case `POST ${PRISM_CATEGORIES_PATH}`:
         return this.categories.create(body, request.url);
       case `DELETE ${PRISM_CATEGORIES_PATH}/{extId}`:
-        return this.categories.delete(match.param);
+        return this.categories.delete(match.param, header(request, 'if-match'));
       default:
         throw new Error(`${match.endpoint} is not a write`);
     }

@@ -4,7 +4,10 @@
 // references agree without a second store. Lists take `$filter` (OData, on extId, key, value and type), `$orderby`
 // (key, value), `$page` and `$limit`; `$expand` (associations) is not simulated and refused rather than ignored.
 // Creates (CAPX creates the categories it puts on machines when they are missing) and deletes change the v3 store.
+// A GET sends the category's ETag, and a DELETE needs it back in If-Match (428 without, 412 when the category changed
+// since), as for VMs: CAPX reads the category for its ETag before it deletes it at cluster deletion.
 
+import { createHash } from 'node:crypto';
 import type { CategoryPair, CategoryStore } from './categories.ts';
 import type { HttpReply } from './http-io.ts';
 import { isPlainObject } from './schema-validation.ts';
@@ -17,6 +20,11 @@ const CONFIG = 'prism.v4.config';
 const FILTER_FIELDS = ['extId', 'key', 'value', 'type'] as const;
 /** Every category made through the simulator is a user's: system categories of a real PC are not modelled. */
 const TYPE = 'USER';
+
+/** The ETag of a category's current version: it changes when its description does (v3 can change it). */
+function categoryEtag(pair: CategoryPair): string {
+  return createHash('sha256').update(JSON.stringify([pair.key, pair.value, pair.description ?? null])).digest('base64url').slice(0, 24);
+}
 
 /** The categories a v4 client reads: every key:value pair with its extId, the owner being the logged-in user. */
 export class V4Categories {
@@ -43,7 +51,8 @@ export class V4Categories {
 
   /** GET …/categories/{extId}: 404 `CATEGORY_NOT_FOUND` for an extId no key:value pair has. */
   get(extId: string, url: URL): HttpReply {
-    return { status: 200, json: this.envelope('GetCategoryApiResponse', this.existing(extId), url) };
+    const pair = this.existing(extId);
+    return { status: 200, headers: { etag: categoryEtag(pair) }, json: this.envelope('GetCategoryApiResponse', pair, url) };
   }
 
   /** POST …/categories: 201 with the new category; 409 `CATEGORY_ALREADY_EXISTS` when the pair exists. */
@@ -61,11 +70,15 @@ export class V4Categories {
   }
 
   /**
-   * DELETE …/categories/{extId}: 204; 409 (the v3 `CATEGORY_VALUE_IN_USE`) while a VM carries it. The key stays, as
-   * after a v3 value delete.
+   * DELETE …/categories/{extId} with the ETag of a GET in If-Match: 204; 409 (the v3 `CATEGORY_VALUE_IN_USE`) while a
+   * VM carries it. The key stays, as after a v3 value delete.
    */
-  delete(extId: string): HttpReply {
+  delete(extId: string, ifMatch: string | undefined): HttpReply {
     const pair = this.existing(extId);
+    if (ifMatch === undefined || ifMatch.trim() === '') {
+      throw new V4ApiError(428, 'MISSING_ETAG_HEADER', 'PLAT-10004', 'The If-Match header is missing: send the ETag of a GET of the category.');
+    }
+    if (ifMatch.trim() !== categoryEtag(pair)) throw new V4ApiError(412, 'INVALID_ETAG_HEADER', 'PLAT-10005', 'Invalid eTag header: the category has changed since it was read; GET it again for its current ETag.');
     this.store.deleteValue(pair.key, pair.value);
     return { status: 204 };
   }

@@ -123,13 +123,41 @@ describe('the v4 categories API', () => {
     expect((await prism.client.request('POST', PRISM_CATEGORIES_PATH, { key: 'K', value: 'v' }, { requestId: null })).status).toBe(400);
 
     const vmExtId = await prism.client.createReadyVm(v4VmBody(prism.simulator, 'in-cluster-c1', { categories: [{ extId }] }));
-    const inUse = await prism.client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`);
+    const inUse = await prism.client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`, undefined, { ifMatch: await categoryEtag(extId) });
     expect(inUse.status).toBe(409);
     expect(firstAppMessage(inUse).errorGroup).toBe('CATEGORY_VALUE_IN_USE');
     await prism.client.writeWithEtag('DELETE', `${VMM_VMS_PATH}/${vmExtId}`, vmExtId);
-    expect((await prism.client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`)).status).toBe(204);
+    expect((await prism.client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`, undefined, { ifMatch: await categoryEtag(extId) })).status).toBe(204);
     expect((await prism.client.request('GET', `${PRISM_CATEGORIES_PATH}/${extId}`)).status).toBe(404);
   });
+
+  it('sends an ETag with a category and deletes it only with that ETag in If-Match: 428 without, 412 after a change', async () => {
+    expect((await prism.client.request('POST', PRISM_CATEGORIES_PATH, { key: 'KubernetesClusterName', value: 'c2' })).status).toBe(201);
+    const extId = categoryExtId('KubernetesClusterName', 'c2');
+    const read = await categoryEtag(extId);
+    expect(read).toMatch(/\S/);
+    expect(await categoryEtag(extId)).toBe(read);
+
+    const missing = await prism.client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`);
+    expect(missing.status).toBe(428);
+    expect(firstAppMessage(missing)).toMatchObject({ $objectType: 'prism.v4.error.AppMessage', errorGroup: 'MISSING_ETAG_HEADER' });
+
+    expect(await v3Put('/categories/KubernetesClusterName/c2', { value: 'c2', description: 'changed over v3' })).toBe(200);
+    const stale = await prism.client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`, undefined, { ifMatch: read });
+    expect(stale.status).toBe(412);
+    expect(firstAppMessage(stale).errorGroup).toBe('INVALID_ETAG_HEADER');
+    expect((await prism.client.request('GET', `${PRISM_CATEGORIES_PATH}/${extId}`)).status).toBe(200);
+
+    expect((await prism.client.request('DELETE', `${PRISM_CATEGORIES_PATH}/${extId}`, undefined, { ifMatch: await categoryEtag(extId) })).status).toBe(204);
+  });
+
+  /** The ETag header of a GET of the category, as CAPX reads it before the delete. */
+  async function categoryEtag(extId: string): Promise<string> {
+    const reply = await prism.client.request('GET', `${PRISM_CATEGORIES_PATH}/${extId}`);
+    const etag = reply.headers.get('etag');
+    if (reply.status !== 200 || etag === null) throw new Error(`GET category ${extId} answered ${reply.status} without an ETag: ${reply.text}`);
+    return etag;
+  }
 
   async function v3Put(path: string, body: unknown): Promise<number> {
     return (await new PrismTestClient(prism.simulator).request('PUT', path, body)).status;

@@ -109,7 +109,7 @@ describe('the official v4 Go SDK against the simulator', () => {
     expect(stdout).toContain('GetVmById of a VM made over v3: UEFI, a CD-ROM, a category, a learned address, ON');
     expect(stdout).toContain('ListCategories $filter="key eq \'Environment\'": 5 values');
     expect(stdout).toContain("the VM's categories, read through the categories API: Environment=Dev");
-    expect(stdout).toContain('CreateCategory SdkCheck=created, then DeleteCategoryById: gone');
+    expect(stdout).toContain('CreateCategory SdkCheck=created, GetCategoryById with its ETag, DeleteCategoryById refused without If-Match, then with it: gone');
 
     // What the simulator saw: the v3 create and two v4 creates, one VM made over v4 (now deleted).
     const inspection = simulator.inspect();
@@ -117,6 +117,7 @@ describe('the official v4 Go SDK against the simulator', () => {
     expect(inspection.vms.map((vm) => vm.name)).toEqual(['made-over-v3']);
     const v4Errors = inspection.requests.filter((r) => r.endpoint !== 'unknown' && typeof r.outcome === 'number' && r.outcome >= 400);
     expect(v4Errors.map((r) => `${r.endpoint} ${String(r.outcome)}`).sort()).toEqual([
+      'DELETE /api/prism/v4.2/config/categories/{extId} 428',
       'GET /api/prism/v4.2/config/categories/{extId} 404',
       'GET /api/vmm/v4.2/ahv/config/vms/{extId} 404',
       'PUT /api/vmm/v4.2/ahv/config/vms/{extId} 412',

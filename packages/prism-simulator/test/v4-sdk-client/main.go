@@ -594,11 +594,24 @@ func createAndDeleteCategory(categories *prismapi.CategoriesApi) {
 	if !ok || made.ExtId == nil || *made.Key != "SdkCheck" || *made.Value != "created" {
 		fail("CreateCategory: data is %T %+v", created.GetData(), created.GetData())
 	}
-	if _, err := categories.DeleteCategoryById(made.ExtId); err != nil {
+	// As CAPX at cluster deletion: read the category for its ETag, then delete it with that ETag in If-Match.
+	read, err := categories.GetCategoryById(made.ExtId, nil)
+	if err != nil {
+		fail("GetCategoryById: %v", err)
+	}
+	checkDecoded("GetCategoryById", read)
+	etag := categories.ApiClient.GetEtag(read)
+	if etag == "" {
+		fail("GetCategoryById: no ETag")
+	}
+	if _, err := categories.DeleteCategoryById(made.ExtId); err == nil {
+		fail("DeleteCategoryById without If-Match succeeded")
+	}
+	if _, err := categories.DeleteCategoryById(made.ExtId, map[string]interface{}{"If-Match": ptr(etag)}); err != nil {
 		fail("DeleteCategoryById: %v", err)
 	}
 	if _, err := categories.GetCategoryById(made.ExtId, nil); err == nil {
 		fail("GetCategoryById after DeleteCategoryById succeeded")
 	}
-	step("CreateCategory SdkCheck=created, then DeleteCategoryById: gone")
+	step("CreateCategory SdkCheck=created, GetCategoryById with its ETag, DeleteCategoryById refused without If-Match, then with it: gone")
 }
