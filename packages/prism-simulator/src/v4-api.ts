@@ -19,7 +19,7 @@ import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH, type V4EndpointM
 import { V4ApiError, V4_RESERVED, fromV3Error, invalidArgument, responseMetadata, v4ErrorReply, vmNotFoundV4 } from './v4-errors.ts';
 import { v4ListReply } from './v4-list.ts';
 import { ODataError, parseODataFilter } from './v4-odata.ts';
-import { createIntentFromV4, deviceIntent, powerIntent, renderV4Vm, updateIntentFromV4, type V4DeviceChange } from './v4-vm-model.ts';
+import { createIntentFromV4, customAttributesOf, deviceIntent, powerIntent, renderV4Vm, unchangedIntent, updateIntentFromV4, type V4DeviceChange } from './v4-vm-model.ts';
 import type { VmService } from './vm-service.ts';
 import type { Reference, VmRecord, VmStore } from './vm-store.ts';
 
@@ -173,6 +173,10 @@ export class V4Api {
         return this.power('power-cycle', match.param, request);
       case `POST ${VMM_VMS_PATH}/{extId}/$actions/reset`:
         return this.power('reset', match.param, request);
+      case `POST ${VMM_VMS_PATH}/{extId}/$actions/add-custom-attributes`:
+        return this.customAttributes('add', match.param, request, body);
+      case `POST ${VMM_VMS_PATH}/{extId}/$actions/remove-custom-attributes`:
+        return this.customAttributes('remove', match.param, request, body);
       case `POST ${VMM_VMS_PATH}/{vmExtId}/disks`:
         return this.device(match, request, { kind: 'add-disk', body });
       case `PUT ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`:
@@ -208,6 +212,23 @@ export class V4Api {
     const restart = action === 'power-cycle' || action === 'reset';
     const taskUuid = this.deps.vms.submitUpdate(vm.uuid, powerIntent(vm, applied, on ? 'ON' : 'OFF'), { restart, conflict: V4_CONFLICT });
     return this.taskReference(POWER_RESPONSE_TYPES[action], taskUuid, request.url);
+  }
+
+  /**
+   * Adds or removes custom attributes (CAPX adds `providerid:<extId>` after the create): a task like any update, checked
+   * against the VM's ETag; the attributes change when it succeeds. Adding one the VM has, or removing one it lacks,
+   * changes nothing.
+   */
+  private customAttributes(change: 'add' | 'remove', extId: string, request: V4Request, body: unknown): HttpReply {
+    const attributes = customAttributesOf(body);
+    const { vm, applied } = this.matchingVm(extId, request);
+    const onApplied = (changed: VmRecord): void => {
+      changed.customAttributes = change === 'add'
+        ? [...new Set([...changed.customAttributes, ...attributes])]
+        : changed.customAttributes.filter((attribute) => !attributes.includes(attribute));
+    };
+    const taskUuid = this.deps.vms.submitUpdate(vm.uuid, unchangedIntent(vm, applied), { conflict: V4_CONFLICT, onApplied });
+    return this.taskReference(change === 'add' ? 'AddVmCustomAttributesApiResponse' : 'RemoveVmCustomAttributesApiResponse', taskUuid, request.url);
   }
 
   /** A VM exists for v4 once its create task succeeded (until then its extId is only in the task). */
@@ -305,6 +326,10 @@ function responseTypeOf(endpoint: V4EndpointMatch['endpoint']): string | undefin
       return `${CONFIG}.${POWER_RESPONSE_TYPES['power-cycle']}`;
     case `POST ${VMM_VMS_PATH}/{extId}/$actions/reset`:
       return `${CONFIG}.${POWER_RESPONSE_TYPES.reset}`;
+    case `POST ${VMM_VMS_PATH}/{extId}/$actions/add-custom-attributes`:
+      return `${CONFIG}.AddVmCustomAttributesApiResponse`;
+    case `POST ${VMM_VMS_PATH}/{extId}/$actions/remove-custom-attributes`:
+      return `${CONFIG}.RemoveVmCustomAttributesApiResponse`;
     case `POST ${VMM_VMS_PATH}/{vmExtId}/disks`:
       return `${CONFIG}.${DEVICE_RESPONSE_TYPES['add-disk']}`;
     case `PUT ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`:

@@ -22,6 +22,8 @@ export const V4_ENDPOINTS = [
   `POST ${VMM_VMS_PATH}/{extId}/$actions/power-off`,
   `POST ${VMM_VMS_PATH}/{extId}/$actions/power-cycle`,
   `POST ${VMM_VMS_PATH}/{extId}/$actions/reset`,
+  `POST ${VMM_VMS_PATH}/{extId}/$actions/add-custom-attributes`,
+  `POST ${VMM_VMS_PATH}/{extId}/$actions/remove-custom-attributes`,
   `POST ${VMM_VMS_PATH}/{vmExtId}/disks`,
   `PUT ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`,
   `DELETE ${VMM_VMS_PATH}/{vmExtId}/disks/{extId}`,

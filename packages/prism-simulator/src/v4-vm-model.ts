@@ -85,6 +85,7 @@ export function renderV4Vm(vm: VmRecord, context: RenderContext): Record<string,
       ? typed(bootType, { isSecureBootEnabled: bootConfig.boot_type === 'SECURE_BOOT' })
       : typed(bootType, { bootOrder }),
     categories,
+    ...(vm.customAttributes.length === 0 ? {} : { customAttributes: [...vm.customAttributes] }),
     disks: resources.disk_list.filter((d) => d.device_properties.device_type === 'DISK').map(renderDisk),
     cdRoms: resources.disk_list.filter((d) => d.device_properties.device_type === 'CDROM').map(renderCdRom),
     nics: resources.nic_list.map((nic) => renderNic(nic, vm, guestHasAddresses, context.inventory)),
@@ -351,6 +352,23 @@ export function updateIntentFromV4(body: unknown, vm: VmRecord, applied: VmSpec,
 /** The v3 intent of a power action: the applied spec with another power state. */
 export function powerIntent(vm: VmRecord, applied: VmSpec, powerState: 'ON' | 'OFF'): VmIntentInput {
   return appliedIntent(vm, applied, { power_state: powerState });
+}
+
+/** The VM as it is: the update behind a change the v3 intent cannot carry (custom attributes). */
+export function unchangedIntent(vm: VmRecord, applied: VmSpec): VmIntentInput {
+  return appliedIntent(vm, applied, {});
+}
+
+/**
+ * The body of `$actions/add-custom-attributes` and `remove-custom-attributes`: a
+ * `vmm.v4.ahv.config.UpdateCustomAttributesParams` whose `customAttributes` (required) are strings.
+ */
+export function customAttributesOf(body: unknown): string[] {
+  const attributes = isPlainObject(body) ? body.customAttributes : undefined;
+  if (!Array.isArray(attributes) || !attributes.every((a): a is string => typeof a === 'string')) {
+    throw invalidArgument('customAttributes: an UpdateCustomAttributesParams needs customAttributes, a list of strings.');
+  }
+  return attributes;
 }
 
 /** The applied spec with some resources replaced, as a v3 update that keeps the VM's categories. */

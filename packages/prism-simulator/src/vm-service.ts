@@ -130,6 +130,7 @@ export class VmService {
       learnedIps: built.learnedIps,
       poweredOnAt: undefined,
       generationUuid: randomUUID(),
+      customAttributes: [],
     };
     store.insert(vm);
     vm.lastTaskUuid = tasks.submit({
@@ -162,9 +163,10 @@ export class VmService {
    * Accepts a change of a schema-checked intent and returns its task's uuid (the part of an update the v3 and the v4
    * API share). `restart` marks a power cycle: the guest boots again, so DHCP addresses show up only after a while.
    * `conflict` is how the task of a conflicting change fails (v4 names it its own way); with it, the change is always
-   * accepted and its task fails, whatever `editConflicts` says for v3.
+   * accepted and its task fails, whatever `editConflicts` says for v3. `onApplied` changes what the intent cannot
+   * carry (v4's custom attributes), when the task succeeds and only then.
    */
-  submitUpdate(uuid: string, input: VmIntentInput, options: { restart?: boolean; conflict?: TaskFailure } = {}): string {
+  submitUpdate(uuid: string, input: VmIntentInput, options: { restart?: boolean; conflict?: TaskFailure; onApplied?: (vm: VmRecord) => void } = {}): string {
     const { store, inventory, tasks, timings, editConflicts } = this.options;
     const vm = store.get(uuid.toLowerCase());
     if (!vm) throw vmNotFound(uuid);
@@ -227,6 +229,7 @@ export class VmService {
         vm.state = vm.deleteTaskUuid === undefined ? 'COMPLETE' : 'DELETE_PENDING';
         if (isOn && (!wasOn || options.restart === true)) vm.poweredOnAt = performance.now();
         if (!isOn) vm.poweredOnAt = undefined;
+        options.onApplied?.(vm);
         return undefined;
       },
     });

@@ -99,6 +99,8 @@ export interface VmRecord {
   /** Monotonic time (performance.now) of the last power-on, or undefined while OFF. */
   poweredOnAt: number | undefined;
   generationUuid: string;
+  /** v4 custom attributes (`providerid:<extId>` is CAPX's); v3 has no such field and does not show them. */
+  customAttributes: string[];
 }
 
 export class VmStore {

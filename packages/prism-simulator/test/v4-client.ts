@@ -32,6 +32,7 @@ export interface V4VmJson {
   powerState: string;
   cluster: { extId: string };
   categories: { extId: string }[];
+  customAttributes?: string[];
   disks: { extId: string; diskAddress: { busType: string; index: number }; backingInfo: { diskSizeBytes?: number; dataSource?: { reference: { imageExtId?: string } } } }[];
   cdRoms: unknown[];
   nics: {

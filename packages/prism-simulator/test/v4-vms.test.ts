@@ -315,6 +315,34 @@ describe('the v4 VM API', () => {
     });
   });
 
+  describe('custom attributes', () => {
+    it('add-custom-attributes and remove-custom-attributes change them through tasks, each needing the ETag', async () => {
+      const extId = await prism.client.createReadyVm(v4VmBody(prism.simulator, 'attributes'));
+      const action = (name: string): string => `${VMM_VMS_PATH}/${extId}/$actions/${name}`;
+      const params = (customAttributes: string[]) => ({ $objectType: 'vmm.v4.ahv.config.UpdateCustomAttributesParams', customAttributes });
+      const { vm: before, etag } = await prism.client.getVm(extId);
+      expect(before.customAttributes).toBeUndefined();
+      expect((await prism.client.request('POST', action('add-custom-attributes'), params([`providerid:${extId}`]))).status).toBe(428);
+      const bad = await prism.client.request('POST', action('add-custom-attributes'), { customAttributes: [1] }, { ifMatch: etag });
+      expect(bad.status).toBe(400);
+      expect(firstAppMessage(bad).message).toContain('customAttributes');
+
+      const added = await prism.client.request('POST', action('add-custom-attributes'), params([`providerid:${extId}`, 'team:a']), { ifMatch: etag });
+      expect(added.status).toBe(202);
+      expect(added.json).toMatchObject({ $objectType: 'vmm.v4.ahv.config.AddVmCustomAttributesApiResponse', data: { $objectType: 'prism.v4.config.TaskReference' } });
+      expect((await prism.client.waitForTask((added.json as { data: { extId: string } }).data.extId)).status).toBe('SUCCEEDED');
+      const { vm: after, etag: newEtag } = await prism.client.getVm(extId);
+      expect(after.customAttributes).toEqual([`providerid:${extId}`, 'team:a']);
+      expect(newEtag).not.toBe(etag);
+      expect((await prism.client.request('POST', action('remove-custom-attributes'), params(['team:a']), { ifMatch: etag })).status).toBe(412);
+
+      const removed = await prism.client.request('POST', action('remove-custom-attributes'), params(['team:a']), { ifMatch: newEtag });
+      expect(removed.json).toMatchObject({ $objectType: 'vmm.v4.ahv.config.RemoveVmCustomAttributesApiResponse' });
+      expect((await prism.client.waitForTask((removed.json as { data: { extId: string } }).data.extId)).status).toBe('SUCCEEDED');
+      expect((await prism.client.getVm(extId)).vm.customAttributes).toEqual([`providerid:${extId}`]);
+    });
+  });
+
   describe('DELETE /vms/{extId}', () => {
     it('needs If-Match, answers with a task, and the VM is gone when it succeeds', async () => {
       const extId = await prism.client.createReadyVm(v4VmBody(prism.simulator, 'delete-me'));

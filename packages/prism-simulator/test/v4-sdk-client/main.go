@@ -1,6 +1,7 @@
 // Drives the prism-simulator's v4 API with Nutanix's official v4.2 Go SDKs (vmm-go-client/v4 and
 // prism-go-client/v4), the way a Go operator would: create a VM with an NTNX-Request-Id (and repeat it),
-// poll the task, list with $filter, get with its ETag, update with If-Match (and see a stale ETag refused),
+// poll the task, list with $filter, get with its ETag, update with If-Match (and see a stale ETag refused), add and
+// remove a custom attribute,
 // add and grow a disk, add, move and remove a NIC, power-cycle, delete, and see the VM gone; list categories
 // with $filter, read a VM's categories through them, create a category and delete it.
 //
@@ -383,6 +384,30 @@ func main() {
 		fail("UpdateVmById with a stale ETag: %s, not 412", status)
 	}
 	step("UpdateVmById with a stale ETag: %s, %s %s", status, *message.Code, *message.ErrorGroup)
+
+	// As CAPX after a create: the custom attribute providerid:<extId>, added with the VM's ETag, then removed.
+	attributes := vmmconfig.NewUpdateCustomAttributesParams()
+	attributes.CustomAttributes = []string{"providerid:" + extId}
+	added, err := vms.AddVmCustomAttributes(&extId, attributes, map[string]interface{}{"If-Match": ptr(newEtag)})
+	if err != nil {
+		fail("AddVmCustomAttributes: %v", err)
+	}
+	checkDecoded("AddVmCustomAttributes", added)
+	waitForTask(tasks, taskOf("AddVmCustomAttributes", added.GetData()))
+	withAttributes, attributesEtag := getVm(vms, extId)
+	if len(withAttributes.CustomAttributes) != 1 || withAttributes.CustomAttributes[0] != "providerid:"+extId {
+		fail("after AddVmCustomAttributes: customAttributes %v", withAttributes.CustomAttributes)
+	}
+	removed, err := vms.RemoveVmCustomAttributes(&extId, attributes, map[string]interface{}{"If-Match": ptr(attributesEtag)})
+	if err != nil {
+		fail("RemoveVmCustomAttributes: %v", err)
+	}
+	checkDecoded("RemoveVmCustomAttributes", removed)
+	waitForTask(tasks, taskOf("RemoveVmCustomAttributes", removed.GetData()))
+	if without, _ := getVm(vms, extId); len(without.CustomAttributes) != 0 {
+		fail("after RemoveVmCustomAttributes: customAttributes %v", without.CustomAttributes)
+	}
+	step("AddVmCustomAttributes and RemoveVmCustomAttributes with If-Match: providerid:<extId> added, then removed")
 
 	changeDevices(vms, tasks, e, extId)
 
