@@ -2,7 +2,7 @@
 // Runs a Prism Central simulator (v3 and v4 APIs) in the foreground until SIGINT or SIGTERM:
 //
 //   npm run prism-simulator -- --port <p> [--host <addr>] [--tls] [--ca-out <file>] [--tls-san <name>]...
-//       [--user <u>] [--password <p>] [--cluster-name <n>] [--cluster-uuid <uuid>] [--config <file.json>]
+//       [--user <u>] [--password <p>] [--cluster-name <n>] [--cluster-uuid <uuid>] [--apis both|v3|v4] [--config <file.json>]
 //
 // --config reads a JSON file with any of startPrismSimulator's options (seeds, categories, timings,
 // editConflicts, faults); the flags win over it.
@@ -14,7 +14,7 @@ import { DEFAULT_CLUSTERS, type ClusterSeed } from './inventory.ts';
 import { PRISM_BASE_PATH } from './prism-endpoints.ts';
 import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH } from './v4-endpoints.ts';
 import { validate, type ObjectSchema } from './schema-validation.ts';
-import { startPrismSimulator, type PrismSimulatorOptions } from './server.ts';
+import { SERVED_APIS, startPrismSimulator, type PrismSimulatorOptions } from './server.ts';
 
 const USAGE = `Usage: prism-simulator [options]
 
@@ -27,6 +27,7 @@ const USAGE = `Usage: prism-simulator [options]
   --password <p>        password (default Nutanix/4u)
   --cluster-name <n>    name of the (first) cluster
   --cluster-uuid <uuid> uuid of the (first) cluster
+  --apis <both|v3|v4>   serve both APIs (default), or only v3 or only v4 (the other answers 404)
   --config <file>       JSON file with startPrismSimulator options (flags win)
   --help                show this help
 `;
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
       'cluster-name': { type: 'string' },
       'cluster-uuid': { type: 'string' },
       config: { type: 'string' },
+      apis: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -53,6 +55,8 @@ async function main(): Promise<void> {
     return;
   }
   const options = values.config === undefined ? {} : await readConfig(values.config);
+  const apis = SERVED_APIS.find((served) => served === values.apis);
+  if (values.apis !== undefined && apis === undefined) throw new Error(`--apis must be one of ${SERVED_APIS.join(', ')}, got '${values.apis}'`);
   const port = values.port === undefined ? (options.port ?? 9440) : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got '${values.port ?? ''}'`);
   if (values['ca-out'] !== undefined && values.tls !== true && options.tls !== true) throw new Error('--ca-out needs --tls');
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
     ...(values['tls-san'] === undefined ? {} : { tlsHostnames: values['tls-san'] }),
     ...(values.user === undefined ? {} : { username: values.user }),
     ...(values.password === undefined ? {} : { password: values.password }),
+    ...(apis === undefined ? {} : { apis }),
     clusters: [cluster, ...otherClusters],
   });
   const caOut = values['ca-out'];
@@ -120,6 +125,7 @@ const configSchema: ObjectSchema = seed({
   categories: { type: 'array', items: seed({ name, description: { type: 'string' }, values: { type: 'array', items: name } }, ['name', 'values']) },
   timings: seed(Object.fromEntries(['createMs', 'updateMs', 'deleteMs', 'learnedIpMs'].map((key) => [key, { type: 'integer', minimum: 0 }])), []),
   editConflicts: { type: 'string', enum: ['sync-409', 'async-task'] },
+  apis: { type: 'string', enum: [...SERVED_APIS] },
   faults: seed({ seed: { type: 'integer' }, rules: { type: 'array', items: { type: 'object' } } }, []),
 }, []);
 

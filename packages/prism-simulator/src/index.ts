@@ -1,7 +1,8 @@
 // The programmatic API of the Prism Central simulator (v3 and v4), for tests, benchmarks and the demo.
 
 export { startPrismSimulator, DEFAULT_PASSWORD, DEFAULT_TIMINGS, DEFAULT_USERNAME } from './server.ts';
-export type { PrismSimulator, PrismSimulatorOptions } from './server.ts';
+export type { PrismSimulator, PrismSimulatorOptions, ServedApis } from './server.ts';
+export { SERVED_APIS } from './server.ts';
 export { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS } from './inventory.ts';
 export type { ClusterSeed, ImageSeed, PrismCentralSeed, SubnetSeed } from './inventory.ts';
 export { DEFAULT_CATEGORIES } from './categories.ts';

@@ -27,6 +27,10 @@ import { V4ApiError, v4ErrorReply } from './v4-errors.ts';
 import { VmService, type EditConflictMode, type SimulatorTimings } from './vm-service.ts';
 import { VmStore } from './vm-store.ts';
 
+/** The APIs a simulator serves (`PrismSimulatorOptions.apis`). */
+export type ServedApis = 'both' | 'v3' | 'v4';
+export const SERVED_APIS: readonly ServedApis[] = ['both', 'v3', 'v4'];
+
 export interface PrismSimulatorOptions {
   /** Address to listen on. Default `127.0.0.1`. */
   host?: string;
@@ -54,6 +58,11 @@ export interface PrismSimulatorOptions {
   timings?: Partial<SimulatorTimings>;
   /** Default `async-task`: a stale spec_version gets 202 and a FAILED task. */
   editConflicts?: EditConflictMode;
+  /**
+   * Which APIs are served. Default `both`; `v4` answers every v3 path with 404 (a Prism Central whose v3 API is gone),
+   * `v3` every v4 path (one from before v4), so a client can be shown to use only one of them.
+   */
+  apis?: ServedApis;
   /** Fault rules active from the start, and the seed their probabilities draw from (default 1). */
   faults?: { seed?: number; rules?: FaultRule[] };
   /**
@@ -157,7 +166,8 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
 
   const handlePrism = (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     const method = req.method ?? 'GET';
-    const match = path.startsWith(`${PRISM_BASE_PATH}/`) ? matchEndpoint(method, path.slice(PRISM_BASE_PATH.length)) : undefined;
+    const served = options.apis !== 'v4' && path.startsWith(`${PRISM_BASE_PATH}/`);
+    const match = served ? matchEndpoint(method, path.slice(PRISM_BASE_PATH.length)) : undefined;
     // Errors carry the kind of entity the path addresses, whether or not the simulator serves that endpoint.
     const kind = kindOfPath(path);
     return serveRequest(req, res, match?.endpoint, {
@@ -171,7 +181,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
 
   const handleV4 = (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const method = req.method ?? 'GET';
-    const match = matchV4Endpoint(method, url.pathname);
+    const match = options.apis === 'v3' ? undefined : matchV4Endpoint(method, url.pathname);
     const namespace = v4NamespaceOf(url.pathname);
     return serveRequest(req, res, match?.endpoint, {
       faultReply: (action) => v4FaultReply(action, namespace),
