@@ -75,7 +75,7 @@ const StorageSpec = Type.Object(
   },
   {
     description:
-      'Keep the data on a PersistentVolumeClaim. Without it the data lives in the pod (an emptyDir, as in the seed) and ' +
+      'Keep the data on a PersistentVolumeClaim. Without it the data lives in the pod (an emptyDir, as the original operator kept it) and ' +
       'a new pod starts empty and is restored from the latest verified backup before it receives traffic.',
   },
 );
@@ -219,7 +219,7 @@ const BackupSpec = Type.Object(
 export const PostgreSQLSpecSchema = Type.Object(
   {
     db: Type.String({
-      description: 'Name of the database to create and back up (the seed\'s field).',
+      description: 'Name of the database to create and back up (a field of the original operator).',
       minLength: 1,
       maxLength: MAX_IDENTIFIER_LENGTH,
       'x-kubernetes-validations': [
@@ -231,7 +231,7 @@ export const PostgreSQLSpecSchema = Type.Object(
       ],
     }),
     user: Type.String({
-      description: 'Name of the role that owns the database; the application connects as this user (the seed\'s field).',
+      description: 'Name of the role that owns the database; the application connects as this user (a field of the original operator).',
       minLength: 1,
       maxLength: MAX_IDENTIFIER_LENGTH,
       'x-kubernetes-validations': [
@@ -242,7 +242,7 @@ export const PostgreSQLSpecSchema = Type.Object(
     password: Type.String({
       description:
         `Name of a Secret in the same namespace whose data.${PASSWORD_SECRET_KEY} holds the user's password ` +
-        '(the seed\'s field).',
+        '(a field of the original operator).',
       minLength: 1,
       maxLength: 253,
       'x-kubernetes-validations': [

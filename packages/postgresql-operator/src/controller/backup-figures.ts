@@ -1,7 +1,7 @@
 import { parseMetav1Time } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { SchedulePlan } from '../desired/backup-schedule-plan.ts';
-import { newestFinished, newestUsable } from '../desired/desired-status.ts';
+import { newestFinished, newestUsable } from '../desired/desired-postgresql-status.ts';
 import type { DatabaseBackupFigures } from '../metrics/postgresql-metrics.ts';
 
 const seconds = (value: Date | string | undefined): number | undefined => {

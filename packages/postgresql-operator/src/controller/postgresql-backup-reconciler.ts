@@ -12,7 +12,7 @@ import {
   type ReconcileResult,
 } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup, PostgreSQLBackupStatus } from '../api/postgresql-backup-resource.ts';
-import type { BackupTrigger } from '../api/backup-lifecycle.ts';
+import { isFinished, type BackupTrigger } from '../api/backup-lifecycle.ts';
 import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLBackup, type ResolvedPostgreSQLBackup } from '../api/resolved-postgresql-backup.ts';
@@ -20,7 +20,7 @@ import { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec } from '../api/resol
 import { s3StoreRecord } from '../api/resolved-s3-store.ts';
 import type { BackupManifest } from '../backup/manifest.ts';
 import { BackupStoreError, type BackupKey } from '../backup/store.ts';
-import { completedStatus, failedStatus, isFinished, runningStatus } from '../desired/backup-status.ts';
+import { completedStatus, failedStatus, runningStatus } from '../desired/desired-backup-status.ts';
 import { BACKUP_JOB_LABEL, backupJobName, type BackupJobTarget } from '../desired/desired-backup-job.ts';
 import { recordBackup } from '../metrics/postgresql-metrics.ts';
 import { deleteBackupJob, findBackupJob, JOB_NAME_LABEL, jobOutcome, startBackupJob, type BackupJob, type JobOutcome } from './backup-jobs.ts';
@@ -88,7 +88,7 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
     // metadata, so `cached` and the object after it resolve alike.
     const resolved = resolvePostgreSQLBackup(cached);
     if (cached.metadata.deletionTimestamp !== undefined) return this.#deleteStoredDump(cached, resolved, ctx);
-    if (isFinished(cached)) return this.#removeRecordedJob(cached);
+    if (isFinished(cached.status)) return this.#removeRecordedJob(cached);
     const backup = await ensureFinalizer(this.#context.manager.client, PostgreSQLBackupRef, cached, BACKUP_FINALIZER);
     if (backup.status?.phase === 'Running') {
       const job = await this.#jobOf(backup);
@@ -143,12 +143,11 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
 
   /** Completed only when the Job succeeded and its manifest is published: the Job's word is not enough. */
   async #statusAfterJob(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, job: BackupJob, outcome: JobOutcome & { finished: true }): Promise<PostgreSQLBackupStatus> {
-    const now = this.#context.now();
-    if (!outcome.succeeded) return failedStatus(backup, outcome.error, now);
+    if (!outcome.succeeded) return failedStatus(backup, outcome.error, this.#context.now());
     const published = await this.#publishedManifest(backup, resolved);
-    if (!published.ok) return failedStatus(backup, published.message, now);
+    if (!published.ok) return failedStatus(backup, published.message, this.#context.now());
     if (published.manifest !== undefined) return completedStatus(published.manifest);
-    return failedStatus(backup, `the backup Job ${job.metadata?.name ?? ''} succeeded, but the bucket holds no manifest for it: nothing was published`, now);
+    return failedStatus(backup, `the backup Job ${job.metadata?.name ?? ''} succeeded, but the bucket holds no manifest for it: nothing was published`, this.#context.now());
   }
 
   async #reportJobOutcome(backup: PostgreSQLBackup, trigger: BackupTrigger, job: BackupJob, status: PostgreSQLBackupStatus, seconds: number, ctx: ReconcileContext): Promise<void> {
@@ -212,18 +211,20 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
   /** Starts the backup's Job once its database serves and no other backup of it runs; until then, waits (up to a deadline). */
   async #startWhenPossible(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
     const { locks } = this.#context;
+    // One clock reading for the whole attempt: the deadline, a failure's time and the start time.
+    const now = this.#context.now();
     const plan = await this.#startPlan(backup, resolved);
-    if (plan.kind === 'wait') return this.#waitOrGiveUp(backup, resolved.trigger, plan.why, ctx);
-    if (plan.kind === 'fail') return this.#failUnstarted(backup, plan.error, `: ${plan.error}`, plan.counted ? resolved.trigger : undefined);
+    if (plan.kind === 'wait') return this.#waitOrGiveUp(backup, resolved.trigger, plan.why, now, ctx);
+    if (plan.kind === 'fail') return this.#failUnstarted(backup, plan.error, `: ${plan.error}`, now, plan.counted ? resolved.trigger : undefined);
     const databaseKey = databaseKeyOf(backup);
     const name = backup.metadata.name ?? '';
     // The lock covers this process; a sibling found Running covers a Job another leader started. One this process has
     // just finished reads as finished (the reader returns our own writes).
     const runningSibling = (await backupsOf(this.#context.manager, databaseKey)).find((other) => other.metadata.name !== name && other.status?.phase === 'Running');
-    if (runningSibling !== undefined) return this.#waitOrGiveUp(backup, resolved.trigger, `backup ${runningSibling.metadata.name ?? ''} of the same database is running`, ctx);
-    if (!locks.tryAcquire(databaseKey, name)) return this.#waitOrGiveUp(backup, resolved.trigger, `backup ${locks.holder(databaseKey) ?? ''} of the same database is running`, ctx);
+    if (runningSibling !== undefined) return this.#waitOrGiveUp(backup, resolved.trigger, `backup ${runningSibling.metadata.name ?? ''} of the same database is running`, now, ctx);
+    if (!locks.tryAcquire(databaseKey, name)) return this.#waitOrGiveUp(backup, resolved.trigger, `backup ${locks.holder(databaseKey) ?? ''} of the same database is running`, now, ctx);
     try {
-      await this.#startJob(backup, resolved.trigger, plan, ctx);
+      await this.#startJob(backup, resolved.trigger, plan, now, ctx);
     } catch (error) {
       locks.release(databaseKey, name);
       throw error;
@@ -271,24 +272,23 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
     }
   }
 
-  async #startJob(backup: PostgreSQLBackup, trigger: BackupTrigger, plan: StartPlan & { kind: 'start' }, ctx: ReconcileContext): Promise<void> {
+  async #startJob(backup: PostgreSQLBackup, trigger: BackupTrigger, plan: StartPlan & { kind: 'start' }, now: Date, ctx: ReconcileContext): Promise<void> {
     const { manager, statusWriter, events } = this.#context;
     const { postgresql, spec, target, address, image } = plan;
     const job = await startBackupJob(manager.client, { backup, trigger, postgresql, spec, target, podIP: address, image });
     const { s3 } = spec.backup;
-    await statusWriter.write(PostgreSQLBackupRef, backup, { ...runningStatus(this.#context.now()), ...(s3 === undefined ? {} : { s3: s3StoreRecord(s3) }) });
+    await statusWriter.write(PostgreSQLBackupRef, backup, { ...runningStatus(now), ...(s3 === undefined ? {} : { s3: s3StoreRecord(s3) }) });
     ctx.log.info({ job: job.metadata?.name, pod: plan.pod }, 'backup Job started');
     events.event(backup, { type: 'Normal', reason: 'BackupJobCreated', action: 'Backup', note: `backup Job ${job.metadata?.name ?? ''} started against pod ${plan.pod}` });
   }
 
   /** Waits (status Pending, a recheck queued) until the deadline after the backup's creation, then fails it. */
-  async #waitOrGiveUp(backup: PostgreSQLBackup, trigger: BackupTrigger, why: string, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
-    const now = this.#context.now();
+  async #waitOrGiveUp(backup: PostgreSQLBackup, trigger: BackupTrigger, why: string, now: Date, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
     const createdAt = parseMetav1Time(backup.metadata.creationTimestamp) ?? now;
     const remainingMs = createdAt.getTime() + PENDING_DEADLINE_MS - now.getTime();
     if (remainingMs <= 0) {
       const error = `did not start within ${PENDING_DEADLINE_MS / 60_000} minutes: ${why}`;
-      return this.#failUnstarted(backup, error, ` ${error}`, trigger);
+      return this.#failUnstarted(backup, error, ` ${error}`, now, trigger);
     }
     if (backup.status?.phase === undefined) await this.#context.statusWriter.write(PostgreSQLBackupRef, backup, { phase: 'Pending' });
     ctx.log.debug({ why }, 'backup waiting');
@@ -299,8 +299,8 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
    * A backup that never ran fails: its status `error`, a BackupFailed Event ("backup <name>" then `noteEnd`), and, with
    * `countedAs`, the failed-backups counter (not timed: it never ran).
    */
-  async #failUnstarted(backup: PostgreSQLBackup, error: string, noteEnd: string, countedAs?: BackupTrigger): Promise<undefined> {
-    await this.#writeStatus(backup, failedStatus(backup, error, this.#context.now()));
+  async #failUnstarted(backup: PostgreSQLBackup, error: string, noteEnd: string, now: Date, countedAs?: BackupTrigger): Promise<undefined> {
+    await this.#writeStatus(backup, failedStatus(backup, error, now));
     if (countedAs !== undefined) this.#context.metrics.backups.inc({ trigger: countedAs, result: 'failed' });
     await this.#eventOnBackupAndDatabase(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${backup.metadata.name ?? ''}${noteEnd}` });
     return undefined;

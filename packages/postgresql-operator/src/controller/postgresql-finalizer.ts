@@ -3,11 +3,11 @@ import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
-import { isFinished } from '../desired/backup-status.ts';
 import { readDatabasePassword } from './database-password.ts';
 import { servingPod } from './database-pods.ts';
 import { desiredBackup, finalBackupName } from '../desired/desired-backup.ts';
-import { newestUsable } from '../desired/desired-status.ts';
+import { isFinished } from '../api/backup-lifecycle.ts';
+import { newestUsable } from '../desired/desired-postgresql-status.ts';
 import { instanceKey } from '../desired/object-names.ts';
 import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { podsOf } from './operator-indexes.ts';
@@ -72,7 +72,7 @@ export async function finalizePostgreSQL(context: OperatorContext, deleted: Post
             (newest === undefined ? 'there is no verified backup of it' : `the newest verified backup is ${newest}`),
         });
       }
-    } else if (!isFinished(final)) {
+    } else if (!isFinished(final.status)) {
       return undefined;
     } else if (final.status?.phase === 'Failed') {
       events.event(postgresql, { type: 'Warning', reason: 'FinalBackupFailed', action: 'Delete', note: `the final backup ${name} failed (${final.status.error ?? 'no error recorded'}); deleting the database anyway` });

@@ -21,7 +21,7 @@ import { desiredBackup } from '../desired/desired-backup.ts';
 import { desiredDataClaim } from '../desired/desired-data-claim.ts';
 import { desiredDeployment } from '../desired/desired-deployment.ts';
 import { desiredService } from '../desired/desired-service.ts';
-import { desiredStatus, type ConditionOutcome } from '../desired/desired-status.ts';
+import { desiredPostgreSQLStatus, type ConditionOutcome } from '../desired/desired-postgresql-status.ts';
 import { instanceKey, nameProblem } from '../desired/object-names.ts';
 import { removeDatabaseGauges, setDatabaseGauges } from '../metrics/postgresql-metrics.ts';
 import { backupsToDelete } from '../retention/backup-retention.ts';
@@ -160,7 +160,7 @@ export class PostgreSQLReconciler implements ObjectReconciler<PostgreSQL> {
   async #writeStatus(postgresql: PostgreSQL, pass: Pass, ready: ConditionOutcome): Promise<PostgreSQL> {
     const { backups, schedule, restored, servedSlot } = pass;
     const outcome = { ready, backups, schedule, ...(restored === undefined ? {} : { restored }), ...(servedSlot === undefined ? {} : { servedSlot }) };
-    const { status, changed } = desiredStatus(postgresql, outcome, this.#context.now());
+    const { status, changed } = desiredPostgreSQLStatus(postgresql, outcome, this.#context.now());
     setDatabaseGauges(this.#context.metrics, { namespace: requiredNamespace(postgresql), postgresql: requiredName(postgresql) }, databaseBackupFigures(backups, schedule));
     return changed ? this.#context.statusWriter.write(PostgreSQLRef, postgresql, status) : postgresql;
   }

@@ -6,7 +6,7 @@ import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { connectionParameters } from '../postgres/connection.ts';
 import { restoreLatestBackup } from '../restore/restore-latest.ts';
-import { damagedStatus } from '../desired/backup-status.ts';
+import { damagedStatus } from '../desired/desired-backup-status.ts';
 import { databaseProblem } from './database-errors.ts';
 import { podAddress } from './database-pods.ts';
 import { APP_READY_LABEL, APP_READY_VALUE } from '../desired/labels.ts';

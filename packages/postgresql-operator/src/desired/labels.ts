@@ -9,9 +9,9 @@
 /** Which PostgreSQL an object or pod belongs to (its `metadata.name`). */
 export const INSTANCE_LABEL = 'exp.wheel.jp/postgresql';
 
-/** The seed's pod labels. */
-export const SEED_NAME_LABEL = 'name';
-export const SEED_MANAGED_BY_LABEL = 'managedBy';
+/** The original operator's pod labels, kept for users' own selectors. */
+export const NAME_LABEL = 'name';
+export const MANAGED_BY_LABEL = 'managedBy';
 export const MANAGED_BY = 'postgresql-operator';
 
 /**
@@ -24,8 +24,8 @@ export const APP_READY_VALUE = 'ok';
 /** Labels every object of one PostgreSQL carries, pods included. */
 export function instanceLabels(name: string): Record<string, string> {
   return {
-    [SEED_NAME_LABEL]: name,
-    [SEED_MANAGED_BY_LABEL]: MANAGED_BY,
+    [NAME_LABEL]: name,
+    [MANAGED_BY_LABEL]: MANAGED_BY,
     [INSTANCE_LABEL]: name,
     'app.kubernetes.io/name': 'postgresql',
     'app.kubernetes.io/instance': name,

@@ -1,4 +1,4 @@
-import type { BackupPhase, BackupTrigger } from '../api/backup-lifecycle.ts';
+import { isFinished, isUsable, type BackupPhase, type BackupTrigger } from '../api/backup-lifecycle.ts';
 import type { RetentionPolicy } from '../api/resolved-postgresql-spec.ts';
 
 /**
@@ -48,8 +48,6 @@ export interface RetentionPlan {
   delete: RetentionVerdict[];
 }
 
-const isUsable = (backup: RetentionInput): boolean => backup.phase === 'Completed' && backup.verified;
-const isFinished = (backup: RetentionInput): boolean => backup.phase === 'Completed' || backup.phase === 'Failed';
 
 /** Newest first; ties broken by name so the plan never depends on input order. */
 function newestFirst(a: RetentionInput, b: RetentionInput): number {

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { metav1Time, parseMetav1Time, setStatusCondition, type Condition, type ConditionStatus } from '@k8s-operators/controller-core';
+import { isFinished, isUsable } from '../api/backup-lifecycle.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL, PostgreSQLStatus } from '../api/postgresql-resource.ts';
 import { PostgreSQLConditionType } from '../api/postgresql-conditions.ts';
-import { isFinished, isUsable } from './backup-status.ts';
 import type { SchedulePlan } from './backup-schedule-plan.ts';
 
 /**
@@ -34,12 +34,12 @@ function completionTime(backup: PostgreSQLBackup): number {
 
 /** The newest backup that finished (Completed or Failed), by completion time. */
 export function newestFinished(backups: readonly PostgreSQLBackup[]): PostgreSQLBackup | undefined {
-  return backups.filter(isFinished).sort((a, b) => completionTime(b) - completionTime(a))[0];
+  return backups.filter((backup) => isFinished(backup.status)).sort((a, b) => completionTime(b) - completionTime(a))[0];
 }
 
 /** The newest backup a restore would use. */
 export function newestUsable(backups: readonly PostgreSQLBackup[]): PostgreSQLBackup | undefined {
-  return backups.filter(isUsable).sort((a, b) => completionTime(b) - completionTime(a))[0];
+  return backups.filter((backup) => isUsable(backup.status)).sort((a, b) => completionTime(b) - completionTime(a))[0];
 }
 
 function backupCondition(outcome: StatusOutcome): ConditionOutcome {
@@ -59,7 +59,7 @@ function backupCondition(outcome: StatusOutcome): ConditionOutcome {
   };
 }
 
-export function desiredStatus(postgresql: PostgreSQL, outcome: StatusOutcome, now: Date): { status: PostgreSQLStatus; changed: boolean } {
+export function desiredPostgreSQLStatus(postgresql: PostgreSQL, outcome: StatusOutcome, now: Date): { status: PostgreSQLStatus; changed: boolean } {
   const previous = postgresql.status ?? {};
   const generation = postgresql.metadata.generation;
   const withGeneration = (type: string, c: ConditionOutcome) => ({ type, ...c, ...(generation === undefined ? {} : { observedGeneration: generation }) });

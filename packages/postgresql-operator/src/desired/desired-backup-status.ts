@@ -35,12 +35,3 @@ export function damagedStatus(backup: PostgreSQLBackup, problem: string): Postgr
   return { ...backup.status, verified: false, error: problem };
 }
 
-/** Finished backups never change phase again. */
-export function isFinished(backup: PostgreSQLBackup): boolean {
-  return backup.status?.phase === 'Completed' || backup.status?.phase === 'Failed';
-}
-
-/** Completed and still believed intact: what a restore would use. */
-export function isUsable(backup: PostgreSQLBackup): boolean {
-  return backup.status?.phase === 'Completed' && backup.status.verified === true;
-}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backupFixture, manifestFixture } from '../../test/postgresql-fixture.ts';
-import { completedStatus, damagedStatus, failedStatus, isFinished, isUsable, runningStatus } from './backup-status.ts';
+import { isFinished, isUsable } from '../api/backup-lifecycle.ts';
+import { completedStatus, damagedStatus, failedStatus, runningStatus } from './desired-backup-status.ts';
 
 const manifest = manifestFixture({ trigger: 'OnDemand' });
 
@@ -26,11 +27,11 @@ describe('backup status', () => {
 
   it('marks a completed backup found damaged as no longer verified, so it is neither restored nor counted', () => {
     const completed = backupFixture('foodb-1', { status: completedStatus(manifest) });
-    expect(isUsable(completed)).toBe(true);
+    expect(isUsable(completed.status)).toBe(true);
     const damaged = backupFixture('foodb-1', { status: damagedStatus(completed, 'checksum mismatch') });
     expect(damaged.status).toMatchObject({ phase: 'Completed', verified: false, error: 'checksum mismatch', sha256: 'a'.repeat(64) });
-    expect(isUsable(damaged)).toBe(false);
-    expect(isFinished(damaged)).toBe(true);
-    expect(isFinished(backupFixture('foodb-2'))).toBe(false);
+    expect(isUsable(damaged.status)).toBe(false);
+    expect(isFinished(damaged.status)).toBe(true);
+    expect(isFinished(backupFixture('foodb-2').status)).toBe(false);
   });
 });
