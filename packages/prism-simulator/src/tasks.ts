@@ -135,6 +135,11 @@ export class TaskRunner {
     return task ? this.render(task) : undefined;
   }
 
+  /** Every task, oldest first. */
+  views(): TaskView[] {
+    return [...this.tasks.values()].map((task) => this.render(task));
+  }
+
   countsByStatus(): Partial<Record<TaskStatus, number>> {
     const counts: Partial<Record<TaskStatus, number>> = {};
     for (const task of this.tasks.values()) counts[task.status] = (counts[task.status] ?? 0) + 1;

@@ -40,6 +40,7 @@ export const V4_CONFLICT: TaskFailure = {
   errorDetail: 'VM_ETAG_MISMATCH: the VM changed after the ETag sent in If-Match was read (another change was still running); read it again and retry.',
 };
 const VM_FILTER_FIELDS = ['name', 'extId', 'powerState', 'cluster/extId'] as const;
+const TASK_FILTER_FIELDS = ['extId', 'status', 'operation'] as const;
 
 export interface V4Dependencies {
   vms: VmService;
@@ -141,6 +142,8 @@ export class V4Api {
           json: this.envelope('GetVmApiResponse', `${CONFIG}.Vm`, renderV4Vm(vm, { inventory: this.deps.inventory, learnedIpDelayMs: this.deps.learnedIpMs }), request.url),
         };
       }
+      case `GET ${PRISM_TASKS_PATH}`:
+        return this.taskList(request.url);
       case `GET ${PRISM_TASKS_PATH}/{extId}`:
         return this.task(match.param, request.url);
       case `GET ${PRISM_CATEGORIES_PATH}`:
@@ -273,6 +276,26 @@ export class V4Api {
     return { status: 200, json: this.envelope('GetTaskApiResponse', 'prism.v4.config.Task', renderTask(view, this.deps.user), url, 'prism.v4.config') };
   }
 
+  /**
+   * GET …/tasks: `$filter` on extId, status, operation and `entitiesAffected/any(a:a/extId eq '…')` (what CAPX asks
+   * before it deletes a VM or uses an image), newest first unless `$orderby` says otherwise.
+   */
+  private taskList(url: URL): HttpReply {
+    const predicate = parseODataFilter(url.searchParams.get('$filter') ?? undefined, TASK_FILTER_FIELDS, { entitiesAffected: ['extId', 'rel'] });
+    const matches = this.deps.tasks.views().reverse().filter((view) => predicate({
+      extId: taskExtId(view.uuid),
+      status: view.status,
+      operation: view.operation_type,
+      entitiesAffected: view.entity_reference_list.map((entity) => ({ extId: entity.uuid, rel: entityRel(entity.kind) })),
+    }));
+    return v4ListReply(url, matches, {
+      responseType: 'prism.v4.config.ListTasksApiResponse',
+      itemType: 'prism.v4.config.Task',
+      orderBy: { createdTime: (view) => view.creation_time },
+      render: (view) => renderTask(view, this.deps.user),
+    });
+  }
+
   private taskReference(responseType: string, taskUuid: string, url: URL): HttpReply {
     const reference = { $objectType: 'prism.v4.config.TaskReference', $reserved: { ...V4_RESERVED }, extId: taskExtId(taskUuid) };
     return { status: 202, json: this.envelope(responseType, 'prism.v4.config.TaskReference', reference, url) };
@@ -342,6 +365,8 @@ function responseTypeOf(endpoint: V4EndpointMatch['endpoint']): string | undefin
       return `${CONFIG}.${DEVICE_RESPONSE_TYPES['update-nic']}`;
     case `DELETE ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`:
       return `${CONFIG}.${DEVICE_RESPONSE_TYPES['remove-nic']}`;
+    case `GET ${PRISM_TASKS_PATH}`:
+      return 'prism.v4.config.ListTasksApiResponse';
     case `GET ${PRISM_TASKS_PATH}/{extId}`:
       return 'prism.v4.config.GetTaskApiResponse';
     case `GET ${PRISM_CATEGORIES_PATH}`:
@@ -358,6 +383,11 @@ function responseTypeOf(endpoint: V4EndpointMatch['endpoint']): string | undefin
 }
 
 /** A v3 task as `prism.v4.config.Task`. */
+/** The `rel` of an entity a task affects: v4's name for the v3 kind. */
+function entityRel(kind: string): string {
+  return kind === 'vm' ? 'vmm:ahv:config:vm' : kind;
+}
+
 function renderTask(view: TaskView, user: Required<Reference>): Record<string, unknown> {
   const typed = (type: string, fields: Record<string, unknown>): Record<string, unknown> => ({ $objectType: type, $reserved: { ...V4_RESERVED }, ...fields });
   const failed = view.status === 'FAILED';
@@ -371,7 +401,7 @@ function renderTask(view: TaskView, user: Required<Reference>): Record<string, u
     ...(view.start_time === undefined ? {} : { startedTime: view.start_time }),
     ...(view.completion_time === undefined ? {} : { completedTime: view.completion_time }),
     lastUpdatedTime: view.last_update_time,
-    entitiesAffected: view.entity_reference_list.map((entity) => typed('prism.v4.config.EntityReference', { extId: entity.uuid, rel: entity.kind === 'vm' ? 'vmm:ahv:config:vm' : entity.kind })),
+    entitiesAffected: view.entity_reference_list.map((entity) => typed('prism.v4.config.EntityReference', { extId: entity.uuid, rel: entityRel(entity.kind) })),
     numberOfEntitiesAffected: view.entity_reference_list.length,
     ...(view.cluster_reference ? { clusterExtIds: [view.cluster_reference.uuid] } : {}),
     ownedBy: typed('prism.v4.config.OwnerReference', { extId: user.uuid, name: user.name }),

@@ -30,6 +30,7 @@ export const V4_ENDPOINTS = [
   `POST ${VMM_VMS_PATH}/{vmExtId}/nics`,
   `PUT ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`,
   `DELETE ${VMM_VMS_PATH}/{vmExtId}/nics/{extId}`,
+  `GET ${PRISM_TASKS_PATH}`,
   `GET ${PRISM_TASKS_PATH}/{extId}`,
   `GET ${PRISM_CATEGORIES_PATH}`,
   `GET ${PRISM_CATEGORIES_PATH}/{extId}`,

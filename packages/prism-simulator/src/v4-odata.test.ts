@@ -30,6 +30,18 @@ describe('parseODataFilter', () => {
     expect(matches("not name eq 'y'", record)).toBe(true);
   });
 
+  it("tests a collection's items with any(v:v/field ...), only for the item fields named", () => {
+    const task = { status: 'RUNNING', entitiesAffected: [{ extId: 'vm-1', rel: 'vmm:ahv:config:vm' }, { extId: 'img-1', rel: 'image' }] };
+    const filter = (text: string): boolean => parseODataFilter(text, ['status'], { entitiesAffected: ['extId', 'rel'] })(task);
+    expect(filter("entitiesAffected/any(a:a/extId eq 'img-1')")).toBe(true);
+    expect(filter("entitiesAffected/any(a:a/extId eq 'vm-1' and a/rel eq 'image')")).toBe(false);
+    expect(filter("entitiesAffected/any(e:e/extId eq 'vm-1') and (status eq Prism.Config.TaskStatus'RUNNING' or status eq Prism.Config.TaskStatus'QUEUED')")).toBe(true);
+    expect(parseODataFilter("entitiesAffected/any(a:a/extId eq 'x')", [], { entitiesAffected: ['extId'] })({})).toBe(false);
+    expect(() => filter("entitiesAffected/any(a:a/name eq 'x')")).toThrow(/'a\/name' is not a filterable field \(filterable: a\/extId, a\/rel\)/);
+    expect(() => filter("entitiesAffected/any(a:a/extId eq 'x' and status eq 'RUNNING')")).toThrow(/'status' is not a filterable field/);
+    expect(() => filter("entitiesAffected/any(a/extId eq 'x')")).toThrow(/expected 'v:v\/field'/);
+  });
+
   it('refuses unknown fields, operators and broken syntax, saying what is wrong', () => {
     expect(() => parseODataFilter("memory eq '1'", FIELDS)).toThrow(/'memory' is not a filterable field \(filterable: name, extId, powerState\)/);
     expect(() => parseODataFilter("name gt 'a'", FIELDS)).toThrow(ODataError);

@@ -11,7 +11,8 @@ export class ODataError extends Error {
   }
 }
 
-export type FilterRecord = Readonly<Record<string, string>>;
+/** A record's filterable fields: strings, or collections (`any` lambdas test their items, whose fields are strings). */
+export type FilterRecord = Readonly<Record<string, string | readonly Readonly<Record<string, string>>[]>>;
 export type FilterPredicate = (record: FilterRecord) => boolean;
 
 type Token = { kind: 'string'; value: string } | { kind: 'word'; value: string } | { kind: 'punct'; value: '(' | ')' | ',' };
@@ -69,7 +70,7 @@ const FUNCTIONS: Record<string, (field: string, literal: string) => boolean> = {
 };
 
 /** Parses `filter`; `fields` are the names it may test. An absent or empty filter matches everything. */
-export function parseODataFilter(filter: string | undefined, fields: readonly string[]): FilterPredicate {
+export function parseODataFilter(filter: string | undefined, fields: readonly string[], collections: Readonly<Record<string, readonly string[]>> = {}): FilterPredicate {
   if (filter === undefined || filter.trim() === '') return () => true;
   const tokens = tokenize(filter);
   let position = 0;
@@ -83,10 +84,13 @@ export function parseODataFilter(filter: string | undefined, fields: readonly st
     if (token?.kind !== 'punct' || token.value !== value) fail(`expected '${value}'`);
     position += 1;
   };
+  // Inside `collection/any(v:v/field eq …)`: the lambda's variable and the item fields it may test.
+  let lambda: { variable: string; fields: readonly string[] } | undefined;
   const fieldName = (): string => {
     const token = tokens[position];
     if (token?.kind !== 'word') return fail('expected a field name');
-    if (!fields.includes(token.value)) fail(`'${token.value}' is not a filterable field (filterable: ${fields.join(', ')})`);
+    const allowed = lambda ? lambda.fields.map((field) => `${lambda?.variable ?? ''}/${field}`) : fields;
+    if (!allowed.includes(token.value)) fail(`'${token.value}' is not a filterable field (filterable: ${allowed.join(', ')})`);
     position += 1;
     return token.value;
   };
@@ -105,6 +109,26 @@ export function parseODataFilter(filter: string | undefined, fields: readonly st
       expectPunct(')');
       return inner;
     }
+    if (token?.kind === 'word' && token.value.endsWith('/any') && !lambda) {
+      const collection = token.value.slice(0, -'/any'.length);
+      const itemFields = collections[collection] ?? fail(`'${collection}' is not a filterable collection (collections: ${Object.keys(collections).join(', ') || 'none'})`);
+      position += 1;
+      expectPunct('(');
+      const head = tokens[position];
+      const colon = head?.kind === 'word' ? head.value.indexOf(':') : -1;
+      if (head?.kind !== 'word' || colon < 1) return fail(`expected 'v:v/field' after '${collection}/any('`);
+      const variable = head.value.slice(0, colon);
+      tokens[position] = { kind: 'word', value: head.value.slice(colon + 1) };
+      lambda = { variable, fields: itemFields };
+      const inner = or();
+      lambda = undefined;
+      expectPunct(')');
+      return (record) => {
+        const items = record[collection];
+        if (items === undefined || typeof items === 'string') return false;
+        return items.some((item) => inner(Object.fromEntries(Object.entries(item).map(([key, value]) => [`${variable}/${key}`, value]))));
+      };
+    }
     if (token?.kind === 'word' && token.value.toLowerCase() in FUNCTIONS && tokens[position + 1]?.kind === 'punct') {
       const apply = FUNCTIONS[token.value.toLowerCase()] ?? fail('unknown function');
       position += 1;
@@ -113,7 +137,10 @@ export function parseODataFilter(filter: string | undefined, fields: readonly st
       expectPunct(',');
       const value = literal();
       expectPunct(')');
-      return (record) => apply(record[name] ?? '', value);
+      return (record) => {
+        const field = record[name];
+        return apply(typeof field === 'string' ? field : '', value);
+      };
     }
     const name = fieldName();
     const operator = tokens[position];

@@ -57,8 +57,8 @@ export interface V4TaskJson {
   completedTime?: string;
 }
 
-export interface V4ListJson {
-  data?: V4VmJson[];
+export interface V4ListJson<Item = V4VmJson> {
+  data?: Item[];
   metadata: { totalAvailableResults: number; links: { href: string; rel: string }[]; flags: { name: string; value: boolean }[] };
 }
 

@@ -105,6 +105,7 @@ describe('the official v4 Go SDK against the simulator', () => {
     expect(stdout).toContain('CreateVm repeated with the same NTNX-Request-Id: the same task');
 
     expect(stdout).toContain('AddVmCustomAttributes and RemoveVmCustomAttributes with If-Match: providerid:<extId> added, then removed');
+    expect(stdout).toMatch(/ListTasks with entitiesAffected\/any\(\.\.\.\): none in progress, \d+ in all/);
     expect(stdout).toContain('CreateDisk and UpdateDiskById with the VM\'s ETag: two disks, the new one grown to 2 GiB');
     expect(stdout).toContain('CreateNic, UpdateNicById to another subnet and DeleteNicById with the VM\'s ETag');
     expect(stdout).toContain('GetVmById of a VM made over v3: UEFI, a CD-ROM, a category, a learned address, ON');

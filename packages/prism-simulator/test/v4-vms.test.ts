@@ -109,6 +109,35 @@ describe('the v4 VM API', () => {
     });
   });
 
+  describe('GET /tasks', () => {
+    it("lists tasks with $filter on entitiesAffected/any(...), status and operation, as CAPX asks before a delete", async () => {
+      const extId = await prism.client.createReadyVm(v4VmBody(prism.simulator, 'task-list'));
+      const list = async (filter: string): Promise<V4ListJson<V4TaskJson>> => {
+        const reply = await prism.client.request('GET', `${PRISM_TASKS_PATH}?$filter=${encodeURIComponent(filter)}`);
+        expect(reply.status, reply.text).toBe(200);
+        return reply.json as V4ListJson<V4TaskJson>;
+      };
+      const affecting = `entitiesAffected/any(a:a/extId eq '${extId}')`;
+      const all = await list(affecting);
+      expect(all).toMatchObject({ $objectType: 'prism.v4.config.ListTasksApiResponse', $dataItemDiscriminator: 'List<prism.v4.config.Task>' });
+      expect(all.data?.map((task) => task.status)).toEqual(['SUCCEEDED']);
+      const running = `${affecting} and (status eq Prism.Config.TaskStatus'RUNNING' or status eq Prism.Config.TaskStatus'QUEUED')`;
+      expect((await list(running)).data).toBeUndefined();
+
+      const { etag } = await prism.client.getVm(extId);
+      const on = await prism.client.request('POST', `${VMM_VMS_PATH}/${extId}/$actions/power-on`, undefined, { ifMatch: etag });
+      const inProgress = await list(running);
+      expect(inProgress.data?.map((task) => task.extId)).toEqual([(on.json as { data: { extId: string } }).data.extId]);
+      expect((await list(`${affecting} and operation eq '${all.data?.[0]?.operation ?? ''}'`)).data).toHaveLength(1);
+      expect((await list("entitiesAffected/any(a:a/extId eq '00000000-0000-4000-8000-000000000000')")).data).toBeUndefined();
+      await prism.client.waitForTask((on.json as { data: { extId: string } }).data.extId);
+
+      const bad = await prism.client.request('GET', `${PRISM_TASKS_PATH}?$filter=${encodeURIComponent('clusters/any(c:c/extId eq \'x\')')}`);
+      expect(bad.status).toBe(400);
+      expect(firstAppMessage(bad).message).toContain("'clusters' is not a filterable collection");
+    });
+  });
+
   describe('GET /vms/{extId}', () => {
     it('shows the VM in the Vm model with an ETag header, and $reserved where the SDK puts the ETag', async () => {
       const extId = await prism.client.createReadyVm(v4VmBody(prism.simulator, 'get-shape', { description: 'a VM', categories: [{ extId: categoryExtId('Environment', 'Dev') }] }));

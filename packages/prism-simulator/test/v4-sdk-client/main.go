@@ -409,6 +409,28 @@ func main() {
 	}
 	step("AddVmCustomAttributes and RemoveVmCustomAttributes with If-Match: providerid:<extId> added, then removed")
 
+	// As CAPX before a delete: the VM's tasks in progress, by $filter on entitiesAffected and status; then all of them.
+	inProgressFilter := fmt.Sprintf("entitiesAffected/any(a:a/extId eq '%s') and (status eq Prism.Config.TaskStatus'RUNNING' or status eq Prism.Config.TaskStatus'QUEUED')", extId)
+	inProgress, err := tasks.ListTasks(nil, nil, &inProgressFilter, nil, nil)
+	if err != nil {
+		fail("ListTasks $filter=%s: %v", inProgressFilter, err)
+	}
+	checkDecoded("ListTasks", inProgress)
+	if inProgress.GetData() != nil {
+		fail("ListTasks $filter=%s: %+v, expected none", inProgressFilter, inProgress.GetData())
+	}
+	affecting := fmt.Sprintf("entitiesAffected/any(a:a/extId eq '%s')", extId)
+	taskList, err := tasks.ListTasks(nil, ptr(100), &affecting, nil, nil)
+	if err != nil {
+		fail("ListTasks $filter=%s: %v", affecting, err)
+	}
+	checkDecoded("ListTasks", taskList)
+	vmTasks, ok := taskList.GetData().([]prismconfig.Task)
+	if !ok || len(vmTasks) < 4 {
+		fail("ListTasks $filter=%s: data is %T %+v", affecting, taskList.GetData(), taskList.GetData())
+	}
+	step("ListTasks with entitiesAffected/any(...): none in progress, %d in all", len(vmTasks))
+
 	changeDevices(vms, tasks, e, extId)
 
 	// Power-cycle (needs the current ETag, like every action).
