@@ -17,6 +17,7 @@ import {
   type Patch,
   type WatchOptions,
   type WriteOptions,
+  type GetOptions,
 } from './request-options.ts';
 import { resourcePath } from './resource-path.ts';
 import { apiVersionOf, type ResourceRef } from './resources.ts';
@@ -24,7 +25,7 @@ import type { RequestCounts, RestClientMetricsSink } from './rest-metrics.ts';
 import { watchEvents, type WatchEvent } from './watch-stream.ts';
 
 // The verbs' option types, exported beside the client that takes them.
-export type { ApplyConfiguration, ApplyOptions, DeleteOptions, JsonPatchOperation, ListOptions, ObjectList, Patch, WatchOptions, WriteOptions } from './request-options.ts';
+export type { ApplyConfiguration, ApplyOptions, DeleteOptions, GetOptions, JsonPatchOperation, ListOptions, ObjectList, Patch, WatchOptions, WriteOptions } from './request-options.ts';
 
 export interface KubeClientOptions {
   /** Receives every request for the `rest_client_*` metrics. Default: none. */
@@ -72,9 +73,9 @@ export class KubeClient {
    * The object, or undefined when it does not exist. A 404 that is not about the object — the resource itself is not
    * served, e.g. its CRD is not installed — is thrown, not mistaken for an absent object.
    */
-  async get<T extends KubernetesObject>(ref: ResourceRef<T>, key: ObjectKey): Promise<T | undefined> {
+  async get<T extends KubernetesObject>(ref: ResourceRef<T>, key: ObjectKey, options: GetOptions = {}): Promise<T | undefined> {
     try {
-      return await this.#transport.json<T>({ verb: 'get', method: 'GET', path: resourcePath(ref, key), idempotent: true });
+      return await this.#transport.json<T>({ verb: 'get', method: 'GET', path: resourcePath(ref, key), idempotent: true, signal: options.signal });
     } catch (error) {
       if (isObjectNotFound(error, key)) return undefined;
       throw error;
@@ -116,7 +117,7 @@ export class KubeClient {
 
   async create<T extends KubernetesObject>(ref: ResourceRef<T>, obj: T, options: WriteOptions = {}): Promise<T> {
     const path = resourcePath(ref, { namespace: namespaceFor(ref, obj) });
-    return this.#transport.json<T>({ verb: 'create', method: 'POST', path, query: writeQuery(options), body: withTypeMeta(ref, obj), idempotent: false });
+    return this.#transport.json<T>({ verb: 'create', method: 'POST', path, query: writeQuery(options), body: withTypeMeta(ref, obj), idempotent: false, signal: options.signal });
   }
 
   /** PUT: replaces the object; fails with 409 Conflict when its resourceVersion is stale. */
@@ -131,7 +132,7 @@ export class KubeClient {
 
   #put<T extends KubernetesObject>(ref: ResourceRef<T>, obj: T, subresource: string | undefined, options: WriteOptions): Promise<T> {
     const path = resourcePath(ref, { namespace: namespaceFor(ref, obj), name: nameOf(ref, obj), subresource });
-    return this.#transport.json<T>({ verb: 'update', method: 'PUT', path, query: writeQuery(options), body: withTypeMeta(ref, obj), idempotent: true });
+    return this.#transport.json<T>({ verb: 'update', method: 'PUT', path, query: writeQuery(options), body: withTypeMeta(ref, obj), idempotent: true, signal: options.signal });
   }
 
   patch<T extends KubernetesObject>(ref: ResourceRef<T>, key: ObjectKey, patch: Patch, options: WriteOptions = {}): Promise<T> {
@@ -158,6 +159,7 @@ export class KubeClient {
       contentType: PATCH_CONTENT_TYPES[patch.type],
       // A JSON patch may append to a list: sending it twice is not the same as once.
       idempotent: patch.type !== 'json',
+      signal: options.signal,
     });
   }
 

@@ -17,6 +17,13 @@ export interface ObjectList<T> {
 export interface WriteOptions {
   /** Recorded in managedFields as the owner of the fields written. Default: the server's (derived from User-Agent). */
   fieldManager?: string;
+  /** Abandons the request (and any wait to retry it) when aborted; the write may still have been applied. */
+  signal?: AbortSignal;
+}
+
+export interface GetOptions {
+  /** Abandons the request (and any wait to retry it) when aborted. */
+  signal?: AbortSignal;
 }
 
 export interface ApplyOptions {

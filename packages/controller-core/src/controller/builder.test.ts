@@ -12,7 +12,7 @@ import type { Controller } from './controller.ts';
 function hostRegistering(registered: Controller[]): ControllerHost {
   return {
     // The builder only subscribes to its informers.
-    informerFor: (() => ({ addEventHandler: () => undefined })) as unknown as ControllerHost['informerFor'],
+    informerFor: (() => ({ addEventHandler: () => () => undefined })) as unknown as ControllerHost['informerFor'],
     metrics: createMetrics(new Registry()),
     logger: pino({ level: 'silent' }),
     register: (controller) => { registered.push(controller); },

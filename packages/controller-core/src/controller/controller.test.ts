@@ -153,17 +153,17 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
     }
   });
 
-  it('abort() aborts the signal at once, yet holds the key until the reconcile returned, and stop() waits for it', async () => {
+  it('stopNow() (leadership lost) aborts the signal at once and resolves only once the reconcile has returned', async () => {
     const r = firstCallIgnoresItsSignal();
     const { controller } = controllerWith(r.reconciler);
     controller.start();
     controller.enqueue('ns/a', { event: 'Added' });
     await vi.waitFor(() => { expect(r.signals).toHaveLength(1); });
 
-    controller.abort();
-    expect(r.signals[0]?.aborted).toBe(true);
     let stopped = false;
-    const stopping = controller.stop(1_000).then(() => { stopped = true; });
+    const stopping = controller.stopNow().then(() => { stopped = true; });
+    expect(r.signals[0]?.aborted).toBe(true);
+    expect((r.signals[0]?.reason as Error).message).toBe('leader election lost');
     await sleep(50);
     expect(stopped).toBe(false);
     expect(controller.queue.snapshot().processing.map((p) => p.key)).toEqual(['ns/a']);
@@ -171,6 +171,24 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
     r.first.open();
     await stopping;
     expect(r.events).toEqual(['start ns/a #1', 'end ns/a #1']);
+  });
+
+  it('stopNow() rejects, naming the key, when a reconcile still ignores its abort 5 s later: the process must exit', async () => {
+    vi.useFakeTimers();
+    try {
+      const r = firstCallIgnoresItsSignal();
+      const { controller } = controllerWith(r.reconciler);
+      controller.start();
+      controller.enqueue('ns/a', { event: 'Added' });
+      await vi.advanceTimersByTimeAsync(1);
+      let outcome: unknown;
+      controller.stopNow().catch((error: unknown) => { outcome = error; });
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(outcome).toBeInstanceOf(ReconcilesStillRunning);
+      expect((outcome as ReconcilesStillRunning).keys).toEqual(['ns/a']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('logs an error for whoever is on call when a reconcile keeps running 5 s after its signal was aborted, and when it returns', async () => {
@@ -205,6 +223,62 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('Controller: started again after stopNow(), as a replica that leads once more', () => {
+  /** A source that hands the controller every "cached" key when attached, as an informer's handler is, and can be told of changes. */
+  function cacheSource(keys: string[]) {
+    let attached = 0;
+    let handler: ((key: string) => void) | undefined;
+    return {
+      start: (controller: Controller) => () => {
+        attached++;
+        handler = (key) => { controller.enqueue(key, { event: 'Updated' }); };
+        for (const key of keys) controller.enqueue(key, { event: 'Added' });
+        return () => { handler = undefined; };
+      },
+      change: (key: string) => { handler?.(key); },
+      attached: () => attached,
+    };
+  }
+
+  it('queues nothing between leaderships, then is handed every cached object again and reconciles it', async () => {
+    const reconciled: string[] = [];
+    const { controller, count } = controllerWith(({ request }) => { reconciled.push(request.key); return Promise.resolve(undefined); });
+    const source = cacheSource(['ns/a', 'ns/b']);
+    controller.watch(source.start(controller));
+    controller.start();
+    await vi.waitFor(() => { expect(reconciled.toSorted()).toEqual(['ns/a', 'ns/b']); });
+
+    await controller.stopNow();
+    source.change('ns/a');
+    controller.enqueue('ns/c', { event: 'Added' });
+    expect(controller.queue.snapshot()).toMatchObject({ queued: [], delayed: [], processing: [] });
+    expect(await count('workqueue_depth')).toBe(0);
+
+    reconciled.length = 0;
+    controller.start();
+    expect(source.attached()).toBe(2);
+    await vi.waitFor(() => { expect(reconciled.toSorted()).toEqual(['ns/a', 'ns/b']); });
+    source.change('ns/b');
+    await vi.waitFor(() => { expect(reconciled).toHaveLength(3); });
+    await controller.stop(1_000);
+  });
+
+  it('a key that failed before the loss is retried again after it (back-off counts are kept, not the delays)', async () => {
+    let failures = 0;
+    const { controller } = controllerWith(() => (failures++ < 3 ? Promise.reject(new Error('API server away')) : Promise.resolve(undefined)));
+    const source = cacheSource(['ns/a']);
+    controller.watch(source.start(controller));
+    controller.start();
+    await vi.waitFor(() => { expect(failures).toBeGreaterThanOrEqual(2); });
+    await controller.stopNow();
+    const before = failures;
+    controller.start();
+    await vi.waitFor(() => { expect(failures).toBeGreaterThan(before); });
+    await vi.waitFor(() => { expect(controller.queue.snapshot().delayed).toEqual([]); });
+    await controller.stop(1_000);
   });
 });
 

@@ -35,6 +35,15 @@ export interface ControllerOptions {
 
 class ReconcileTimeout extends Error {}
 
+/** Attaches a source of keys to the controller; returns what detaches it. */
+export type StartSource = () => () => void;
+
+interface ControllerRun {
+  stop: AbortController;
+  workers: Promise<void>;
+  detachSources: (() => void)[];
+}
+
 /**
  * How long a reconcile may take to return once its signal is aborted before it is judged to ignore
  * the signal: the log says so, and a stop gives up waiting for it.
@@ -67,11 +76,11 @@ export class Controller {
   readonly name: string;
   readonly queue: WorkQueue;
   readonly #options: ControllerOptions;
-  readonly #stop = new AbortController();
   readonly #requeueBackoffs: ReadonlyMap<string, ItemExponentialBackoff>;
-  #workers: Promise<void>[] = [];
+  /** The current leadership's work: its workers, the signal its reconciles get, and how to detach its sources. */
+  #run: ControllerRun | undefined;
   #active = 0;
-  readonly #sources: (() => void)[] = [];
+  readonly #sources: StartSource[] = [];
 
   constructor(options: ControllerOptions) {
     this.name = options.name;
@@ -89,11 +98,13 @@ export class Controller {
   /**
    * Adds a source of keys (an informer's event handler, say), started with the controller and not before: as
    * controller-runtime's Controller.Start watches its sources, so a replica that is not the leader queues nothing
-   * (its workqueue_depth stays 0) and a new leader is handed every object its warm caches hold.
+   * (its workqueue_depth stays 0) and a new leader is handed every object its warm caches hold. `startSource` returns
+   * what detaches it: a controller stopped when leadership is lost detaches its sources, and attaches them again (and
+   * is handed every object again) when it leads once more.
    */
-  watch(startSource: () => void): void {
+  watch(startSource: StartSource): void {
     this.#sources.push(startSource);
-    if (this.#workers.length > 0) startSource();
+    this.#run?.detachSources.push(startSource());
   }
 
   /**
@@ -104,11 +115,15 @@ export class Controller {
     this.queue.add(key, reason, priority);
   }
 
+  /** Starts the workers and the sources; again after {@link stopNow}, with an empty queue that the sources refill. */
   start(): void {
-    if (this.#workers.length > 0) return;
+    if (this.#run) return;
+    this.queue.reopen();
     this.#options.metrics.initController(this.name, { maxConcurrentReconciles: this.maxConcurrentReconciles });
-    this.#workers = Array.from({ length: this.maxConcurrentReconciles }, () => this.#work());
-    for (const startSource of this.#sources) startSource();
+    const stop = new AbortController();
+    const workers = Array.from({ length: this.maxConcurrentReconciles }, () => this.#work(stop.signal));
+    this.#run = { stop, workers: Promise.all(workers).then(() => undefined), detachSources: [] };
+    for (const startSource of this.#sources) this.#run.detachSources.push(startSource());
   }
 
   /**
@@ -121,36 +136,57 @@ export class Controller {
    * this process is gone and the lease has expired.
    */
   async stop(timeoutMs: number): Promise<void> {
-    this.queue.shutDown();
-    const workers = Promise.all(this.#workers);
-    if (await settlesWithin(workers, timeoutMs)) return;
-    this.#stop.abort(new Error('controller stopped'));
-    if (await settlesWithin(workers, IGNORED_ABORT_AFTER_MS)) return;
-    throw new ReconcilesStillRunning(this.name, this.queue.snapshot().processing.map((p) => p.key), timeoutMs);
+    const run = this.#run;
+    if (!run) return;
+    this.#detach(run);
+    if (await settlesWithin(run.workers, timeoutMs)) {
+      this.#run = undefined;
+      return;
+    }
+    run.stop.abort(new Error('controller stopped'));
+    await this.#awaitAborted(run, timeoutMs);
   }
 
   /**
-   * Aborts in-flight reconciles at once (leadership lost: another replica may already be acting). Their keys stay held
-   * until they return; `stop()` waits for that.
+   * Leadership lost: another replica may already be acting, so in-flight reconciles are aborted at once, not allowed
+   * to finish, and no new one starts. Resolves once every one has returned, so that the controller may {@link start}
+   * again under a later leadership; rejects with {@link ReconcilesStillRunning} if some still run
+   * {@link IGNORED_ABORT_AFTER_MS} after the abort (their keys stay held, and the process must exit).
    */
-  abort(): void {
-    this.#stop.abort(new Error('leader election lost'));
+  async stopNow(): Promise<void> {
+    const run = this.#run;
+    if (!run) return;
+    this.#detach(run);
+    run.stop.abort(new Error('leader election lost'));
+    await this.#awaitAborted(run, 0);
+  }
+
+  /** Takes no more work: the sources stop queueing and the queue drops what waits. Keys in flight stay held. */
+  #detach(run: ControllerRun): void {
+    for (const detach of run.detachSources.splice(0)) detach();
     this.queue.shutDown();
   }
 
-  async #work(): Promise<void> {
+  async #awaitAborted(run: ControllerRun, graceMs: number): Promise<void> {
+    if (!(await settlesWithin(run.workers, IGNORED_ABORT_AFTER_MS))) {
+      throw new ReconcilesStillRunning(this.name, this.queue.snapshot().processing.map((p) => p.key), graceMs);
+    }
+    this.#run = undefined;
+  }
+
+  async #work(stop: AbortSignal): Promise<void> {
     for (;;) {
       const item = await this.queue.get();
       if (!item) return;
       try {
-        await this.#reconcile(item);
+        await this.#reconcile(item, stop);
       } finally {
         this.queue.done(item.key);
       }
     }
   }
 
-  async #reconcile(item: QueueItem): Promise<void> {
+  async #reconcile(item: QueueItem, stop: AbortSignal): Promise<void> {
     const { metrics } = this.#options;
     const controller = this.name;
     const reconcileID = randomUUID();
@@ -160,7 +196,7 @@ export class Controller {
     const timeoutMs = this.#options.reconcileTimeoutMs;
     const timeout = new AbortController();
     const timer = timeoutMs ? setTimeout(() => { timeout.abort(new ReconcileTimeout(`reconcile timed out after ${timeoutMs} ms`)); }, timeoutMs) : undefined;
-    const signal = AbortSignal.any([this.#stop.signal, timeout.signal]);
+    const signal = AbortSignal.any([stop, timeout.signal]);
     this.#active++;
     metrics.activeWorkers.set({ controller }, this.#active);
     const started = performance.now();
@@ -194,7 +230,7 @@ export class Controller {
       } else {
         if (error instanceof ReconcileTimeout) metrics.reconcileTimeouts.inc({ controller });
         if (isProgrammingError(error)) metrics.reconcilePanics.inc({ controller });
-        if (!this.#stop.signal.aborted) {
+        if (!stop.aborted) {
           this.queue.addRateLimited(item.key, { event: 'Retry' }, item.priority);
           const retries = this.queue.numRequeues(item.key);
           // Someone changed the object between our read and our write: routine, not something to page anyone about.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Gauge } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
 import type { KubeClient } from '../client/kube-client.ts';
 import { isConflict, isNotFound } from '../client/errors.ts';
 import { LeaseResource, microTime, recordFingerprint, type Lease } from './lease-record.ts';
@@ -25,6 +25,8 @@ export interface LeaderElectionOptions {
   releaseOnCancel?: boolean;
   /** `leader_election_master_status{name}`. */
   masterStatus?: Gauge<'name'>;
+  /** `leader_election_lost_total{name}`: leaderships lost to the renew deadline. */
+  lostTotal?: Counter<'name'>;
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -75,6 +77,7 @@ export class LeaderElector {
     this.#timing = validated(options);
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
     options.masterStatus?.set({ name: options.name }, 0);
+    options.lostTotal?.inc({ name: options.name }, 0);
   }
 
   get isLeader(): boolean {
@@ -82,12 +85,15 @@ export class LeaderElector {
   }
 
   /**
-   * Waits until this process leads (resolves true) or `signal` aborts first (resolves false).
+   * Waits until this process leads (resolves true) or `signal` aborts first (resolves false). Each attempt is given
+   * the renew deadline at most: an API server that holds the request (its etcd gone) delays the next attempt, not the
+   * election. A process that lost leadership calls this again; it takes the lease back at once if it is still the
+   * holder on record (nobody else took over, so nobody else acted), and otherwise waits like any candidate.
    */
   async acquire(signal: AbortSignal): Promise<boolean> {
-    const { retryPeriodMs } = this.#timing;
+    const { retryPeriodMs, renewDeadlineMs } = this.#timing;
     while (!signal.aborted) {
-      if (await this.#tryAcquireOrRenew()) {
+      if (await this.#tryAcquireOrRenew(AbortSignal.any([signal, AbortSignal.timeout(renewDeadlineMs)]))) {
         this.#setLeading(true);
         this.#options.logger?.info({ lease: `${this.#options.namespace}/${this.#options.name}`, identity: this.identity }, 'became leader');
         return true;
@@ -98,22 +104,33 @@ export class LeaderElector {
   }
 
   /**
-   * Renews every retry period while leading. Resolves 'lost' when renewal failed for longer than the renew deadline
-   * (the caller must stop all work at once), or 'stopped' when `signal` aborts (the caller then calls {@link release}).
+   * Renews every retry period while leading. Resolves 'lost' once renewal has failed until the renew deadline (the
+   * caller must stop all work at once), or 'stopped' when `signal` aborts (the caller then calls {@link release}).
+   * As client-go's renew loop, the deadline also bounds the attempts themselves: a renewal still unanswered at the
+   * deadline is abandoned, so a leader whose requests hang steps down before its lease can expire for the others
+   * (leaseDuration > renewDeadline), and never leads beside a successor.
    */
   async hold(signal: AbortSignal): Promise<'lost' | 'stopped'> {
     const { renewDeadlineMs, retryPeriodMs } = this.#timing;
-    let lastRenew = Date.now();
+    // When the last successful renewal was sent: the server recorded it after that, so others count from later.
+    let lastRenewSent = Date.now();
+    const remaining = (): number => lastRenewSent + renewDeadlineMs - Date.now();
     // A function, not the property: it changes while we await, which control-flow narrowing cannot see.
     const stopped = (): boolean => signal.aborted;
     while (!stopped()) {
-      await sleep(retryPeriodMs, signal);
+      await sleep(Math.min(retryPeriodMs, Math.max(0, remaining())), signal);
       if (stopped()) break;
-      if (await this.#tryAcquireOrRenew()) {
-        lastRenew = Date.now();
-      } else if (Date.now() - lastRenew >= renewDeadlineMs) {
+      const sent = Date.now();
+      const left = remaining();
+      if (left > 0 && await this.#tryAcquireOrRenew(AbortSignal.any([signal, AbortSignal.timeout(left)]))) {
+        lastRenewSent = sent;
+      } else if (remaining() <= 0 && !stopped()) {
         this.#setLeading(false);
-        this.#options.logger?.warn({ lease: `${this.#options.namespace}/${this.#options.name}` }, 'leader election lost: could not renew the lease within the renew deadline');
+        this.#options.lostTotal?.inc({ name: this.#options.name });
+        this.#options.logger?.warn(
+          { lease: `${this.#options.namespace}/${this.#options.name}`, renewDeadlineMs },
+          'leader election lost: could not renew the lease within the renew deadline (is the API server reachable?)',
+        );
         return 'lost';
       }
     }
@@ -132,7 +149,7 @@ export class LeaderElector {
       await this.#client.update(LeaseResource, {
         ...lease,
         spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
-      } );
+      }, { signal: AbortSignal.timeout(this.#timing.renewDeadlineMs) });
       this.#options.logger?.info({ lease: `${this.#options.namespace}/${this.#options.name}` }, 'released the leader lease');
     } catch (error) {
       this.#options.logger?.warn({ err: error }, 'could not release the leader lease; a successor waits for it to expire');
@@ -144,17 +161,17 @@ export class LeaderElector {
     this.#options.masterStatus?.set({ name: this.#options.name }, leading ? 1 : 0);
   }
 
-  async #tryAcquireOrRenew(): Promise<boolean> {
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { namespace, name } = this.#options;
     const now = new Date();
     const durationSeconds = Math.round(this.#timing.leaseDurationMs / 1000);
     try {
-      const existing = await this.#client.get(LeaseResource, { namespace, name });
+      const existing = await this.#client.get(LeaseResource, { namespace, name }, { signal });
       if (!existing) {
         const created = await this.#client.create(LeaseResource, {
           apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { namespace, name },
           spec: { holderIdentity: this.identity, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
-        });
+        }, { signal });
         this.#observe(created, now.getTime());
         return true;
       }
@@ -175,12 +192,13 @@ export class LeaderElector {
           renewTime: microTime(now),
           leaseTransitions: mine ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
         },
-      });
+      }, { signal });
       this.#observe(updated, now.getTime());
       return true;
     } catch (error) {
-      // Another candidate won the race (409) or the API is unreachable: not leading this round.
-      if (!isConflict(error) && !isNotFound(error)) this.#options.logger?.warn({ err: error }, 'leader election: could not read or write the lease');
+      // Another candidate won the race (409), the API is unreachable, or the attempt ran out of time: not leading this round.
+      if (signal.aborted) this.#options.logger?.warn({ reason: (signal.reason as Error | undefined)?.message }, 'leader election: no answer about the lease in time');
+      else if (!isConflict(error) && !isNotFound(error)) this.#options.logger?.warn({ err: error }, 'leader election: could not read or write the lease');
       return false;
     }
   }

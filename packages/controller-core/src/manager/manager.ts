@@ -41,7 +41,7 @@ export interface ManagerOptions {
   /** Limit every informer to one namespace (default: all namespaces). */
   namespace?: string;
   /** The Lease defaults to `<name>-leader` in the Pod's namespace, the identity to `<podName>_<uuid>`. */
-  leaderElection?: Partial<Omit<LeaderElectionOptions, 'masterStatus' | 'logger'>> & {
+  leaderElection?: Partial<Omit<LeaderElectionOptions, 'masterStatus' | 'lostTotal' | 'logger'>> & {
     /** Default true. Turn off only for single-replica development. */
     enabled?: boolean;
   };
@@ -256,8 +256,11 @@ export class Manager implements ControllerHost {
   }
 
   /**
-   * Runs until {@link stop} (or `signal`) or until leadership is lost, which rejects: another replica may already be
-   * reconciling, so the process should exit and restart (controller-runtime does the same).
+   * Runs until {@link stop} (or `signal`). Controllers run only while this replica leads. When leadership is lost (the
+   * lease could not be renewed in time: the API server or etcd was away), every reconcile is aborted at once and awaited,
+   * and the manager campaigns again with its caches still warm, instead of exiting as controller-runtime does: an API
+   * server outage of a few seconds no longer restarts every operator's leader (users count those restarts, and each
+   * costs a full relist). Only if some reconcile ignores its abort does start() reject, and the process must exit.
    */
   async start(signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', () => { this.stop(); }, { once: true });
@@ -279,23 +282,40 @@ export class Manager implements ControllerHost {
         const namespace = election.namespace ?? podNamespace() ?? 'default';
         this.#elector = new LeaderElector(this.client, {
           ...election, identity: election.identity ?? `${this.podName}_${randomUUID()}`, namespace, name: election.name ?? `${this.name}-leader`,
-          masterStatus: this.metrics.leaderElectionMasterStatus, logger: this.logger.child({ component: 'leader-election' }),
+          masterStatus: this.metrics.leaderElectionMasterStatus, lostTotal: this.metrics.leadershipLost, logger: this.logger.child({ component: 'leader-election' }),
         });
         this.logger.info({ lease: `${namespace}/${election.name ?? `${this.name}-leader`}`, identity: this.#elector.identity }, 'waiting to become leader');
-        if (!(await this.#elector.acquire(stopSignal))) return;
       }
-      for (const controller of this.#controllers) controller.start();
-      this.logger.info({ controllers: this.#controllers.map((c) => c.name) }, 'controllers started');
-      const outcome = this.#elector ? await this.#elector.hold(stopSignal) : await new Promise<'stopped'>((resolve) => {
-        stopSignal.addEventListener('abort', () => { resolve('stopped'); }, { once: true });
-      });
-      if (outcome === 'lost') {
-        for (const controller of this.#controllers) controller.abort();
-        throw new Error('leader election lost');
-      }
+      await this.#leadWhileElected(stopSignal);
     } finally {
       await this.#shutdown();
     }
+  }
+
+  /** Runs the controllers during each leadership, until stopped; between leaderships, campaigns. */
+  async #leadWhileElected(stopSignal: AbortSignal): Promise<void> {
+    const elector = this.#elector;
+    if (!elector) {
+      this.#startControllers();
+      await new Promise<void>((resolve) => { stopSignal.addEventListener('abort', () => { resolve(); }, { once: true }); });
+      return;
+    }
+    while (await elector.acquire(stopSignal)) {
+      this.#startControllers();
+      if ((await elector.hold(stopSignal)) === 'stopped') return;
+      // Another replica may lead in a moment: nothing of ours may act beside it. A reconcile that does not return
+      // rejects here, and the process exits (its lease is not released, so a successor waits it out).
+      await Promise.all(this.#controllers.map((c) => c.stopNow()));
+      this.logger.warn(
+        { controllers: this.#controllers.map((c) => c.name) },
+        'leadership lost: every reconcile was stopped; campaigning again (the process stays up, its caches warm)',
+      );
+    }
+  }
+
+  #startControllers(): void {
+    for (const controller of this.#controllers) controller.start();
+    this.logger.info({ controllers: this.#controllers.map((c) => c.name) }, 'controllers started');
   }
 
   async #shutdown(): Promise<void> {
@@ -370,7 +390,7 @@ export class Manager implements ControllerHost {
 
   /**
    * Runs the manager as the process: SIGTERM/SIGINT stop it gracefully (exit 0); a second signal exits at once
-   * (exit 1), as controller-runtime; a lost leadership or a start-up failure exits 1.
+   * (exit 1), as controller-runtime; a start-up failure, or a reconcile that ignores its abort, exits 1.
    */
   async runUntilSignalled(): Promise<never> {
     let signals = 0;

@@ -11,6 +11,7 @@ function exerciseAll(metrics: ControllerCoreMetrics): void {
   metrics.restClientRequestDuration.observe({ verb: 'GET', host: '10.0.0.1:6443' }, 0.01);
   metrics.restClientRequestRetries.inc({ code: '429', verb: 'PATCH', host: '10.0.0.1:6443' });
   metrics.leaderElectionMasterStatus.set({ name: 'maintpage-operator' }, 1);
+  metrics.leadershipLost.inc({ name: 'maintpage-operator' });
   metrics.informers.relists.inc({ resource: 'maintpages.maintpage.example.com' });
   metrics.informers.watchRestarts.inc({ resource: 'maintpages.maintpage.example.com', reason: 'timeout' });
   metrics.informers.reportLastEvent('maintpages.maintpage.example.com', () => Date.now() - 42_000);
@@ -52,7 +53,7 @@ function parseExposition(text: string): Map<string, Family> {
 }
 
 describe('createMetrics', () => {
-  it("exposes exactly controller-runtime's metrics (names, types, labels, buckets) plus our informer metrics", async () => {
+  it("exposes exactly controller-runtime's metrics (names, types, labels, buckets) plus our informer and lost-leadership metrics", async () => {
     const metrics = createMetrics(new Registry());
     exerciseAll(metrics);
     const families = parseExposition(await metrics.registry.metrics());
@@ -90,6 +91,7 @@ describe('createMetrics', () => {
       },
       rest_client_request_retries_total: { type: 'counter', labels: ['code', 'host', 'verb'] },
       leader_election_master_status: { type: 'gauge', labels: ['name'] },
+      leader_election_lost_total: { type: 'counter', labels: ['name'] },
       informer_last_event_age_seconds: { type: 'gauge', labels: ['resource'] },
       informer_relists_total: { type: 'counter', labels: ['resource'] },
       informer_watch_restarts_total: { type: 'counter', labels: ['reason', 'resource'] },

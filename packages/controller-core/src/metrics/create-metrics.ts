@@ -48,6 +48,7 @@ export interface ControllerCoreMetrics extends WorkQueueMetricsProvider {
 
   /** `leader_election_master_status{name}`: 1 while this process holds the lease named `name`, else 0. */
   readonly leaderElectionMasterStatus: Gauge<'name'>;
+  readonly leadershipLost: Counter<'name'>;
 
   /** Our watch-liveness metrics. */
   readonly informers: InformerMetrics;
@@ -155,6 +156,14 @@ export function createMetrics(registry: Registry = new Registry()): ControllerCo
       help:
         "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' " +
         'is the string used to identify the lease. Please make sure to group by name.',
+      labelNames: ['name'] as const,
+      registers,
+    }),
+    // Ours: controller-runtime exits on a lost lease, so its users count container restarts; this manager campaigns
+    // again and stays up, so it counts here what would otherwise go unseen.
+    leadershipLost: new Counter({
+      name: 'leader_election_lost_total',
+      help: 'Leaderships this process lost because it could not renew the lease within the renew deadline; it then stopped every reconcile and campaigned again.',
       labelNames: ['name'] as const,
       registers,
     }),

@@ -94,7 +94,8 @@ interface InFlight {
 export class WorkQueue {
   readonly name: string;
   readonly #backoff: ItemBackoff;
-  readonly #metrics: WorkQueueMetrics | undefined;
+  readonly #metricsProvider: WorkQueueMetricsProvider | undefined;
+  #metrics: WorkQueueMetrics | undefined;
   /** Every key waiting to run, ready or delayed (client-go's `dirty` set, plus the delayed keys). */
   readonly #pending = new Map<string, Pending>();
   /**
@@ -116,7 +117,13 @@ export class WorkQueue {
     if (options.name === '') throw new Error('WorkQueue: name must not be empty; use the controller name');
     this.name = options.name;
     this.#backoff = options.backoff ?? new ItemExponentialBackoff();
-    this.#metrics = options.metrics?.workQueue(options.name, () => {
+    this.#metricsProvider = options.metrics;
+    this.#metrics = this.#reportMetrics();
+  }
+
+  /** Reports this queue's metrics, until the queue is shut down and idle (again after each `reopen()`). */
+  #reportMetrics(): WorkQueueMetrics | undefined {
+    return this.#metricsProvider?.workQueue(this.name, () => {
       const now = Date.now();
       const depth = new Map<number, number>();
       for (const pending of this.#pending.values()) {
@@ -228,6 +235,20 @@ export class WorkQueue {
     this.shutDown();
     if (this.#processing.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  /**
+   * Takes adds and hands out keys again after a shut-down whose keys have all been `done()`: a controller that lost
+   * leadership starts again with this queue, empty, when it leads once more. Back-off counts are kept (a key that
+   * kept failing still waits). No-op while the queue runs.
+   */
+  reopen(): void {
+    if (!this.#shuttingDown) return;
+    if (this.#processing.size > 0) {
+      throw new Error(`WorkQueue ${this.name}: cannot reopen while ${String(this.#processing.size)} keys are still being processed`);
+    }
+    this.#shuttingDown = false;
+    this.#metrics = this.#reportMetrics();
   }
 
   isShuttingDown(): boolean {
