@@ -5,7 +5,8 @@ export type Recorder = SoakTimeline;
 
 /**
  * An empty record of a run. The workloads record into it while they are prepared, before the run's start is known:
- * the run sets `startedAt` and `warmupEndsAt` when it starts, and `settleStartedAt` and `endedAt` as it goes on.
+ * the run sets `startedAt` and `warmupEndsAt` when it starts, and `settleStartedAt`, `observedUntil` (when the
+ * MaintPage probes stop, at the end of the settle) and `endedAt` as it goes on.
  */
 export function newRecorder(seed: number, cluster: 'local' | 'kind'): Recorder {
   return {

@@ -1,6 +1,7 @@
 // One soak run: install, prepare the workload, run the workload, the samplers and the fault schedule side by side for
 // the duration, let everything settle, check every invariant, write the report. Progress every 15 s. Whatever it
-// started is stopped at the end, also when the run fails or is interrupted.
+// started is stopped at the end, also when the run fails or is interrupted. The MaintPage probes go on through the
+// settle: the operator's answer to a wish made just before the workload stopped is seen, not cut off.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startLocalSoakCluster } from './cluster/local-cluster.ts';
@@ -56,7 +57,9 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
   const errors = errorLog(say);
   // An interruption at any point stops the run; each set-up step that takes long is followed by a look at it.
   const running = new AbortController();
-  const stopRunning = (): void => { running.abort(); };
+  // What observes the MaintPage Services outlives `running` by the settle.
+  const observing = new AbortController();
+  const stopRunning = (): void => { running.abort(); observing.abort(); };
   interrupted.addEventListener('abort', stopRunning, { once: true });
   const goOn = (): void => { if (aborted(interrupted)) throw new Error('interrupted'); };
   let cluster: SoakCluster | undefined;
@@ -83,8 +86,10 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     const injectedKills = new Set<string>();
     const targets: FaultTargets = { cluster, prism: installed.prism, seaweed: installed.seaweed, postgresql, random: random.fork(), injectedKills };
     const { prometheus } = installed;
-    const liveViolations = (): number => checkAllInvariants(recorder).filter((r) => JUDGED_DURING_RUN.test(r.invariant)).reduce((n, r) => n + r.violations.length, 0);
+    // While the run goes on, the probes so far are all there is: the last wish of each app is judged up to now.
+    const liveViolations = (): number => checkAllInvariants({ ...recorder, observedUntil: Date.now() }).filter((r) => JUDGED_DURING_RUN.test(r.invariant)).reduce((n, r) => n + r.violations.length, 0);
 
+    const observation = maintpage.observe(observing.signal);
     const loops = [
       observeOperators(cluster, recorder, injectedKills, running.signal, errors.onError),
       observePrometheus(prometheus, recorder, running.signal, errors.onError),
@@ -116,8 +121,11 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     goOn();
 
     recorder.settleStartedAt = Date.now();
-    say(`soak: the workload and the faults stopped; settling for ${minutes(options.settleMs)}`);
+    say(`soak: the workload and the faults stopped; settling for ${minutes(options.settleMs)} (the MaintPage Services are still probed)`);
     await sleep(options.settleMs, interrupted);
+    observing.abort();
+    await observation;
+    recorder.observedUntil = Date.now();
     goOn();
     // What the settle cannot look at fails the run (soak.uncheckable), and the report is still written.
     await settleFindings(cluster, installed.prism, installed.seaweed, prometheus, recorder, postgresql.deletedDatabases())
@@ -143,6 +151,7 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
   } finally {
     interrupted.removeEventListener('abort', stopRunning);
     running.abort();
+    observing.abort();
     say('soak: stopping everything it started');
     await installed?.stop().catch((error: unknown) => { say(`soak: stopping Prometheus, SeaweedFS or Prism failed: ${(error as Error).message}`); });
     await cluster?.close().catch((error: unknown) => { say(`soak: stopping the cluster failed: ${(error as Error).message}`); });

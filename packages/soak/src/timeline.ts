@@ -117,12 +117,19 @@ export interface StoreContents {
 
 // ---- MaintPage --------------------------------------------------------------------------------------------------
 
-/** What the workload asked for: maintenance wanted or not for `app`, from `at` on (toggle or schedule window). */
 /**
- * A change of what an app's Service should answer. `initial`: the state the workload starts from, once the app
- * answered; probes are judged against it, but it is no switch, so it has no switch latency.
+ * A change of what an app's Service should answer: maintenance wanted or not for `app`, from `at` on (toggle or
+ * schedule window). `initial`: the state the workload starts from, once the app answered; probes are judged against
+ * it, but it is no switch, so it has no switch latency.
  */
 export interface WantedChange { app: string; at: number; wanted: boolean; how: 'initial' | 'toggle' | 'window' }
+
+/**
+ * A wanted state holds at least this long, so a switch can be judged (and measured) before the next one: the workload
+ * spaces its own changes at least this far apart. The end of the run does not, so a last wish cut shorter than this
+ * by the end of observation says nothing of an operator that did not switch in time.
+ */
+export const MIN_HOLD_MS = 60_000;
 
 /** One HTTP request through the app's Service. */
 export interface ProbeResult {
@@ -146,7 +153,18 @@ export interface EndpointSample {
 export interface ProcessSample { operator: OperatorName; pod: string; at: number; rssMiB: number; openFds: number; sockets: number }
 
 /** A container that ended when nothing was injected to end it, or a process that logged an unhandled error. */
-export interface CrashRecord { operator: OperatorName; pod: string; at: number; reason: string; injected: boolean }
+export interface CrashRecord {
+  operator: OperatorName;
+  pod: string;
+  at: number;
+  reason: string;
+  injected: boolean;
+  /**
+   * For a crash nothing injected: the ended container's last warnings and errors and its very last log line (see
+   * observers/crash-log.ts), or why its log could not be read.
+   */
+  lastLog?: { lines: string[] } | { unreadable: string };
+}
 
 export interface QueueDepthSample { operator: OperatorName; at: number; depth: number }
 
@@ -176,6 +194,12 @@ export interface SoakTimeline {
   startedAt: number;
   /** When the workload and faults stopped and the settle began. */
   settleStartedAt: number;
+  /**
+   * When the MaintPage probes, and the sampling of its Services, stopped: they go on through the settle, so that a
+   * switch asked for shortly before it is still seen. Timelines recorded before this was kept lack it: their probes
+   * stopped at settleStartedAt.
+   */
+  observedUntil?: number;
   endedAt: number;
   /** Measurements before this are warm-up (left out of the RSS slope). */
   warmupEndsAt: number;

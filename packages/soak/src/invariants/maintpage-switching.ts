@@ -1,7 +1,7 @@
 // Whether each app's Service answered as the workload wanted: the maintenance page while maintenance was wanted, the
-// app otherwise. Each change of the wish opens an interval, up to the app's next change or the settle, that the
-// probes through the Service are judged against.
-import type { InvariantResult, ProbeResult, SoakTimeline, WantedChange } from '../timeline.ts';
+// app otherwise. Each change of the wish opens an interval, up to the app's next change or the end of observation
+// (the probes go on through the settle), that the probes through the Service are judged against.
+import { MIN_HOLD_MS, type InvariantResult, type ProbeResult, type SoakTimeline, type WantedChange } from '../timeline.ts';
 import { consecutiveRuns } from './consecutive-runs.ts';
 import { durationText, runText, timeText } from './evidence-text.ts';
 import { invariantResult, type Finding } from './invariant-result.ts';
@@ -17,7 +17,11 @@ type Side = 'page' | 'app';
 interface WantedInterval {
   change: WantedChange;
   endAt: number;
-  endedBy: 'the next change' | 'the settle';
+  /**
+   * What ended the interval: the app's next change, or the end of observation: the end of the run, or the settle for
+   * timelines recorded when the probes stopped there.
+   */
+  endedBy: 'the next change' | 'the end of the run' | 'the settle';
   expected: Side;
   /** The app's probes in [change.at, endAt), in time order. */
   probes: ProbeResult[];
@@ -27,11 +31,13 @@ interface WantedInterval {
 
 /**
  * maintpage.neverSwitched: no probe in an interval answered as wanted. An interval without any probe (two changes
- * in quick succession) says nothing about the operator and is not judged.
+ * in quick succession) says nothing about the operator and is not judged. Nor is one that the end of observation cut
+ * shorter than MIN_HOLD_MS: the workload gives each wish that long, the end of the run does not.
  */
 export function checkNeverSwitched(timeline: SoakTimeline): InvariantResult {
   return invariantResult('maintpage.neverSwitched', wantedIntervals(timeline).flatMap((interval): Finding[] => {
     if (interval.probes.length === 0 || interval.switchProbe) return [];
+    if (interval.endedBy !== 'the next change' && interval.endAt - interval.change.at < MIN_HOLD_MS) return [];
     const { change, endAt, endedBy, expected, probes } = interval;
     const answered = (side: ProbeResult['answered']): number => probes.filter((probe) => probe.answered === side).length;
     return [{
@@ -80,9 +86,10 @@ export function checkProbeErrors(timeline: SoakTimeline): InvariantResult {
 }
 
 /**
- * For the report: how long each switch took, from the change of the wish to the first probe that answered as wanted,
- * in ms. "During faults" when some fault, or the minute after it, overlaps the switch. The initial state is no switch:
- * its first probe waits for every workload to be prepared, seconds that say nothing of the operator.
+ * For the report: how long each switch took, from the change of the wish to the first probe that answered as wanted
+ * (during the settle too), in ms. "During faults" when some fault, or the minute after it, overlaps the switch. The
+ * initial state is no switch: its first probe waits for every workload to be prepared, seconds that say nothing of
+ * the operator.
  */
 export function switchLatencies(timeline: SoakTimeline): { duringFaults: number[]; withoutFaults: number[] } {
   const duringFaults: number[] = [];
@@ -96,7 +103,15 @@ export function switchLatencies(timeline: SoakTimeline): { duringFaults: number[
   return { duringFaults, withoutFaults };
 }
 
+/**
+ * Every app's wishes, each up to the app's next change or the end of observation, whichever is first. Changes after
+ * the settle started are wishes like any other: a schedule window the spec holds opens and closes by itself.
+ */
 function wantedIntervals(timeline: SoakTimeline): WantedInterval[] {
+  // Timelines recorded before the probes outlasted the workload have no observedUntil: their probes stopped at the
+  // settle.
+  const observedUntil = timeline.observedUntil ?? timeline.settleStartedAt;
+  const endOfObservation = timeline.observedUntil === undefined ? 'the settle' : 'the end of the run';
   const probesByApp = Map.groupBy(timeline.probes, (probe) => probe.app);
   return [...Map.groupBy(timeline.wanted, (change) => change.app)].flatMap(([app, changes]) => {
     const appProbes = (probesByApp.get(app) ?? []).toSorted((a, b) => a.at - b.at);
@@ -106,13 +121,15 @@ function wantedIntervals(timeline: SoakTimeline): WantedInterval[] {
       .filter((change, index, all) => index === 0 || change.wanted !== all[index - 1]?.wanted);
     return sortedChanges.map((change, index): WantedInterval => {
       const next = sortedChanges[index + 1];
-      const endAt = next?.at ?? timeline.settleStartedAt;
+      // A change after the end of observation (a window that closes later) ends nothing that was seen.
+      const endedByNext = next !== undefined && next.at <= observedUntil;
+      const endAt = endedByNext ? next.at : observedUntil;
       const expected: Side = change.wanted ? 'page' : 'app';
       const probes = appProbes.filter((probe) => probe.at >= change.at && probe.at < endAt);
       return {
         change,
         endAt,
-        endedBy: next ? 'the next change' : 'the settle',
+        endedBy: endedByNext ? 'the next change' : endOfObservation,
         expected,
         probes,
         switchProbe: probes.find((probe) => probe.answered === expected),

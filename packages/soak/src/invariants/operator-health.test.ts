@@ -25,6 +25,25 @@ describe('operators.crashes', () => {
       evidence: 'maintpage-operator pod mp-op-0 crashed at 1970-01-01T00:02:00.000Z with no fault injected: unhandled rejection: TypeError: x is undefined',
     }]);
   });
+
+  test('with what the ended container logged last, or why that could not be read', () => {
+    const restarted = { operator: 'maintpage-operator', pod: 'mp-op-0', at: 2 * MINUTE, reason: 'container manager restarted (count 2): exit code 1, Error', injected: false } as const;
+    const timeline = emptyTimeline({
+      crashes: [
+        { ...restarted, lastLog: { lines: ['manager stopped with an error: leader election lost'] } },
+        { ...restarted, lastLog: { lines: ['renewing the lease failed: connect ECONNREFUSED', 'closing'] } },
+        { ...restarted, lastLog: { unreadable: 'previous terminated container "manager" in pod "mp-op-0" not found' } },
+        { ...restarted, lastLog: { lines: [] } },
+      ],
+    });
+    const crashed = 'maintpage-operator pod mp-op-0 crashed at 1970-01-01T00:02:00.000Z with no fault injected: container manager restarted (count 2): exit code 1, Error';
+    expect(checkCrashes(timeline).violations.map((violation) => violation.evidence)).toEqual([
+      `${crashed}; its last log: manager stopped with an error: leader election lost`,
+      `${crashed}; its last log: renewing the lease failed: connect ECONNREFUSED | closing`,
+      `${crashed}; its log could not be read: previous terminated container "manager" in pod "mp-op-0" not found`,
+      `${crashed}; its log showed nothing from before it ended`,
+    ]);
+  });
 });
 
 describe('after the settle', () => {

@@ -1,15 +1,26 @@
 // Each operator survives the run on its own terms: nothing ends it but an injected fault, and after the settle it has
 // caught up with everything (an empty work queue, no finalizer left hanging, every status current).
-import { OPERATORS, type InvariantResult, type SoakTimeline } from '../timeline.ts';
+import { OPERATORS, type CrashRecord, type InvariantResult, type SoakTimeline } from '../timeline.ts';
 import { durationText, timeText } from './evidence-text.ts';
 import { invariantResult } from './invariant-result.ts';
 
-/** operators.crashes: a container that ended, or an unhandled error logged, with no fault injected to cause it. */
+/**
+ * operators.crashes: a container that ended, or an unhandled error logged, with no fault injected to cause it. The
+ * evidence quotes what the ended container logged last, so that it says why.
+ */
 export function checkCrashes(timeline: SoakTimeline): InvariantResult {
   return invariantResult('operators.crashes', timeline.crashes.filter((crash) => !crash.injected).map((crash) => ({
     at: crash.at,
-    evidence: `${crash.operator} pod ${crash.pod} crashed at ${timeText(crash.at)} with no fault injected: ${crash.reason}`,
+    evidence: `${crash.operator} pod ${crash.pod} crashed at ${timeText(crash.at)} with no fault injected: ${crash.reason}${lastLogText(crash.lastLog)}`,
   })));
+}
+
+/** Nothing for a crash recorded without its log (timelines from before it was read). */
+function lastLogText(lastLog: CrashRecord['lastLog']): string {
+  if (lastLog === undefined) return '';
+  if ('unreadable' in lastLog) return `; its log could not be read: ${lastLog.unreadable}`;
+  if (lastLog.lines.length === 0) return '; its log showed nothing from before it ended';
+  return `; its last log: ${lastLog.lines.join(' | ')}`;
 }
 
 /** operators.queueNotEmpty: an operator's work queue still held items after the settle. */

@@ -1,11 +1,16 @@
 // Each operator's processes, every 10 s: resident memory, open file descriptors and sockets (from /proc of the
-// container's main process), and every container restart, told apart from the kills the fault injector made.
+// container's main process), and every container restart, told apart from the kills the fault injector made. A
+// restart nothing injected keeps the ended container's last log lines, so that the report says why it ended.
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import type { SoakCluster } from '../cluster/soak-cluster.ts';
 import { operatorNamespace } from '../install.ts';
 import { repeat } from '../loop.ts';
 import type { Recorder } from '../recorder.ts';
-import { OPERATORS, type OperatorName } from '../timeline.ts';
+import { OPERATORS, type CrashRecord, type OperatorName } from '../timeline.ts';
+import { crashLogExcerpt, unreadableReason } from './crash-log.ts';
+
+/** How many of the ended container's last log lines are read for its excerpt. */
+const LOG_TAIL_LINES = 40;
 
 interface ContainerStatus { name: string; containerID?: string; restartCount: number; state?: { running?: unknown }; lastState?: { terminated?: { exitCode?: number; reason?: string; finishedAt?: string } } }
 interface Pod { metadata: { name: string; labels?: Record<string, string> }; status?: { containerStatuses?: ContainerStatus[] } }
@@ -44,16 +49,32 @@ export function observeOperators(cluster: SoakCluster, recorder: Recorder, injec
       if (container.restartCount > before) {
         const ended = container.lastState?.terminated;
         const injected = injectedKills.delete(pod.metadata.name);
-        recorder.crashes.push({
+        const crash: CrashRecord = {
           operator, pod: pod.metadata.name, at, injected,
           reason: `container ${container.name} restarted (count ${String(container.restartCount)}): exit code ${String(ended?.exitCode ?? '?')}, ${ended?.reason ?? 'no reason given'}`,
-        });
+        };
+        if (!injected) crash.lastLog = await lastLog(operatorNamespace(operator), pod.metadata.name, container.name, ended?.finishedAt);
+        recorder.crashes.push(crash);
       }
       // Only the operator itself is measured (the backup store service has its own figures in its metrics).
       if (pod.metadata.labels?.['control-plane'] !== 'controller-manager' || container.state?.running === undefined || container.containerID === undefined) continue;
       const pid = await cluster.containerPid(container.containerID);
       const figures = pid === undefined ? undefined : await processFigures(pid);
       if (figures) recorder.processSamples.push({ operator, pod: pod.metadata.name, at, ...figures });
+    }
+  }
+
+  /**
+   * The ended container's last log lines. Through kubectl rather than kubectlOk: the ended container may be gone by
+   * now (replaced again), and that is said, not thrown.
+   */
+  async function lastLog(namespace: string, pod: string, container: string, finishedAt: string | undefined): Promise<NonNullable<CrashRecord['lastLog']>> {
+    try {
+      const result = await cluster.kubectl(['-n', namespace, 'logs', pod, '-c', container, '--previous', `--tail=${String(LOG_TAIL_LINES)}`]);
+      if (result.code !== 0) return { unreadable: unreadableReason(result.stderr, result.code) };
+      return { lines: crashLogExcerpt(result.stdout, finishedAt === undefined ? undefined : Date.parse(finishedAt)) };
+    } catch (error) {
+      return { unreadable: unreadableReason((error as Error).message) };
     }
   }
 }

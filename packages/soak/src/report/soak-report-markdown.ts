@@ -38,7 +38,7 @@ function headline(report: SoakReport): string[] {
       ? `# Soak PASSED: all ${plural(counts.length, 'invariant', 'invariants')} held, 0 violations`
       : `# Soak FAILED: ${broken} of ${plural(counts.length, 'invariant', 'invariants')} broken, ${plural(total, 'violation', 'violations')}`,
     '',
-    `Seed ${report.seed} on the ${report.cluster} cluster, started ${report.startedAt}: ${minutesAndSeconds(report.durationSeconds)} under workload with ${plural(faults, 'fault', 'faults')} injected, then ${minutesAndSeconds(report.settleSeconds)} of settle with neither. Times below are mm:ss since the start.`,
+    `Seed ${report.seed} on the ${report.cluster} cluster, started ${report.startedAt}: ${minutesAndSeconds(report.durationSeconds)} under workload with ${plural(faults, 'fault', 'faults')} injected, then ${minutesAndSeconds(report.settleSeconds)} of settle with neither, through which the MaintPage Services were still probed. Times below are mm:ss since the start.`,
     '',
     'Reproduce with:',
     '',
@@ -94,7 +94,7 @@ function switchLatencySection(report: SoakReport): string[] {
   return [
     '## MaintPage switch latency',
     '',
-    'From a wanted change (toggle or schedule window) to the Service serving it; nearest-rank percentiles, in ms.',
+    'From a wanted change (toggle or schedule window) to the Service serving it, also when that was seen during the settle; nearest-rank percentiles, in ms.',
     '',
     ...table(['when', 'switches', 'p50 ms', 'p99 ms'], [
       latencyRow('during faults', report.switchLatencyMs.duringFaults),

@@ -95,6 +95,7 @@ describe('a run that broke invariants', () => {
 
   test('soak-report.md: FAILED with the counts, how to reproduce, and each violation at mm:ss with its evidence', () => {
     expect(markdown.split('\n')[0]).toBe('# Soak FAILED: 2 of 3 invariants broken, 62 violations');
+    expect(markdown).toContain('40 min 0 s under workload with 2 faults injected, then 5 min 0 s of settle with neither, through which the MaintPage Services were still probed.');
     expect(markdown).toContain('```sh\nnpm run soak -- --cluster kind --seed 1234 --duration 40m\n```');
     expect(markdown).toContain('| leader-kill | 1 |');
     expect(markdown).toContain('| follower-kill | 0 |');

@@ -1,19 +1,19 @@
 // MaintPages on several apps, switched by a toggle or by schedule windows that open and close by themselves; a prober
 // sends real HTTP requests through each app's Service (to one of its ready endpoints, as kube-proxy would) and records
-// what answered; the Services' EndpointSlices and the Pods are sampled every 100 ms.
+// what answered; the Services' EndpointSlices and the Pods are sampled every 100 ms. The switching stops with the
+// workload; the probing and the sampling go on through the settle, so that a switch asked for just before the workload
+// stopped (or by a schedule window the spec still holds) is seen, or seen not to happen.
 import type { Random } from '../random.ts';
 import type { Recorder } from '../recorder.ts';
 import { aborted, repeat, sleep } from '../loop.ts';
 import type { SoakCluster } from '../cluster/soak-cluster.ts';
 import { watchObjects, type KubeObject } from '../watched-objects.ts';
-import type { ProbeResult } from '../timeline.ts';
+import { MIN_HOLD_MS, type ProbeResult } from '../timeline.ts';
 
 export const MAINTPAGE_NAMESPACE = 'soak-maintpage';
 /** Toggled apps, and the one switched by schedule windows. */
 const TOGGLED_APPS = ['shop', 'blog'];
 const WINDOW_APP = 'docs';
-/** A wanted state holds at least this long, so a switch can be judged (and measured) before the next one. */
-const MIN_HOLD_MS = 60_000;
 
 interface Slice extends KubeObject { endpoints?: { addresses: string[]; conditions?: { ready?: boolean; terminating?: boolean }; targetRef?: { name: string } }[] }
 interface Pod extends KubeObject { status?: { podIP?: string; conditions?: { type: string; status: string }[] } }
@@ -36,8 +36,16 @@ const rfc3339 = (ms: number): string => new Date(Math.ceil(ms / 1000) * 1000).to
 export interface MaintPageWorkload {
   /** Creates the MaintPages and waits until each app answers through its Service. */
   prepare(): Promise<void>;
-  /** Runs the switching, the prober and the sampler until the signal aborts. */
+  /**
+   * Switches the apps (toggles, schedule windows) until the signal aborts. The last window written stays in the spec,
+   * so it still opens and closes by itself after that.
+   */
   run(signal: AbortSignal): Promise<void>;
+  /**
+   * Probes each app's Service and samples its EndpointSlices and Pods until the signal aborts, then stops watching
+   * them. Meant to outlast `run`: the operator's switches are judged by what this sees.
+   */
+  observe(signal: AbortSignal): Promise<void>;
   counts(): Record<string, number>;
 }
 
@@ -131,7 +139,9 @@ export function maintPageWorkload(cluster: SoakCluster, recorder: Recorder, rand
       }
     },
     async run(signal) {
-      signal.addEventListener('abort', () => { watchAbort.abort(); }, { once: true });
+      await Promise.all([...TOGGLED_APPS.map((app) => toggleLoop(app, signal)), windowLoop(signal)]);
+    },
+    async observe(signal) {
       // A sample is kept when it differs from the app's previous one: an hour of 100 ms samples of a quiet Service
       // would be 36,000 copies of the same endpoints.
       const previous = new Map<string, string>();
@@ -153,7 +163,11 @@ export function maintPageWorkload(cluster: SoakCluster, recorder: Recorder, rand
         recorder.probes.push(await probe(app));
         counts['maintpage probes']++;
       }, (error) => { onError(`probing ${app}`, error); }));
-      await Promise.all([sampler, ...probers, ...TOGGLED_APPS.map((app) => toggleLoop(app, signal)), windowLoop(signal)]);
+      try {
+        await Promise.all([sampler, ...probers]);
+      } finally {
+        watchAbort.abort();
+      }
     },
   };
 }
