@@ -10,7 +10,7 @@ import type { PostgreSQL } from '../src/api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../src/api/postgresql-backup-resource.ts';
 import { resolvePostgreSQLBackup } from '../src/api/resolved-postgresql-backup.ts';
 import { resolvePostgreSQLSpec } from '../src/api/resolved-postgresql-spec.ts';
-import type { BackupManifest } from '../src/backup/manifest.ts';
+import type { BackupManifest } from '../src/stores/manifest.ts';
 import { desiredBackupJob, desiredBackupServiceAccount, type BackupJobTarget } from '../src/desired/desired-backup-job.ts';
 
 /** The image the deploy/ manifests install; the cluster's node runs it from the engine or as its built entry point. */

@@ -5,8 +5,8 @@
 // checks.
 import { spawn } from 'node:child_process';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DEFAULT_PART_BYTES } from '../src/backup/s3-store.ts';
-import { uploadStream } from '../src/backup/s3-store-upload.ts';
+import { DEFAULT_PART_BYTES } from '../src/stores/s3-store.ts';
+import { uploadStream } from '../src/stores/s3-store-upload.ts';
 
 /** `pg_dump -Fc` of `database` into `bucket/key`; resolves once pg_dump exited 0 and the upload completed. */
 export async function plainDumpToBucket(options: {

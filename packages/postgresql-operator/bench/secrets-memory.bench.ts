@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { KubeClient, Resources } from '@k8s-operators/controller-core';
 import { ControlPlane, freePort, waitFor } from '@k8s-operators/testkit';
-import { OPERATOR_NODE_FLAGS } from '../../controller-core/bench/operator-node-flags.ts';
+import { OPERATOR_NODE_FLAGS } from '@k8s-operators/controller-core/operator-node-flags';
 import { CRD_FILES } from '../src/api/crd-files.ts';
 
 const { values } = parseArgs({

@@ -1,5 +1,5 @@
 import { managerFlags, MANAGER_FLAG_USAGE, parseCommandLine, FlagError, type ManagerFlags } from '@k8s-operators/controller-core';
-import type { StoreServiceRef } from './backup-store/store-endpoint.ts';
+import type { StoreServiceRef } from './store-service/store-endpoint.ts';
 
 export { FlagError };
 

@@ -13,19 +13,19 @@ export {
   type ChecksumCheck,
   type StoreListing,
   type StoredData,
-} from './backup/store.ts';
-export { DEFAULT_BACKUP_DIRECTORY, DirectoryBackupStore } from './backup/directory-store.ts';
+} from './stores/store.ts';
+export { DEFAULT_BACKUP_DIRECTORY, DirectoryBackupStore } from './stores/directory-store.ts';
 export {
   InvalidManifestError,
   MANIFEST_VERSION,
   parseManifest,
   serializeManifest,
   type BackupManifest,
-} from './backup/manifest.ts';
-export { LOCK_WAIT_TIMEOUT, dumpDatabase, type DumpOptions } from './backup/pg-dump.ts';
-export { DumpVerificationError, readBackDump, type ReadBackOptions } from './backup/read-back.ts';
-export { BackupFailedError, runBackup, type BackupRequest, type BackupStage } from './backup/run-backup.ts';
-export { scheduledBackupName } from './backup/backup-name.ts';
+} from './stores/manifest.ts';
+export { LOCK_WAIT_TIMEOUT, dumpDatabase, type DumpOptions } from './dump/pg-dump.ts';
+export { DumpVerificationError, readBackDump, type ReadBackOptions } from './dump/read-back.ts';
+export { BackupFailedError, runBackup, type BackupRequest, type BackupStage } from './dump/run-backup.ts';
+export { scheduledBackupName } from './desired/backup-name.ts';
 
 export {
   selectRestoreCandidates,

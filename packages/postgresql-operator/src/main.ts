@@ -4,5 +4,5 @@
 import { BACKUP_JOB_SUBCOMMAND } from './backup-job/backup-job-contract.ts';
 
 if (process.argv[2] === BACKUP_JOB_SUBCOMMAND) await import('./backup-job/main.ts');
-else if (process.argv[2] === 'backup-store') await import('./backup-store/main.ts');
+else if (process.argv[2] === 'backup-store') await import('./store-service/main.ts');
 else await import('./operator-main.ts');

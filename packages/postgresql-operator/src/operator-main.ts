@@ -1,7 +1,7 @@
 // The postgresql-operator's operator process: flags in, a controller-core Manager with the PostgreSQL and PostgreSQLBackup
 // controllers, the backup volume reached through the backup store service, out on SIGTERM.
 import { createLogger, flagsOrExit, Manager, managerOptionsFrom, podNamespace } from '@k8s-operators/controller-core';
-import { ensureStoreCertificate } from './backup-store/store-certificate.ts';
+import { ensureStoreCertificate } from './store-service/store-certificate.ts';
 import { ownImage } from './controller/own-image.ts';
 import { setupControllers } from './controller/setup-controllers.ts';
 import { parseOperatorFlags, USAGE } from './flags.ts';

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifestFixture } from './postgresql-fixture.ts';
-import type { BackupManifest } from '../src/backup/manifest.ts';
-import type { BackupKey, BackupStore, StoredData } from '../src/backup/store.ts';
+import type { BackupManifest } from '../src/stores/manifest.ts';
+import type { BackupKey, BackupStore, StoredData } from '../src/stores/store.ts';
 
 export interface StoreUnderTest {
   store: BackupStore;

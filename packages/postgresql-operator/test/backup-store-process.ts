@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Resources, type KubeClient } from '@k8s-operators/controller-core';
 import { freePort, waitFor } from '@k8s-operators/testkit';
-import { ensureStoreCertificate } from '../src/backup-store/store-certificate.ts';
-import { storeServerName, type StoreServiceRef } from '../src/backup-store/store-endpoint.ts';
+import { ensureStoreCertificate } from '../src/store-service/store-certificate.ts';
+import { storeServerName, type StoreServiceRef } from '../src/store-service/store-endpoint.ts';
 
 const ENTRY = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

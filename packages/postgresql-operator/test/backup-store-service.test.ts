@@ -11,10 +11,10 @@ import { TestCluster } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunks, key, manifestFor } from './backup-store-contract.ts';
 import { startStoreProcess } from './backup-store-process.ts';
-import { RemoteBackupStore } from '../src/backup-store/remote-store.ts';
-import { ensureStoreCertificate, RENEW_BEFORE_MS } from '../src/backup-store/store-certificate.ts';
-import { StoreEndpoints } from '../src/backup-store/store-endpoint.ts';
-import { BACKUP_STORE_AUDIENCE } from '../src/backup-store/store-protocol.ts';
+import { RemoteBackupStore } from '../src/store-service/remote-store.ts';
+import { ensureStoreCertificate, RENEW_BEFORE_MS } from '../src/store-service/store-certificate.ts';
+import { StoreEndpoints } from '../src/store-service/store-endpoint.ts';
+import { BACKUP_STORE_AUDIENCE } from '../src/store-service/store-protocol.ts';
 
 const OPERATOR_NS = 'postgresql-operator-system';
 

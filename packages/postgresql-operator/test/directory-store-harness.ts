@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DirectoryBackupStore } from '../src/backup/directory-store.ts';
+import { DirectoryBackupStore } from '../src/stores/directory-store.ts';
 import type { StoreUnderTest } from './backup-store-contract.ts';
 
 // Unfinished writes are `.<backup>.dump.<uuid>.tmp` files (directory-store.ts).

@@ -1,6 +1,6 @@
 import type { PostgreSQL, PostgreSQLSpec } from '../src/api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../src/api/postgresql-backup-resource.ts';
-import { MANIFEST_VERSION, type BackupManifest } from '../src/backup/manifest.ts';
+import { MANIFEST_VERSION, type BackupManifest } from '../src/stores/manifest.ts';
 
 export const FIXTURE_NAMESPACE = 'shop';
 export const FIXTURE_UID = '0b7c6a1e-5d3f-4c2a-9e8b-1f2a3b4c5d6e';

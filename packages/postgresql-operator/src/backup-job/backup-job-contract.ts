@@ -1,7 +1,7 @@
 import { BACKUP_TRIGGERS, type BackupTrigger } from '../api/backup-lifecycle.ts';
 import type { S3Location } from '../api/resolved-s3-store.ts';
-import { BACKUP_STAGES, type BackupStage } from '../backup/run-backup.ts';
-import { checkBackupKey, type BackupKey } from '../backup/store.ts';
+import { BACKUP_STAGES, type BackupStage } from '../dump/run-backup.ts';
+import { checkBackupKey, type BackupKey } from '../stores/store.ts';
 
 /**
  * What the operator and a backup Job tell each other. The operator hands the Job its work in one environment variable

@@ -1,11 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { createLogger } from '@k8s-operators/controller-core/log';
-import { openS3BackupStore } from '../backup/s3-store-options.ts';
-import { BackupFailedError, runBackup } from '../backup/run-backup.ts';
+import { openS3BackupStore } from '../stores/s3-store-options.ts';
+import { BackupFailedError, runBackup } from '../dump/run-backup.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';
-import type { BackupStore } from '../backup/store.ts';
-import { RemoteBackupStore } from '../backup-store/remote-store.ts';
+import type { BackupStore } from '../stores/store.ts';
+import { RemoteBackupStore } from '../store-service/remote-store.ts';
 import { BACKUP_JOB_FILES, serializeBackupJobResult, type BackupJobInput, type BackupJobResult, type BackupJobStore } from './backup-job-contract.ts';
 
 /**

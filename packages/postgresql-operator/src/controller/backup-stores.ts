@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Resources, type KubeClient } from '@k8s-operators/controller-core';
 import type { ResolvedS3Store } from '../api/resolved-s3-store.ts';
-import { openS3BackupStore, s3StoreOptions, S3StoreConfigurationError, type ObjectData } from '../backup/s3-store-options.ts';
-import type { BackupStore } from '../backup/store.ts';
+import { openS3BackupStore, s3StoreOptions, S3StoreConfigurationError, type ObjectData } from '../stores/s3-store-options.ts';
+import type { BackupStore } from '../stores/store.ts';
 import { getNamedObject } from './get-named-object.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { S3StoreError } from '../backup/s3-store-errors.ts';
+import { S3StoreError } from '../stores/s3-store-errors.ts';
 import { CLEARS_BY_ITSELF, databaseProblem } from './database-errors.ts';
 
 const context = { secret: 'foodb-password', user: 'foo' };

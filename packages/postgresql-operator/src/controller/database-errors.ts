@@ -1,4 +1,4 @@
-import { BackupStoreError } from '../backup/store.ts';
+import { BackupStoreError } from '../stores/store.ts';
 
 /**
  * Why examining or restoring a database failed, as a condition reason and a message that says what to do. Messages come from

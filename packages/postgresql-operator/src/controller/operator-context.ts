@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { EventRecorder, Manager, StatusWriter } from '@k8s-operators/controller-core';
-import { RemoteBackupStore } from '../backup-store/remote-store.ts';
-import { StoreEndpoints, type StoreServiceRef } from '../backup-store/store-endpoint.ts';
+import { RemoteBackupStore } from '../store-service/remote-store.ts';
+import { StoreEndpoints, type StoreServiceRef } from '../store-service/store-endpoint.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';
 import { BackupStores } from './backup-stores.ts';
 import { DatabaseLocks } from './database-locks.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manifestFixture } from '../../test/postgresql-fixture.ts';
-import type { BackupManifest } from '../backup/manifest.ts';
+import type { BackupManifest } from '../stores/manifest.ts';
 import { restoreFailureVerdict, restoreVerdict } from './restore-verdict.ts';
 
 const manifest = (backup: string): BackupManifest =>

@@ -1,7 +1,7 @@
 import { parseMetav1Time, requiredName } from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
-import { scheduledBackupName } from '../backup/backup-name.ts';
+import { scheduledBackupName } from './backup-name.ts';
 import { scheduleDecision } from '../schedule/schedule.ts';
 
 /** What the schedule asks for now. */

@@ -22,8 +22,8 @@ import {
   type BackupJobInput,
   type BackupJobStore,
 } from '../backup-job/backup-job-contract.ts';
-import type { StoreEndpoint } from '../backup-store/remote-store.ts';
-import { BACKUP_STORE_AUDIENCE } from '../backup-store/store-protocol.ts';
+import type { StoreEndpoint } from '../store-service/remote-store.ts';
+import { BACKUP_STORE_AUDIENCE } from '../store-service/store-protocol.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';
 import { instanceLabels, MANAGED_BY } from './labels.ts';
 

@@ -1,6 +1,6 @@
 import { metav1Time } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup, PostgreSQLBackupStatus } from '../api/postgresql-backup-resource.ts';
-import type { BackupManifest } from '../backup/manifest.ts';
+import type { BackupManifest } from '../stores/manifest.ts';
 
 /**
  * The status a PostgreSQLBackup moves through: Pending → Running → Completed or Failed. Each function gives the whole

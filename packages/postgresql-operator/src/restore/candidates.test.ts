@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manifestFixture } from '../../test/postgresql-fixture.ts';
-import type { BackupManifest } from '../backup/manifest.ts';
+import type { BackupManifest } from '../stores/manifest.ts';
 import { selectRestoreCandidates } from './candidates.ts';
 
 function manifest(backup: string, finishedAt: string, database = 'foo'): BackupManifest {

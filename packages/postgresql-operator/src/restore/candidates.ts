@@ -1,5 +1,5 @@
-import type { BackupManifest } from '../backup/manifest.ts';
-import { newestFirst, type BackupKey, type StoreListing } from '../backup/store.ts';
+import type { BackupManifest } from '../stores/manifest.ts';
+import { newestFirst, type BackupKey, type StoreListing } from '../stores/store.ts';
 
 /** Why a stored backup was passed over for a restore. */
 export type SkipReason =

@@ -1,5 +1,5 @@
-import type { BackupManifest } from '../backup/manifest.ts';
-import { formatBackupKey, type BackupStore, type ChecksumCheck } from '../backup/store.ts';
+import type { BackupManifest } from '../stores/manifest.ts';
+import { formatBackupKey, type BackupStore, type ChecksumCheck } from '../stores/store.ts';
 import { pgToolEnvironment, withConnection, withMaskedSecrets, type ConnectionParameters } from '../postgres/connection.ts';
 import { isDatabaseEmpty, serverVersion } from '../postgres/inspect.ts';
 import { startPgTool } from '../postgres/tool-process.ts';

@@ -1,5 +1,5 @@
-import type { BackupManifest } from '../backup/manifest.ts';
-import type { BackupStore } from '../backup/store.ts';
+import type { BackupManifest } from '../stores/manifest.ts';
+import type { BackupStore } from '../stores/store.ts';
 import { withConnection, type ConnectionParameters } from '../postgres/connection.ts';
 import { isDatabaseEmpty } from '../postgres/inspect.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';

@@ -2,11 +2,11 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { isUnreachable, isUntrustedCertificate } from '../backup/connection-errors.ts';
-import type { Digest } from '../backup/digest.ts';
-import type { BackupManifest } from '../backup/manifest.ts';
-import { BackupStoreError, checkBackupKey, checkScope } from '../backup/store.ts';
-import type { BackupKey, BackupScope, BackupStore, ChecksumCheck, StoreListing, StoredData } from '../backup/store.ts';
+import { isUnreachable, isUntrustedCertificate } from '../stores/connection-errors.ts';
+import type { Digest } from '../stores/digest.ts';
+import type { BackupManifest } from '../stores/manifest.ts';
+import { BackupStoreError, checkBackupKey, checkScope } from '../stores/store.ts';
+import type { BackupKey, BackupScope, BackupStore, ChecksumCheck, StoreListing, StoredData } from '../stores/store.ts';
 import { routeOf, type StoreErrorBody, type StoreRequest } from './store-protocol.ts';
 
 /**

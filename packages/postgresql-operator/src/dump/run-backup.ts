@@ -4,11 +4,11 @@ import { serverVersion, type ServerVersion } from '../postgres/inspect.ts';
 import { PgToolError } from '../postgres/tool-process.ts';
 import { locatePgTool, type DiscoverOptions, type InstalledPgTool } from '../postgres/tools-version.ts';
 import { decodeDump } from './decode-dump.ts';
-import type { Digest } from './digest.ts';
-import { MANIFEST_VERSION, type BackupManifest } from './manifest.ts';
+import type { Digest } from '../stores/digest.ts';
+import { MANIFEST_VERSION, type BackupManifest } from '../stores/manifest.ts';
 import { dumpDatabase } from './pg-dump.ts';
 import { DumpVerificationError, readBackDump } from './read-back.ts';
-import { formatBackupKey, type BackupKey, type BackupStore, type StoredData } from './store.ts';
+import { formatBackupKey, type BackupKey, type BackupStore, type StoredData } from '../stores/store.ts';
 import { teeStream } from './tee.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { MetricsAuthorizer, TokenAuthenticator } from '@k8s-operators/controller-core';
 import type { createLogger } from '@k8s-operators/controller-core/log';
-import { InvalidManifestError, parseManifest } from '../backup/manifest.ts';
+import { InvalidManifestError, parseManifest } from '../stores/manifest.ts';
 import type { BackupStoreMetrics } from '../metrics/backup-store-metrics.ts';
-import { BackupStoreError, formatBackupKey, type BackupStore } from '../backup/store.ts';
+import { BackupStoreError, formatBackupKey, type BackupStore } from '../stores/store.ts';
 import { callerOf, refusal, type StoreCaller } from './store-access.ts';
 import { parseRoute, StoreRouteError, type StoreErrorBody, type StoreRequest } from './store-protocol.ts';
 

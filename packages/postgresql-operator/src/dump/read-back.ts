@@ -1,5 +1,5 @@
-import type { Digest } from './digest.ts';
-import type { BackupKey, BackupStore, StoredData } from './store.ts';
+import type { Digest } from '../stores/digest.ts';
+import type { BackupKey, BackupStore, StoredData } from '../stores/store.ts';
 
 /**
  * The last check before a backup is published: the stored dump must be the bytes that were written and the bytes

@@ -1,4 +1,4 @@
-import { StreamDigest, digesting, type Digest } from './digest.ts';
+import { StreamDigest, digesting, type Digest } from '../stores/digest.ts';
 import { DumpVerificationError } from './read-back.ts';
 import { startPgTool } from '../postgres/tool-process.ts';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeClient, MetricsAuthorizer, TokenAuthenticator } from '@k8s-operators/controller-core';
 import { createLogger } from '@k8s-operators/controller-core/log';
-import { DEFAULT_BACKUP_DIRECTORY, DirectoryBackupStore } from '../backup/directory-store.ts';
+import { DEFAULT_BACKUP_DIRECTORY, DirectoryBackupStore } from '../stores/directory-store.ts';
 import { createBackupStoreMetrics } from '../metrics/backup-store-metrics.ts';
 import { BACKUP_STORE_AUDIENCE, BACKUP_STORE_PORT, IDLE_CONNECTION_MS } from './store-protocol.ts';
 import { storeRequestListener } from './store-server.ts';

@@ -1,4 +1,4 @@
-import { checkBackupKey, checkScope, type BackupKey, type BackupScope } from '../backup/store.ts';
+import { checkBackupKey, checkScope, type BackupKey, type BackupScope } from '../stores/store.ts';
 
 /**
  * The backup store service's HTTP API, shared by its server (store-server.ts) and its client (remote-store.ts). One

@@ -1,5 +1,5 @@
 import { Resources, type KubeClient } from '@k8s-operators/controller-core';
-import { BackupStoreError } from '../backup/store.ts';
+import { BackupStoreError } from '../stores/store.ts';
 import type { StoreEndpoint, StoreEndpointSource } from './remote-store.ts';
 import { ensureStoreCertificate } from './store-certificate.ts';
 

@@ -4,7 +4,7 @@ import { createLogger } from '@k8s-operators/controller-core/log';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backupStoreContract, chunks, key, manifestFor } from '../../test/backup-store-contract.ts';
 import { directoryStoreUnderTest } from '../../test/directory-store-harness.ts';
-import type { BackupStore } from '../backup/store.ts';
+import type { BackupStore } from '../stores/store.ts';
 import { RemoteBackupStore, RemoteStoreError } from './remote-store.ts';
 import { storeRequestListener } from './store-server.ts';
 

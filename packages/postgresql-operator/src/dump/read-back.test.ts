@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DumpVerificationError, readBackDump } from './read-back.ts';
-import type { StoredData } from './store.ts';
+import type { StoredData } from '../stores/store.ts';
 import { chunks, key } from '../../test/backup-store-contract.ts';
 import { directoryStoreUnderTest } from '../../test/directory-store-harness.ts';
 
