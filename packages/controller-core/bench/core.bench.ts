@@ -19,7 +19,7 @@ import { ControlPlane, waitFor } from '@k8s-operators/testkit';
 import { KubeClient, Resources, crdManifest, isStatusConditionTrue } from '@k8s-operators/controller-core';
 import { printTargets, totalRequests, writeRequests } from './figures.ts';
 import { limitCpu } from './cpu-limit.ts';
-import { OPERATOR_NODE_FLAGS } from './operator-node-flags.ts';
+import { OPERATOR_NODE_FLAGS } from '../src/operator-node-flags.ts';
 import { nextReport } from './operator-reports.ts';
 import { processCpuSeconds } from './process-usage.ts';
 import { measureRestartBacklog } from './restart-backlog.ts';

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ControlPlane, PROJECT_IMAGES, REPOSITORY_ROOT, findBinaries } from '@k8s-operators/testkit';
-import { DEPLOYMENT_NODE_OPTIONS, IMAGE_NODE_FLAGS } from '../../controller-core/bench/operator-node-flags.ts';
+import { DEPLOYMENT_NODE_OPTIONS, IMAGE_NODE_FLAGS } from '@k8s-operators/controller-core/operator-node-flags';
 
 const run = promisify(execFile);
 const OPERATORS = ['maintpage-operator', 'postgresql-operator', 'nutanix-ahvvm-operator'] as const;

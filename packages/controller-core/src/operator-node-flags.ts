@@ -7,7 +7,8 @@
  * about 140 MiB. Tried and left out: `--single-threaded` (186 MiB: the heap grows while the main thread marks alone)
  * and `--v8-pool-size=1` (151 MiB).
  *
- * packages/delivery checks that the images and Deployments carry exactly these.
+ * packages/delivery checks that the images and Deployments carry exactly these; the benchmarks start their
+ * controller processes with them.
  */
 
 /**
