@@ -89,9 +89,9 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     // While the run goes on, the probes so far are all there is: the last wish of each app is judged up to now.
     const liveViolations = (): number => checkAllInvariants({ ...recorder, observedUntil: Date.now() }).filter((r) => JUDGED_DURING_RUN.test(r.invariant)).reduce((n, r) => n + r.violations.length, 0);
 
-    const observation = maintpage.observe(observing.signal);
+    // The operators are watched through the settle as well: a crash there is as much a finding as one under faults.
+    const observation = Promise.all([maintpage.observe(observing.signal), observeOperators(cluster, recorder, injectedKills, observing.signal, errors.onError)]);
     const loops = [
-      observeOperators(cluster, recorder, injectedKills, running.signal, errors.onError),
       observePrometheus(prometheus, recorder, running.signal, errors.onError),
       nutanix.sample(running.signal),
       maintpage.run(running.signal),
