@@ -11,7 +11,7 @@ interface Pod {
     phase?: string;
     podIP?: string;
     conditions?: { type: string; status: string }[];
-    containerStatuses?: { name: string; containerID?: string; restartCount: number; state?: { waiting?: { reason?: string; message?: string }; terminated?: { exitCode: number; message?: string } } }[];
+    containerStatuses?: { name: string; containerID?: string; restartCount: number; state?: { running?: { startedAt?: string }; waiting?: { reason?: string; message?: string }; terminated?: { exitCode: number; message?: string } } }[];
   };
 }
 interface List<T> { items: T[] }
@@ -253,6 +253,35 @@ spec:
     expect(pod?.status?.phase).toBe('Succeeded');
     const logs = await cluster.kubectl(['logs', 'job/hello']);
     expect(logs.stdout).toBe(`hello from ${pod?.metadata.name ?? ''}\n`);
+  });
+
+  test('kubectl logs --previous shows the container before its last restart, as the kubelet keeps it', async () => {
+    // Each run counts itself in an emptyDir (which outlives restarts) and fails, until the third, which stays up.
+    await apply(`
+apiVersion: v1
+kind: Pod
+metadata: {name: restarting, namespace: default, labels: {app: restarting}}
+spec:
+  restartPolicy: Always
+  terminationGracePeriodSeconds: 1
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: main
+    image: busybox:1.36
+    volumeMounts: [{name: data, mountPath: /data}]
+    command: [sh, -c, 'n=$(($(cat "$1" 2>/dev/null || echo 0) + 1)); echo $n > "$1"; echo "run $n"; if [ $n -ge 3 ]; then exec sleep 3600; fi; exit 1', sh, /data/n]
+  - {name: steady, image: busybox:1.36, command: [sleep, '3600']}
+`);
+    await waitFor(async () => {
+      const main = (await podsOf('default', 'app=restarting'))[0]?.status?.containerStatuses?.find((c) => c.name === 'main');
+      return main?.restartCount === 2 && main.state?.running !== undefined ? main : undefined;
+    }, { what: 'the third run to be up' });
+    await waitFor(async () => (await cluster.kubectl(['logs', 'restarting', '-c', 'main'])).stdout === 'run 3\n' || undefined, { what: 'the third run to log' });
+    expect((await cluster.kubectl(['logs', 'restarting', '-c', 'main', '--previous'])).stdout).toBe('run 2\n');
+    const never = await cluster.kubectl(['logs', 'restarting', '-c', 'steady', '--previous']);
+    expect(never.code).not.toBe(0);
+    expect(never.stderr).toContain('previous terminated container "steady" in pod "restarting" not found');
+    await cluster.kubectl(['delete', 'pod/restarting', '--wait=true']);
   });
 
   test("what a container writes to its terminationMessagePath is its terminated state's message", async () => {

@@ -45,19 +45,6 @@ describe('crashLogExcerpt', () => {
     expect(excerpt[1]).toBe("throw new Error('boom');");
     expect(crashLogExcerpt(line('info', 1, 'two\nlines'))).toEqual(['two lines']);
     expect(crashLogExcerpt('{"level":"warn","time":1}')).toEqual(['{"level":"warn","time":1}']);
-  });
-
-  test('lines written after the container ended (the next run, on a node that keeps one log across restarts) are left out', () => {
-    const log = [
-      line('error', 4, 'manager stopped with an error', { type: 'Error', message: 'leader election lost' }),
-      line('info', 5, 'still closing'), // within the second after finishedAt, which has whole seconds
-      line('info', 6, 'manager started'),
-      line('warn', 7, 'lease held by another'),
-    ].join('\n');
-    expect(crashLogExcerpt(log, SECOND_0 + 5000)).toEqual(['manager stopped with an error: leader election lost', 'still closing']);
-    // Without a time it ended (or one that does not parse), every line is the ended container's.
-    expect(crashLogExcerpt(log, Number.NaN)).toEqual(['manager stopped with an error: leader election lost', 'lease held by another']);
-    expect(crashLogExcerpt(log, SECOND_0)).toEqual([]);
     expect(crashLogExcerpt('')).toEqual([]);
   });
 });

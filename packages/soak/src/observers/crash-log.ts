@@ -10,18 +10,14 @@ export const EXCERPT_LINE_CHARS = 300;
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 const WARN = 40;
 
-interface LogLine { level: number | undefined; time: number | undefined; text: string }
+interface LogLine { level: number | undefined; text: string }
 
 /**
  * The lines of `log` worth quoting: the last lines at warn or above, then the very last line, in log order, at most
- * EXCERPT_LINES, each on one line and shortened. `endedAt` (the container's finishedAt) leaves out JSON lines written
- * later: a node that keeps one log per container across restarts (testkit's local node does, and it ignores
- * `--previous`) shows the next run's first lines after the ended run's last. finishedAt is whole seconds, so a line
- * within the second after it is still kept.
+ * EXCERPT_LINES, each on one line and shortened.
  */
-export function crashLogExcerpt(log: string, endedAt?: number): string[] {
-  const lines = log.split('\n').filter((line) => line.trim() !== '').map(parseLine)
-    .filter((line) => endedAt === undefined || !Number.isFinite(endedAt) || line.time === undefined || line.time < endedAt + 1000);
+export function crashLogExcerpt(log: string): string[] {
+  const lines = log.split('\n').filter((line) => line.trim() !== '').map(parseLine);
   const last = lines.at(-1);
   if (last === undefined) return [];
   const warnings = lines.slice(0, -1).filter((line) => line.level !== undefined && line.level >= WARN).slice(-(EXCERPT_LINES - 1));
@@ -33,21 +29,18 @@ function parseLine(line: string): LogLine {
   try {
     entry = JSON.parse(line);
   } catch {
-    return { level: undefined, time: undefined, text: line };
+    return { level: undefined, text: line };
   }
-  if (typeof entry !== 'object' || entry === null) return { level: undefined, time: undefined, text: line };
-  const { level, time, msg, err } = entry as { level?: unknown; time?: unknown; msg?: unknown; err?: { message?: unknown } };
+  if (typeof entry !== 'object' || entry === null) return { level: undefined, text: line };
+  const { level, msg, err } = entry as { level?: unknown; msg?: unknown; err?: { message?: unknown } };
   const message = typeof msg === 'string' ? msg : undefined;
   const errorMessage = typeof err?.message === 'string' ? err.message : undefined;
   const parts = [message, errorMessage !== undefined && message?.includes(errorMessage) !== true ? errorMessage : undefined].filter((part) => part !== undefined && part !== '');
   return {
     level: typeof level === 'number' ? level : typeof level === 'string' ? LEVELS[level] : undefined,
-    time: typeof time === 'number' ? time : typeof time === 'string' ? finiteOrUndefined(Date.parse(time)) : undefined,
     text: parts.length === 0 ? line : parts.join(': '),
   };
 }
-
-const finiteOrUndefined = (value: number): number | undefined => (Number.isFinite(value) ? value : undefined);
 
 /** Why a log could not be read, from what kubectl printed (or the error running it), on one short line. */
 export function unreadableReason(output: string, code?: number): string {

@@ -12,7 +12,7 @@ import { crashLogExcerpt, unreadableReason } from './crash-log.ts';
 /** How many of the ended container's last log lines are read for its excerpt. */
 const LOG_TAIL_LINES = 40;
 
-interface ContainerStatus { name: string; containerID?: string; restartCount: number; state?: { running?: unknown }; lastState?: { terminated?: { exitCode?: number; reason?: string; finishedAt?: string } } }
+interface ContainerStatus { name: string; containerID?: string; restartCount: number; state?: { running?: unknown }; lastState?: { terminated?: { exitCode?: number; reason?: string } } }
 interface Pod { metadata: { name: string; labels?: Record<string, string> }; status?: { containerStatuses?: ContainerStatus[] } }
 
 async function processFigures(pid: number): Promise<{ rssMiB: number; openFds: number; sockets: number } | undefined> {
@@ -53,7 +53,7 @@ export function observeOperators(cluster: SoakCluster, recorder: Recorder, injec
           operator, pod: pod.metadata.name, at, injected,
           reason: `container ${container.name} restarted (count ${String(container.restartCount)}): exit code ${String(ended?.exitCode ?? '?')}, ${ended?.reason ?? 'no reason given'}`,
         };
-        if (!injected) crash.lastLog = await lastLog(operatorNamespace(operator), pod.metadata.name, container.name, ended?.finishedAt);
+        if (!injected) crash.lastLog = await lastLog(operatorNamespace(operator), pod.metadata.name, container.name);
         recorder.crashes.push(crash);
       }
       // Only the operator itself is measured (the backup store service has its own figures in its metrics).
@@ -68,11 +68,11 @@ export function observeOperators(cluster: SoakCluster, recorder: Recorder, injec
    * The ended container's last log lines. Through kubectl rather than kubectlOk: the ended container may be gone by
    * now (replaced again), and that is said, not thrown.
    */
-  async function lastLog(namespace: string, pod: string, container: string, finishedAt: string | undefined): Promise<NonNullable<CrashRecord['lastLog']>> {
+  async function lastLog(namespace: string, pod: string, container: string): Promise<NonNullable<CrashRecord['lastLog']>> {
     try {
       const result = await cluster.kubectl(['-n', namespace, 'logs', pod, '-c', container, '--previous', `--tail=${String(LOG_TAIL_LINES)}`]);
       if (result.code !== 0) return { unreadable: unreadableReason(result.stderr, result.code) };
-      return { lines: crashLogExcerpt(result.stdout, finishedAt === undefined ? undefined : Date.parse(finishedAt)) };
+      return { lines: crashLogExcerpt(result.stdout) };
     } catch (error) {
       return { unreadable: unreadableReason((error as Error).message) };
     }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 /**
  * The piece of the kubelet API that `kubectl logs` uses: the API server proxies
  * /api/v1/namespaces/NS/pods/POD/log to the node's /containerLogs/NS/POD/CONTAINER. With it, `kubectl logs`
- * (also `-f` and `--tail`) works against the local node exactly as against a real one.
+ * (also `-f`, `--tail` and `--previous`) works against the local node exactly as against a real one.
  */
 export async function startLogServer(options: { certFile: string; keyFile: string; logDirOf: (namespace: string, pod: string) => string | undefined }): Promise<{ server: Server; port: number }> {
   const [cert, key] = await Promise.all([readFile(options.certFile), readFile(options.keyFile)]);
@@ -19,12 +19,16 @@ export async function startLogServer(options: { certFile: string; keyFile: strin
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         return;
       }
-      const file = join(dir, `${decodeURIComponent(match[3] ?? '')}.log`);
+      const container = decodeURIComponent(match[3] ?? '');
+      const previous = url.searchParams.get('previous') === 'true';
+      const file = join(dir, containerLogFile(container, previous ? 'previous' : 'current'));
       let size: number;
       try {
         size = (await stat(file)).size;
       } catch {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end(`no logs for container ${match[3] ?? ''} yet\n`);
+        // The kubelet's answer, which kubectl shows as "Error from server (BadRequest): ...".
+        if (previous) res.writeHead(400, { 'content-type': 'text/plain' }).end(`previous terminated container "${container}" in pod "${decodeURIComponent(match[2] ?? '')}" not found\n`);
+        else res.writeHead(404, { 'content-type': 'text/plain' }).end(`no logs for container ${container} yet\n`);
         return;
       }
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
@@ -66,4 +70,9 @@ export async function startLogServer(options: { certFile: string; keyFile: strin
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   return { server, port: typeof address === 'object' && address ? address.port : 0 };
+}
+
+/** A container's log file in its pod's log directory: the running (or last) one, or the one before its last restart. */
+export function containerLogFile(container: string, which: 'current' | 'previous' = 'current'): string {
+  return which === 'current' ? `${container}.log` : `${container}.previous.log`;
 }

@@ -1,9 +1,10 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition, V1Probe } from '@kubernetes/client-node';
 import type { KubeApi } from '../kube-api.ts';
 import type { ManagedProcess } from '../managed-process.ts';
 import { findImageRule, type ImageMap } from './image-map.ts';
+import { containerLogFile } from './log-server.ts';
 import type { PodIpAllocator } from './ip-allocator.ts';
 import { ContainerConfigError, expandReferences, ObjectSource, resolveContainerEnv } from './pod-env.ts';
 import { runProbe } from './probes.ts';
@@ -217,9 +218,12 @@ export class PodWorker {
       const containerArgs = (c.spec.args ?? []).map((a) => expandReferences(a, rawEnv));
       const command = containerCommand.map((a) => translateMountedPaths(a, mounts));
       const args = containerArgs.map((a) => translateMountedPaths(a, mounts));
+      const logFile = join(this.#logDir, containerLogFile(c.spec.name));
+      // As the kubelet keeps the ended container's log for `kubectl logs --previous`, the new one starts a file of its own.
+      if (c.state.kind === 'terminated') await rename(logFile, join(this.#logDir, containerLogFile(c.spec.name, 'previous'))).catch(() => undefined);
       const started = await runner({
         pod: this.#pod, container: c.spec, podIP: this.#podIP ?? '', env, containerEnv: rawEnv, command, args, containerCommand, containerArgs,
-        mounts, containerDir, logFile: join(this.#logDir, `${c.spec.name}.log`), settings: rule.with ?? {},
+        mounts, containerDir, logFile, settings: rule.with ?? {},
         cluster: this.#node.cluster, workspaceRoot: this.#node.workspaceRoot,
       });
       if (c.state.kind === 'terminated') {
