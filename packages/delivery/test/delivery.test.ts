@@ -94,6 +94,13 @@ describe('the Dockerfile', () => {
     }
   });
 
+  test('is built whole by npm run images: tools/images/build.sh names exactly these targets', async () => {
+    // build.sh stays plain bash (it runs before any npm install); this keeps its list and testkit's one list together.
+    const script = await readFile(join(REPOSITORY_ROOT, 'tools/images/build.sh'), 'utf8');
+    const listed = /^images=\(([^)]*)\)$/m.exec(script)?.[1]?.trim().split(/\s+/);
+    expect(listed?.toSorted()).toEqual(images.toSorted());
+  });
+
   test('starts the program itself, so a Pod\'s args are its flags and not node\'s', async () => {
     // Kubernetes' `args` replace the image's CMD and keep its ENTRYPOINT. An image whose ENTRYPOINT is bare node and
     // whose CMD names the script would run `node --leader-elect=true ...` under any Deployment that sets args.
