@@ -5,15 +5,16 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
-import { FAULT_KINDS, OPERATORS, type AlertExpectation, type FaultKind } from './timeline.ts';
+import { FAULT_KINDS, OPERATORS, type AlertExpectation, type DisruptionKind, type FaultKind } from './timeline.ts';
 
 const CONTROL_PLANE: FaultKind[] = ['apiserver-restart', 'etcd-restart'];
 const LEADERSHIP: FaultKind[] = ['leader-kill', 'leader-delete', ...CONTROL_PLANE];
-const BACKUP_PATH: FaultKind[] = ['seaweedfs-stop', 'backup-store-kill', 'db-pod-delete-during-backup', 'db-pod-delete-during-restore', 'follower-kill', ...LEADERSHIP];
+// The workload's own deletion of a serving Pod fails a backup dumping from it, as the scheduled fault does.
+const BACKUP_PATH: (FaultKind | DisruptionKind)[] = ['seaweedfs-stop', 'backup-store-kill', 'db-pod-delete-during-backup', 'db-pod-delete-during-restore', 'db-pod-delete', 'follower-kill', ...LEADERSHIP];
 const PRISM: FaultKind[] = ['prism-burst', 'prism-outage', 'prism-slow-tasks', 'prism-failed-tasks'];
 
-/** Alert name -> the faults that explain it firing, and those that must make it fire when they outlast its `for:`. */
-export const ALERT_CAUSES: Readonly<Record<string, { explainedBy: readonly FaultKind[]; expectedFor?: readonly FaultKind[] }>> = {
+/** Alert name -> the faults (and workload disruptions) that explain it firing, and those that must make it fire when they outlast its `for:`. */
+export const ALERT_CAUSES: Readonly<Record<string, { explainedBy: readonly (FaultKind | DisruptionKind)[]; expectedFor?: readonly FaultKind[] }>> = {
   MaintPageReconcileErrors: { explainedBy: FAULT_KINDS },
   MaintPageOperatorWatchStalled: { explainedBy: CONTROL_PLANE },
   MaintPageOperatorNoLeader: { explainedBy: LEADERSHIP },

@@ -11,7 +11,7 @@ export type Recorder = SoakTimeline;
 export function newRecorder(seed: number, cluster: 'local' | 'kind'): Recorder {
   return {
     seed, cluster, startedAt: 0, settleStartedAt: 0, endedAt: 0, warmupEndsAt: 0,
-    faults: [], prismInventory: [], ahvVms: [], finalAhvVmUids: [], finalPrismVms: [],
+    faults: [], disruptions: [], prismInventory: [], ahvVms: [], finalAhvVmUids: [], finalPrismVms: [],
     writerAcks: [], backups: [], readyEndpoints: [],
     stores: { objects: [], incompleteUploads: [], liveBackups: [], retainedOnPurpose: [] },
     wanted: [], probes: [], endpointSamples: [], processSamples: [], crashes: [], queueDepth: [],

@@ -24,6 +24,15 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+/**
+ * What the workload itself does that disturbs as a fault does: it deletes a database's serving Pod so that restores
+ * happen, and a backup dumping from that Pod then fails, as it would on a node drain. Not drawn from the seed's fault
+ * schedule, so not among the faults; the alert checks count it as a cause.
+ */
+export const DISRUPTION_KINDS = ['db-pod-delete'] as const;
+export type DisruptionKind = (typeof DISRUPTION_KINDS)[number];
+export interface DisruptionRecord { kind: DisruptionKind; target: string; at: number }
+
 export interface FaultRecord {
   id: string;
   kind: FaultKind;
@@ -77,6 +86,8 @@ export interface BackupRecord {
   location?: string;
   /** Whether the object was found in its store when checked (after completion, and again after the settle). */
   objectExists?: boolean;
+  /** Why it failed, as its status says: what an alert about it is checked against. */
+  error?: string;
 }
 
 /**
@@ -185,8 +196,11 @@ export interface SettleFindings {
 /** An alert's firing, as Prometheus reported it: from when it was first seen firing to when it was last seen. */
 export interface AlertFiring { alert: string; labels: Record<string, string>; firstSeenAt: number; lastSeenAt: number }
 
-/** A shipped alert and the fault kinds that explain it. `forSeconds` is the rule's `for:`. */
-export interface AlertExpectation { alert: string; forSeconds: number; explainedBy: FaultKind[]; expectedFor: FaultKind[] }
+/**
+ * A shipped alert, the fault and disruption kinds that explain it, and the faults that must raise it. `forSeconds` is
+ * the rule's `for:`.
+ */
+export interface AlertExpectation { alert: string; forSeconds: number; explainedBy: (FaultKind | DisruptionKind)[]; expectedFor: FaultKind[] }
 
 export interface SoakTimeline {
   seed: number;
@@ -204,6 +218,7 @@ export interface SoakTimeline {
   /** Measurements before this are warm-up (left out of the RSS slope). */
   warmupEndsAt: number;
   faults: FaultRecord[];
+  disruptions: DisruptionRecord[];
   prismInventory: PrismInventorySample[];
   ahvVms: AhvVmRecord[];
   /** The AhvVms that exist after the settle, and the simulator's VMs then. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import type { AlertExpectation, AlertFiring, FaultRecord } from '../timeline.ts';
+import type { AlertExpectation, AlertFiring, BackupRecord, DisruptionRecord, FaultRecord } from '../timeline.ts';
 import { alertsBesideFaults, checkMissingAlerts, checkUnexplainedAlerts } from './alerts.ts';
-import { emptyTimeline, HOUR, MINUTE } from './test-timeline.ts';
+import { emptyTimeline, HOUR, MINUTE, SECOND } from './test-timeline.ts';
 
 const prismDown: AlertExpectation = { alert: 'NutanixPrismUnreachable', forSeconds: 5 * 60, explainedBy: ['prism-outage', 'prism-burst'], expectedFor: ['prism-outage'] };
 // Prism refused every request from 10 to 20 min.
@@ -29,8 +29,8 @@ describe('alerts.unexplained', () => {
       invariant: 'alerts.unexplained',
       at: 40 * MINUTE + 1,
       evidence: 'Alert NutanixPrismUnreachable{namespace="nutanix-system", service="nutanix-ahvvm-operator"} fired from 1970-01-01T00:40:00.001Z '
-        + 'to 1970-01-01T00:45:00.001Z, unexplained: no fault of a kind that explains it (prism-outage, prism-burst) was injected before it '
-        + 'and lifted less than 15 min before its condition held (for: 300 s); nearest faults: fault f2 (leader-kill on nutanix-ahvvm-operator-0, '
+        + 'to 1970-01-01T00:45:00.001Z, unexplained: no fault or workload disruption of a kind that explains it (prism-outage, prism-burst) '
+        + 'happened before it and ended less than 15 min before its condition held (for: 300 s); nearest faults: fault f2 (leader-kill on nutanix-ahvvm-operator-0, '
         + 'at 1970-01-01T00:40:00.000Z), begun 1 ms before',
     }]);
   });
@@ -39,6 +39,30 @@ describe('alerts.unexplained', () => {
     const evidence = checkUnexplainedAlerts(withAlerts([firing(9 * MINUTE)])).violations.map((violation) => violation.evidence);
     expect(evidence).toHaveLength(1);
     expect(evidence[0]).toContain('nearest faults: fault f1 (prism-outage on prism, from 1970-01-01T00:10:00.000Z to 1970-01-01T00:20:00.000Z), begun 1 min after');
+  });
+
+  describe('a backup alert after the workload deleted a serving Pod (seed 881946888: a scheduled backup failed 8 s in)', () => {
+    const backupFailed: AlertExpectation = { alert: 'PostgreSQLBackupFailed', forSeconds: 0, explainedBy: ['db-pod-delete', 'seaweedfs-stop'], expectedFor: ['seaweedfs-stop'] };
+    const failedAt = 25 * SECOND;
+    const alert: AlertFiring = { alert: 'PostgreSQLBackupFailed', labels: { postgresql: 'db-2' }, firstSeenAt: 30 * SECOND, lastSeenAt: 70 * SECOND };
+    const failedBackup: BackupRecord = {
+      db: 'db-2', name: 'db-2-202611281327', store: 'volume', phase: 'Failed', location: 'soak-postgresql/db-2/db-2-202611281327',
+      startAt: 17 * SECOND, completedAt: failedAt, error: 'pg_dump: error: connection to server lost',
+    };
+    const deletion = (at: number): DisruptionRecord => ({ kind: 'db-pod-delete', target: 'soak-postgresql/db-2-544c887f86-k7ldl', at });
+    const timeline = (disruptions: DisruptionRecord[]) => emptyTimeline({ disruptions, backups: [failedBackup], alerts: [alert], alertExpectations: [backupFailed] });
+
+    test('is explained by the deletion', () => {
+      expect(checkUnexplainedAlerts(timeline([deletion(20 * SECOND)])).violations).toEqual([]);
+    });
+
+    test('without one before it, is unexplained, and the evidence quotes the failed backup', () => {
+      expect(checkUnexplainedAlerts(timeline([deletion(31 * SECOND)])).violations.map((violation) => violation.evidence)).toEqual([
+        'Alert PostgreSQLBackupFailed{postgresql="db-2"} fired from 1970-01-01T00:00:30.000Z to 1970-01-01T00:01:10.000Z, unexplained: no fault or '
+          + 'workload disruption of a kind that explains it (db-pod-delete, seaweedfs-stop) happened before it and ended less than 15 min before its '
+          + 'condition held (for: 0 s); backup db-2-202611281327 failed: pg_dump: error: connection to server lost; no fault was injected in the run',
+      ]);
+    });
   });
 
   test('an alert the soak has no expectation for is always unexplained', () => {

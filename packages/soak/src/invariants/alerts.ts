@@ -1,6 +1,6 @@
 // The shipped alerts against the faults the soak injected: every alert that fired is explained by a fault that can
 // cause it, and every fault that should page someone did.
-import type { AlertExpectation, AlertFiring, FaultRecord, InvariantResult, SoakTimeline } from '../timeline.ts';
+import type { AlertExpectation, AlertFiring, DisruptionRecord, FaultRecord, InvariantResult, SoakTimeline } from '../timeline.ts';
 import { durationText, timeText } from './evidence-text.ts';
 import { invariantResult, type Finding } from './invariant-result.ts';
 
@@ -17,17 +17,19 @@ const LATE_FIRING_MS = 5 * MS_PER_MINUTE;
 
 /**
  * alerts.unexplained: a firing with no expectation, or with no fault of a kind that explains it, injected before it
- * fired and lifted at most AFTERMATH_MS before its condition began to hold (forSeconds before it fired).
+ * fired and lifted at most AFTERMATH_MS before its condition began to hold (forSeconds before it fired), nor a
+ * workload disruption of such a kind in that span. The evidence quotes what the failed backup said, for a backup alert.
  */
 export function checkUnexplainedAlerts(timeline: SoakTimeline): InvariantResult {
   return invariantResult('alerts.unexplained', timeline.alerts.flatMap((firing): Finding[] => {
     const expectation = timeline.alertExpectations.find((candidate) => candidate.alert === firing.alert);
-    if (expectation && timeline.faults.some((fault) => explains(fault, firing, expectation))) return [];
+    if (expectation && (timeline.faults.some((fault) => explains(fault, firing, expectation))
+      || timeline.disruptions.some((disruption) => disruptionExplains(disruption, firing, expectation)))) return [];
     const why = expectation
-      ? `no fault of a kind that explains it (${expectation.explainedBy.join(', ') || 'none listed'}) was injected before it and `
-        + `lifted less than ${durationText(AFTERMATH_MS)} before its condition held (for: ${expectation.forSeconds} s)`
+      ? `no fault or workload disruption of a kind that explains it (${expectation.explainedBy.join(', ') || 'none listed'}) happened before it `
+        + `and ended less than ${durationText(AFTERMATH_MS)} before its condition held (for: ${expectation.forSeconds} s)`
       : 'the soak has no expectation for this alert: nothing it injects should raise it';
-    return [{ at: firing.firstSeenAt, evidence: `${firingText(firing)}, unexplained: ${why}; ${nearestFaultsText(timeline.faults, firing.firstSeenAt)}` }];
+    return [{ at: firing.firstSeenAt, evidence: `${firingText(firing)}, unexplained: ${why}; ${failedBackupText(timeline, firing)}${nearestFaultsText(timeline.faults, firing.firstSeenAt)}` }];
   }));
 }
 
@@ -74,6 +76,20 @@ export function alertsBesideFaults(timeline: SoakTimeline): AlertBesideFaults[] 
 function explains(fault: FaultRecord, firing: AlertFiring, expectation: AlertExpectation): boolean {
   const conditionHeldFrom = firing.firstSeenAt - expectation.forSeconds * 1000;
   return expectation.explainedBy.includes(fault.kind) && fault.startAt <= firing.firstSeenAt && fault.endAt + AFTERMATH_MS >= conditionHeldFrom;
+}
+
+function disruptionExplains(disruption: DisruptionRecord, firing: AlertFiring, expectation: AlertExpectation): boolean {
+  const conditionHeldFrom = firing.firstSeenAt - expectation.forSeconds * 1000;
+  return expectation.explainedBy.includes(disruption.kind) && disruption.at <= firing.firstSeenAt && disruption.at + AFTERMATH_MS >= conditionHeldFrom;
+}
+
+/** The error of the last backup of the alert's database that failed by the time it fired: where on-call starts. */
+function failedBackupText(timeline: SoakTimeline, firing: AlertFiring): string {
+  const db = firing.labels.postgresql;
+  if (db === undefined) return '';
+  const failed = timeline.backups.filter((backup) => backup.db === db && backup.phase === 'Failed' && (backup.completedAt ?? Infinity) <= firing.firstSeenAt)
+    .toSorted((a, b) => (a.completedAt ?? 0) - (b.completedAt ?? 0)).at(-1);
+  return failed === undefined ? '' : `backup ${failed.name} failed: ${failed.error ?? 'no error in its status'}; `;
 }
 
 function firingText(firing: AlertFiring): string {

@@ -18,6 +18,7 @@ export function emptyTimeline(overrides: Partial<SoakTimeline> = {}): SoakTimeli
     endedAt: HOUR,
     warmupEndsAt: 0,
     faults: [],
+    disruptions: [],
     prismInventory: [],
     ahvVms: [],
     finalAhvVmUids: [],

@@ -24,7 +24,7 @@ interface Condition { type: string; status: string; reason?: string; message?: s
 interface PostgreSQL extends KubeObject { status?: { conditions?: Condition[] } }
 interface Backup extends KubeObject {
   spec: { postgresql: string };
-  status?: { phase?: string; verified?: boolean; startTime?: string; completionTime?: string; s3?: Record<string, unknown> };
+  status?: { phase?: string; verified?: boolean; startTime?: string; completionTime?: string; error?: string; s3?: Record<string, unknown> };
 }
 
 interface Database { name: string; store: 'volume' | 'bucket'; createdAt: number; deletedAt?: number; writer?: Promise<void> }
@@ -191,6 +191,7 @@ export function postgresqlWorkload(cluster: SoakCluster, seaweed: RunningSeaweed
     record.store = status.s3 === undefined ? 'volume' : 'bucket';
     record.phase = status.phase ?? record.phase;
     if (status.verified !== undefined) record.verified = status.verified;
+    if (status.error !== undefined) record.error = status.error;
     const startAt = time(status.startTime);
     const completedAt = time(status.completionTime);
     if (startAt !== undefined) record.startAt = startAt;
@@ -243,6 +244,7 @@ export function postgresqlWorkload(cluster: SoakCluster, seaweed: RunningSeaweed
       } else if (choice === 'delete-pod') {
         const pod = servingPod(random.pick(dbs).name);
         if (pod) {
+          recorder.disruptions.push({ kind: 'db-pod-delete', target: `${POSTGRESQL_NAMESPACE}/${pod.metadata.name}`, at: Date.now() });
           await cluster.kubectlOk(['-n', POSTGRESQL_NAMESPACE, 'delete', 'pod', pod.metadata.name, '--wait=false']);
           counts['database pods deleted']++;
         }
