@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { ADMIN_BASE_PATH } from './admin-api.ts';
 import { DEFAULT_CLUSTERS, type ClusterSeed } from './inventory.ts';
 import { PRISM_BASE_PATH } from './prism-endpoints.ts';
-import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH } from './v4-endpoints.ts';
+import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, V4_INVENTORY_PATHS, VMM_VMS_PATH } from './v4-endpoints.ts';
 import { validate, type ObjectSchema } from './schema-validation.ts';
 import { SERVED_APIS, startPrismSimulator, type PrismSimulatorOptions } from './server.ts';
 
@@ -84,11 +84,12 @@ async function main(): Promise<void> {
     `Prism Central simulator (v3 and v4) listening on ${simulator.url}`,
     `  api:       ${simulator.url}${PRISM_BASE_PATH}`,
     `  v4 api:    ${simulator.url}${VMM_VMS_PATH}, ${simulator.url}${PRISM_TASKS_PATH}, ${simulator.url}${PRISM_CATEGORIES_PATH}`,
+    `  v4 reads:  ${V4_INVENTORY_PATHS.map((path) => `${simulator.url}${path}`).join(', ')}`,
     `  username:  ${simulator.username}`,
     `  password:  ${simulator.password}`,
     ...simulator.clusters.map((c) => `  cluster:   ${c.name} ${c.uuid}`),
     ...simulator.images.map((i) => `  image:     ${i.name} ${i.uuid}`),
-    ...simulator.subnets.map((s) => `  subnet:    ${s.name} ${s.uuid} ${s.cidr}${s.ipam ? ' (IPAM)' : ' (external DHCP)'}`),
+    ...simulator.subnets.map((s) => `  subnet:    ${s.name} ${s.uuid} ${s.cidr}${s.vpcUuid === undefined ? '' : ` (overlay in VPC ${s.vpcUuid})`}${s.ipam ? ' (IPAM)' : ' (external DHCP)'}`),
     `  PC entity: ${simulator.prismCentral.name} ${simulator.prismCentral.uuid} (listed with the clusters, hosts no VMs)`,
     ...simulator.categories.map((c) => `  category:  ${c.name}: ${c.values.join(', ')}`),
     `  admin:     ${simulator.url}${ADMIN_BASE_PATH}/faults, ${simulator.url}${ADMIN_BASE_PATH}/inspect`,
@@ -120,7 +121,7 @@ const configSchema: ObjectSchema = seed({
   password: name,
   clusters: { type: 'array', items: seed({ name, uuid: name, creationTime: name }, ['name', 'uuid']) },
   images: { type: 'array', items: seed({ name, uuid: name, sizeBytes: { type: 'integer', minimum: 0 }, creationTime: name }, ['name', 'uuid', 'sizeBytes']) },
-  subnets: { type: 'array', items: seed({ name, uuid: name, cidr: name, ipam: { type: 'boolean' }, clusterUuid: name, creationTime: name }, ['name', 'uuid', 'cidr', 'ipam']) },
+  subnets: { type: 'array', items: seed({ name, uuid: name, type: { type: 'string', enum: ['VLAN', 'OVERLAY'] }, cidr: name, ipam: { type: 'boolean' }, clusterUuid: name, vpcUuid: name, creationTime: name }, ['name', 'uuid', 'cidr', 'ipam']) },
   prismCentral: seed({ name, uuid: name, creationTime: name }, ['name', 'uuid']),
   categories: { type: 'array', items: seed({ name, description: { type: 'string' }, values: { type: 'array', items: name } }, ['name', 'values']) },
   timings: seed(Object.fromEntries(['createMs', 'updateMs', 'deleteMs', 'learnedIpMs'].map((key) => [key, { type: 'integer', minimum: 0 }])), []),

@@ -4,12 +4,22 @@ export { startPrismSimulator, DEFAULT_PASSWORD, DEFAULT_TIMINGS, DEFAULT_USERNAM
 export type { PrismSimulator, PrismSimulatorOptions, ServedApis } from './server.ts';
 export { SERVED_APIS } from './server.ts';
 export { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS } from './inventory.ts';
-export type { ClusterSeed, ImageSeed, PrismCentralSeed, SubnetSeed } from './inventory.ts';
+export type { ClusterSeed, ImageSeed, PrismCentralSeed, SubnetSeed, SubnetType } from './inventory.ts';
 export { DEFAULT_CATEGORIES } from './categories.ts';
 export type { CategorySeed } from './categories.ts';
 export { PRISM_BASE_PATH, PRISM_ENDPOINTS, SIMULATED_ENDPOINTS } from './prism-endpoints.ts';
 export type { PrismEndpoint, SimulatedEndpoint } from './prism-endpoints.ts';
-export { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, V4_ENDPOINTS, V4_POWER_ACTIONS, VMM_VMS_PATH } from './v4-endpoints.ts';
+export {
+  CLUSTERMGMT_CLUSTERS_PATH,
+  CLUSTERMGMT_STORAGE_CONTAINERS_PATH,
+  NETWORKING_SUBNETS_PATH,
+  PRISM_CATEGORIES_PATH,
+  PRISM_TASKS_PATH,
+  V4_ENDPOINTS,
+  V4_POWER_ACTIONS,
+  VMM_IMAGES_PATH,
+  VMM_VMS_PATH,
+} from './v4-endpoints.ts';
 export type { V4Endpoint, V4PowerAction } from './v4-endpoints.ts';
 export { TASK_EXT_ID_PREFIX } from './v4-api.ts';
 export { V4_DEFAULT_LIMIT, V4_MAX_LIMIT } from './v4-list.ts';

@@ -5,7 +5,7 @@
 // changed through the simulator, so `spec_version` stays 0 and `last_update_time` is the creation time.
 
 import { API_VERSION, PrismApiError } from './errors.ts';
-import type { Cluster, Inventory, PrismCentralEntity } from './inventory.ts';
+import { ADMIN_OWNER, AOS_VERSION, CLUSTER_CONFIG, IMAGE_TYPE, PRISM_CENTRAL_BUILD_VERSION, type Cluster, type Inventory, type PrismCentralEntity } from './inventory.ts';
 import { ZERO_SPEC_HASH } from './vm-view.ts';
 
 export type InventoryKind = 'cluster' | 'image' | 'subnet';
@@ -26,12 +26,6 @@ export interface InventoryEntity {
   status: { name: string; state: 'COMPLETE'; [key: string]: unknown };
 }
 
-/** The built-in admin as the recorded subnet shows it as owner. */
-const ADMIN_OWNER = { kind: 'user', uuid: '00000000-0000-0000-0000-000000000000', name: 'admin' };
-
-/** The AOS release the recorded Prism Element cluster runs. */
-const AOS_VERSION = '6.5.4.5';
-
 function entity(kind: InventoryKind, uuid: string, name: string, creationTime: string, parts: { metadata?: Record<string, unknown>; spec: Record<string, unknown>; status: Record<string, unknown> }): InventoryEntity {
   return {
     metadata: {
@@ -50,14 +44,16 @@ function entity(kind: InventoryKind, uuid: string, name: string, creationTime: s
   };
 }
 
+const v3ClusterConfig = { timezone: CLUSTER_CONFIG.timezone, operation_mode: CLUSTER_CONFIG.operationMode, redundancy_factor: CLUSTER_CONFIG.redundancyFactor };
+
 /** A Prism Element cluster: `service_list` `["AOS"]`, one AHV host, versions as recorded. */
 function peClusterEntity(cluster: Cluster): InventoryEntity {
-  const config = { timezone: 'UTC', operation_mode: 'NORMAL', redundancy_factor: 2, software_map: { NOS: { software_type: 'NOS', status: 'INSTALLED', version: AOS_VERSION } } };
+  const config = { ...v3ClusterConfig, software_map: { NOS: { software_type: 'NOS', status: 'INSTALLED', version: AOS_VERSION } } };
   return entity('cluster', cluster.uuid, cluster.name, cluster.creationTime, {
     spec: { resources: { config } },
     status: {
       resources: {
-        config: { ...config, service_list: ['AOS'], is_available: true, cluster_arch: 'X86_64', build: { build_type: 'release', version: AOS_VERSION, is_long_term_support: true } },
+        config: { ...config, service_list: ['AOS'], is_available: true, cluster_arch: CLUSTER_CONFIG.arch, build: { build_type: 'release', version: AOS_VERSION, is_long_term_support: true } },
         nodes: { hypervisor_server_list: [{ type: 'AHV', version: 'el7.nutanix.20220304.462' }] },
       },
     },
@@ -66,12 +62,12 @@ function peClusterEntity(cluster: Cluster): InventoryEntity {
 
 /** The Prism Central's own cluster entity: `service_list` `["PRISM_CENTRAL"]`, build version `pc`, no hypervisors. */
 function prismCentralEntity(pc: PrismCentralEntity): InventoryEntity {
-  const config = { timezone: 'UTC', operation_mode: 'NORMAL', redundancy_factor: 2 };
+  const config = v3ClusterConfig;
   return entity('cluster', pc.uuid, pc.name, pc.creationTime, {
     spec: { resources: { config } },
     status: {
       resources: {
-        config: { ...config, service_list: ['PRISM_CENTRAL'], is_available: true, cluster_arch: 'X86_64', build: { build_type: 'release', version: 'pc', is_long_term_support: false } },
+        config: { ...config, service_list: ['PRISM_CENTRAL'], is_available: true, cluster_arch: CLUSTER_CONFIG.arch, build: { build_type: 'release', version: PRISM_CENTRAL_BUILD_VERSION, is_long_term_support: false } },
       },
     },
   });
@@ -86,20 +82,25 @@ export function inventoryEntities(inventory: Inventory, kind: InventoryKind): In
       return inventory.images.map((i) =>
         entity('image', i.uuid, i.name, i.creationTime, {
           metadata: { owner_reference: ADMIN_OWNER },
-          spec: { resources: { image_type: 'DISK_IMAGE' } },
-          status: { resources: { image_type: 'DISK_IMAGE', size_bytes: i.sizeBytes, architecture: 'X86_64' } },
+          spec: { resources: { image_type: IMAGE_TYPE } },
+          status: { resources: { image_type: IMAGE_TYPE, size_bytes: i.sizeBytes, architecture: 'X86_64' } },
         }),
       );
     case 'subnet':
       return inventory.subnets.map((s) => {
-        const cluster = inventory.cluster(s.clusterUuid);
-        const clusterReference = { kind: 'cluster', ...(cluster ? { name: cluster.name } : {}), uuid: s.clusterUuid };
+        const cluster = s.clusterUuid === undefined ? undefined : inventory.cluster(s.clusterUuid);
+        // An overlay subnet belongs to its VPC, not to a cluster.
+        const placement = cluster ? { cluster_reference: { kind: 'cluster', name: cluster.name, uuid: cluster.uuid } } : {};
         const [subnetIp = '', prefix = '0'] = s.cidr.split('/');
-        const resources = { subnet_type: 'VLAN', ...(s.ipam ? { ip_config: { subnet_ip: subnetIp, prefix_length: Number(prefix) } } : {}) };
+        const resources = {
+          subnet_type: s.type,
+          ...(s.vpcUuid === undefined ? {} : { vpc_reference: { kind: 'vpc', uuid: s.vpcUuid } }),
+          ...(s.ipam ? { ip_config: { subnet_ip: subnetIp, prefix_length: Number(prefix) } } : {}),
+        };
         return entity('subnet', s.uuid, s.name, s.creationTime, {
           metadata: { owner_reference: ADMIN_OWNER },
-          spec: { cluster_reference: clusterReference, resources },
-          status: { cluster_reference: clusterReference, resources },
+          spec: { ...placement, resources },
+          status: { ...placement, resources },
         });
       });
   }

@@ -21,9 +21,14 @@ export interface ImageSeed {
   creationTime?: string;
 }
 
+/** A subnet's kind: a VLAN of one cluster, or an overlay subnet of a VPC that every cluster can use. */
+export type SubnetType = 'VLAN' | 'OVERLAY';
+
 export interface SubnetSeed {
   name: string;
   uuid: string;
+  /** Default `VLAN`. */
+  type?: SubnetType;
   /** IPv4 range of the subnet, e.g. `10.40.0.0/24`. */
   cidr: string;
   /**
@@ -31,8 +36,10 @@ export interface SubnetSeed {
    * `false` for a subnet with an external DHCP server: a `LEARNED` IP shows up only once the VM runs.
    */
   ipam: boolean;
-  /** The cluster the subnet lives on; defaults to the first cluster. */
+  /** A VLAN subnet's cluster; defaults to the first cluster. An overlay subnet has none. */
   clusterUuid?: string;
+  /** An overlay subnet's VPC (required for one, refused for a VLAN subnet): a real overlay subnet always names it. */
+  vpcUuid?: string;
   /** `metadata.creation_time` (RFC 3339); defaults to the simulator's start. */
   creationTime?: string;
 }
@@ -62,6 +69,21 @@ export const DEFAULT_SUBNETS: readonly SubnetSeed[] = [
   { name: 'vlan30-ipam', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f03', cidr: '10.40.30.0/24', ipam: true },
 ];
 
+/** The AOS release the recorded Prism Element cluster runs, shown by both APIs. */
+export const AOS_VERSION = '6.5.4.5';
+
+/** Every image is a disk image, in both APIs (v3 `image_type`, v4 `type`). */
+export const IMAGE_TYPE = 'DISK_IMAGE';
+
+/** The configuration every cluster entity reports in both APIs, as the recorded ones do. */
+export const CLUSTER_CONFIG = { timezone: 'UTC', operationMode: 'NORMAL', redundancyFactor: 2, arch: 'X86_64' } as const;
+
+/** The build version the Prism Central's own cluster entity reports (recorded). */
+export const PRISM_CENTRAL_BUILD_VERSION = 'pc';
+
+/** The built-in admin, as the recorded subnet shows it as owner (of the images and subnets, in both APIs). */
+export const ADMIN_OWNER = { kind: 'user', uuid: '00000000-0000-0000-0000-000000000000', name: 'admin' } as const;
+
 export const DEFAULT_PRISM_CENTRAL: PrismCentralSeed = { name: 'sim-prism-central', uuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6aff' };
 
 export interface Cluster extends Required<ClusterSeed> {
@@ -71,7 +93,11 @@ export interface Cluster extends Required<ClusterSeed> {
 
 export type Image = Required<ImageSeed>;
 
-export interface Subnet extends Required<SubnetSeed> {
+export interface Subnet extends Required<Omit<SubnetSeed, 'clusterUuid' | 'vpcUuid'>> {
+  /** Undefined for an overlay subnet, which VMs on any cluster may use. */
+  clusterUuid: string | undefined;
+  /** Defined for an overlay subnet only. */
+  vpcUuid: string | undefined;
   range: Ipv4Range;
 }
 
@@ -112,9 +138,17 @@ export class Inventory {
     this.clusters = clusters.map((seed) => ({ ...seed, creationTime: created(seed), storageContainer: { name: 'SelfServiceContainer', uuid: randomUUID() } }));
     this.images = images.map((seed) => ({ ...seed, creationTime: created(seed) }));
     this.subnets = subnets.map((seed) => {
+      const type = seed.type ?? 'VLAN';
+      const common = { ...seed, type, creationTime: created(seed), range: parseCidr(seed.cidr) };
+      if (type === 'OVERLAY') {
+        // The network controller manages an overlay subnet's addresses, and its VPC spans the clusters.
+        if (seed.vpcUuid === undefined || !UUID.test(seed.vpcUuid) || seed.clusterUuid !== undefined || !seed.ipam) throw new Error(`overlay subnet ${seed.name} needs a vpcUuid (a UUID), ipam: true and no clusterUuid`);
+        return { ...common, clusterUuid: undefined, vpcUuid: seed.vpcUuid };
+      }
       const clusterUuid = seed.clusterUuid ?? firstCluster.uuid;
       if (!clusters.some((c) => c.uuid === clusterUuid)) throw new Error(`subnet ${seed.name} names unknown cluster ${clusterUuid}`);
-      return { ...seed, clusterUuid, creationTime: created(seed), range: parseCidr(seed.cidr) };
+      if (seed.vpcUuid !== undefined) throw new Error(`VLAN subnet ${seed.name} cannot have a vpcUuid`);
+      return { ...common, clusterUuid, vpcUuid: undefined };
     });
     this.prismCentral = { ...prismCentral, creationTime: created(prismCentral) };
   }

@@ -242,7 +242,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     password,
     clusters: inventory.clusters.map(({ name, uuid }) => ({ name, uuid })),
     images: inventory.images,
-    subnets: inventory.subnets.map(({ name, uuid, cidr, ipam, clusterUuid }) => ({ name, uuid, cidr, ipam, clusterUuid })),
+    subnets: inventory.subnets.map(({ name, uuid, type, cidr, ipam, clusterUuid, vpcUuid }) => ({ name, uuid, type, cidr, ipam, ...(clusterUuid === undefined ? {} : { clusterUuid }), ...(vpcUuid === undefined ? {} : { vpcUuid }) })),
     prismCentral: { name: inventory.prismCentral.name, uuid: inventory.prismCentral.uuid },
     categories: structuredClone(options.categories ?? DEFAULT_CATEGORIES),
     faults,

@@ -1,5 +1,5 @@
 // The v4 API: VMM v4.2 VMs (with their disk and NIC sub-resources), Prism v4.2 tasks and categories over the same VMs,
-// tasks and categories as the v3 API.
+// tasks and categories as the v3 API, and the inventory (clusters, storage containers, subnets, images; v4-inventory.ts).
 //
 // - Writes return a TaskReference (`prism.v4.config.TaskReference`, 202); the task is the v3 task, its extId the v3
 //   uuid behind Ergon's `ZXJnb24=:` prefix, so it can be polled through either API.
@@ -15,8 +15,10 @@ import type { HttpReply } from './http-io.ts';
 import type { Inventory } from './inventory.ts';
 import type { TaskFailure, TaskRunner, TaskView } from './tasks.ts';
 import { V4Categories } from './v4-categories.ts';
-import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH, type V4EndpointMatch, type V4PowerAction } from './v4-endpoints.ts';
-import { V4ApiError, V4_RESERVED, fromV3Error, invalidArgument, responseMetadata, v4ErrorReply, vmNotFoundV4 } from './v4-errors.ts';
+import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH, isV4InventoryEndpoint, type V4EndpointMatch, type V4InventoryEndpoint, type V4PowerAction } from './v4-endpoints.ts';
+import { v4Envelope, v4Object } from './v4-envelope.ts';
+import { V4ApiError, fromV3Error, invalidArgument, v4ErrorReply, vmNotFoundV4 } from './v4-errors.ts';
+import { serveV4Inventory, v4InventoryResponseType } from './v4-inventory.ts';
 import { v4ListReply } from './v4-list.ts';
 import { ODataError, parseODataFilter } from './v4-odata.ts';
 import { createIntentFromV4, customAttributesOf, deviceIntent, powerIntent, renderV4Vm, unchangedIntent, updateIntentFromV4, type V4DeviceChange } from './v4-vm-model.ts';
@@ -102,7 +104,7 @@ export class V4Api {
     if (!match) {
       return v4ErrorReply(namespace, new V4ApiError(404, 'NOT_FOUND', 'PLAT-10404', `${request.method} ${request.url.pathname} is not an endpoint of the Prism Central v4 API simulator.`));
     }
-    const responseType = responseTypeOf(match.endpoint);
+    const responseType = isV4InventoryEndpoint(match.endpoint) ? v4InventoryResponseType(match.endpoint) : responseTypeOf(match.endpoint);
     const write = request.method !== 'GET' && request.method !== 'OPTIONS';
     try {
       const body = write ? await request.readBody().catch((error: unknown) => {
@@ -129,6 +131,7 @@ export class V4Api {
   }
 
   private read(match: V4EndpointMatch, request: V4Request): HttpReply {
+    if (isV4InventoryEndpoint(match.endpoint)) return serveV4Inventory(match.endpoint, match.param, request.url, this.deps.inventory);
     switch (match.endpoint) {
       case 'OPTIONS /api/{namespace}/unversioned/info':
         return { status: 200, json: { data: V4_SERVED_VERSION } };
@@ -297,18 +300,12 @@ export class V4Api {
   }
 
   private taskReference(responseType: string, taskUuid: string, url: URL): HttpReply {
-    const reference = { $objectType: 'prism.v4.config.TaskReference', $reserved: { ...V4_RESERVED }, extId: taskExtId(taskUuid) };
+    const reference = v4Object('prism.v4.config.TaskReference', { extId: taskExtId(taskUuid) });
     return { status: 202, json: this.envelope(responseType, 'prism.v4.config.TaskReference', reference, url) };
   }
 
   private envelope(responseType: string, dataType: string, data: unknown, url: URL, responseNamespace = CONFIG): Record<string, unknown> {
-    return {
-      $objectType: `${responseNamespace}.${responseType}`,
-      $reserved: { ...V4_RESERVED },
-      $dataItemDiscriminator: dataType,
-      data,
-      metadata: responseMetadata({ hasError: false, paginated: false, links: [{ href: url.toString(), rel: 'self' }] }),
-    };
+    return v4Envelope(`${responseNamespace}.${responseType}`, dataType, data, url);
   }
 }
 
@@ -329,7 +326,7 @@ const POWER_RESPONSE_TYPES: Record<V4PowerAction, string> = {
 };
 
 /** The `$objectType` of an endpoint's answer, which its errors carry too. */
-function responseTypeOf(endpoint: V4EndpointMatch['endpoint']): string | undefined {
+function responseTypeOf(endpoint: Exclude<V4EndpointMatch['endpoint'], V4InventoryEndpoint>): string | undefined {
   switch (endpoint) {
     case `POST ${VMM_VMS_PATH}`:
       return `${CONFIG}.CreateVmApiResponse`;
@@ -389,9 +386,8 @@ function entityRel(kind: string): string {
 }
 
 function renderTask(view: TaskView, user: Required<Reference>): Record<string, unknown> {
-  const typed = (type: string, fields: Record<string, unknown>): Record<string, unknown> => ({ $objectType: type, $reserved: { ...V4_RESERVED }, ...fields });
   const failed = view.status === 'FAILED';
-  return typed('prism.v4.config.Task', {
+  return v4Object('prism.v4.config.Task', {
     extId: taskExtId(view.uuid),
     operation: view.operation_type,
     operationDescription: view.progress_message,
@@ -401,25 +397,23 @@ function renderTask(view: TaskView, user: Required<Reference>): Record<string, u
     ...(view.start_time === undefined ? {} : { startedTime: view.start_time }),
     ...(view.completion_time === undefined ? {} : { completedTime: view.completion_time }),
     lastUpdatedTime: view.last_update_time,
-    entitiesAffected: view.entity_reference_list.map((entity) => typed('prism.v4.config.EntityReference', { extId: entity.uuid, rel: entityRel(entity.kind) })),
+    entitiesAffected: view.entity_reference_list.map((entity) => v4Object('prism.v4.config.EntityReference', { extId: entity.uuid, rel: entityRel(entity.kind) })),
     numberOfEntitiesAffected: view.entity_reference_list.length,
     ...(view.cluster_reference ? { clusterExtIds: [view.cluster_reference.uuid] } : {}),
-    ownedBy: typed('prism.v4.config.OwnerReference', { extId: user.uuid, name: user.name }),
+    ownedBy: v4Object('prism.v4.config.OwnerReference', { extId: user.uuid, name: user.name }),
     isCancelable: false,
     isBackgroundTask: false,
     numberOfSubtasks: 0,
     ...(failed
       ? {
           errorMessages: [
-            {
-              $objectType: 'prism.v4.error.AppMessage',
-              $reserved: { ...V4_RESERVED },
+            v4Object('prism.v4.error.AppMessage', {
               message: view.error_detail ?? 'The task failed.',
               severity: 'ERROR',
               code: 'PRISM-50000',
               locale: 'en_US',
               errorGroup: view.error_code ?? 'INTERNAL_ERROR',
-            },
+            }),
           ],
           legacyErrorMessage: view.error_detail ?? '',
         }

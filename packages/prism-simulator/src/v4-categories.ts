@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import type { CategoryPair, CategoryStore } from './categories.ts';
 import type { HttpReply } from './http-io.ts';
 import { isPlainObject } from './schema-validation.ts';
-import { V4_RESERVED, V4ApiError, invalidArgument, responseMetadata } from './v4-errors.ts';
+import { v4Envelope, v4Object } from './v4-envelope.ts';
+import { V4ApiError, invalidArgument } from './v4-errors.ts';
 import { v4ListReply } from './v4-list.ts';
 import { parseODataFilter } from './v4-odata.ts';
 import { categoryExtId } from './v4-vm-model.ts';
@@ -94,25 +95,17 @@ export class V4Categories {
   }
 
   private envelope(responseType: string, pair: CategoryPair, url: URL): Record<string, unknown> {
-    return {
-      $objectType: `${CONFIG}.${responseType}`,
-      $reserved: { ...V4_RESERVED },
-      $dataItemDiscriminator: `${CONFIG}.Category`,
-      data: this.render(pair),
-      metadata: responseMetadata({ hasError: false, paginated: false, links: [{ href: url.toString(), rel: 'self' }] }),
-    };
+    return v4Envelope(`${CONFIG}.${responseType}`, `${CONFIG}.Category`, this.render(pair), url);
   }
 
   private render(pair: CategoryPair): Record<string, unknown> {
-    return {
-      $objectType: `${CONFIG}.Category`,
-      $reserved: { ...V4_RESERVED },
+    return v4Object(`${CONFIG}.Category`, {
       extId: categoryExtId(pair.key, pair.value),
       key: pair.key,
       value: pair.value,
       ...(pair.description === undefined ? {} : { description: pair.description }),
       type: TYPE,
       ownerUuid: this.ownerUuid,
-    };
+    });
   }
 }

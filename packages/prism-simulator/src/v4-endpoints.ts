@@ -1,11 +1,36 @@
 // The Prism Central v4 endpoints the simulator serves, named `METHOD /full/path-template` (v4 namespaces live under
 // different roots, so the names carry the whole path). Paths and methods are those of Nutanix's v4.2 SDKs
-// (vmm-go-client/v4 api/vm_api.go, prism-go-client/v4 api/tasks_api.go and api/categories_api.go,
-// client/api_client.go).
+// (vmm-go-client/v4 api/vm_api.go and api/images_api.go, prism-go-client/v4 api/tasks_api.go and
+// api/categories_api.go, clustermgmt-go-client/v4 api/clusters_api.go and api/storage_containers_api.go,
+// networking-go-client/v4 api/subnets_api.go, client/api_client.go).
 
 export const VMM_VMS_PATH = '/api/vmm/v4.2/ahv/config/vms';
 export const PRISM_TASKS_PATH = '/api/prism/v4.2/config/tasks';
 export const PRISM_CATEGORIES_PATH = '/api/prism/v4.2/config/categories';
+export const CLUSTERMGMT_CLUSTERS_PATH = '/api/clustermgmt/v4.2/config/clusters';
+export const CLUSTERMGMT_STORAGE_CONTAINERS_PATH = '/api/clustermgmt/v4.2/config/storage-containers';
+export const NETWORKING_SUBNETS_PATH = '/api/networking/v4.2/config/subnets';
+export const VMM_IMAGES_PATH = '/api/vmm/v4.2/content/images';
+
+/** The inventory CAPX resolves names and UUIDs in, read only: each path is listed, and `{extId}` below it got. */
+export const V4_INVENTORY_PATHS = [CLUSTERMGMT_CLUSTERS_PATH, CLUSTERMGMT_STORAGE_CONTAINERS_PATH, NETWORKING_SUBNETS_PATH, VMM_IMAGES_PATH] as const;
+export type V4InventoryPath = (typeof V4_INVENTORY_PATHS)[number];
+
+const V4_INVENTORY_ENDPOINTS = [
+  `GET ${CLUSTERMGMT_CLUSTERS_PATH}`,
+  `GET ${CLUSTERMGMT_CLUSTERS_PATH}/{extId}`,
+  `GET ${CLUSTERMGMT_STORAGE_CONTAINERS_PATH}`,
+  `GET ${CLUSTERMGMT_STORAGE_CONTAINERS_PATH}/{extId}`,
+  `GET ${NETWORKING_SUBNETS_PATH}`,
+  `GET ${NETWORKING_SUBNETS_PATH}/{extId}`,
+  `GET ${VMM_IMAGES_PATH}`,
+  `GET ${VMM_IMAGES_PATH}/{extId}`,
+] as const;
+export type V4InventoryEndpoint = (typeof V4_INVENTORY_ENDPOINTS)[number];
+
+export function isV4InventoryEndpoint(endpoint: V4Endpoint): endpoint is V4InventoryEndpoint {
+  return (V4_INVENTORY_ENDPOINTS as readonly string[]).includes(endpoint);
+}
 
 /** Power actions the simulator carries out; each is `POST …/vms/{extId}/$actions/<action>` with no body. */
 export const V4_POWER_ACTIONS = ['power-on', 'power-off', 'power-cycle', 'reset'] as const;
@@ -36,6 +61,7 @@ export const V4_ENDPOINTS = [
   `GET ${PRISM_CATEGORIES_PATH}/{extId}`,
   `POST ${PRISM_CATEGORIES_PATH}`,
   `DELETE ${PRISM_CATEGORIES_PATH}/{extId}`,
+  ...V4_INVENTORY_ENDPOINTS,
 ] as const;
 
 export type V4Endpoint = (typeof V4_ENDPOINTS)[number];

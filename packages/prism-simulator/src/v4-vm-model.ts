@@ -9,18 +9,14 @@ import type { CategoryStore } from './categories.ts';
 import type { Inventory } from './inventory.ts';
 import { isPlainObject } from './schema-validation.ts';
 import { isoSeconds } from './tasks.ts';
-import { COMMON_RESERVED, V4_RESERVED, V4ApiError, invalidArgument } from './v4-errors.ts';
+import { v4Object } from './v4-envelope.ts';
+import { COMMON_RESERVED, V4ApiError, invalidArgument } from './v4-errors.ts';
 import type { DiskInput, NicInput, ReferenceInput, ResourcesInput, VmIntentInput } from './vm-schema.ts';
 import type { DiskSpec, NicSpec, VmRecord, VmSpec } from './vm-store.ts';
 
 const MIB = 1024 * 1024;
 const CONFIG = 'vmm.v4.ahv.config';
 
-const typed = (type: string, fields: Record<string, unknown>, reserved: Readonly<Record<string, string>> = V4_RESERVED): Record<string, unknown> => ({
-  $objectType: type,
-  $reserved: { ...reserved },
-  ...fields,
-});
 
 /**
  * The extId of a category value. v3 names categories by key and value; v4 refers to each key:value pair by a UUID.
@@ -48,16 +44,16 @@ export function renderV4Vm(vm: VmRecord, context: RenderContext): Record<string,
   const bootConfig = isPlainObject(resources.boot_config) ? resources.boot_config : {};
   const uefi = bootConfig.boot_type === 'UEFI' || bootConfig.boot_type === 'SECURE_BOOT';
   const guestHasAddresses = vm.poweredOnAt !== undefined && performance.now() - vm.poweredOnAt >= context.learnedIpDelayMs;
-  const categories = Object.entries(vm.metadata.categoriesMapping).flatMap(([key, values]) => values.map((value) => typed(`${CONFIG}.CategoryReference`, { extId: categoryExtId(key, value) })));
+  const categories = Object.entries(vm.metadata.categoriesMapping).flatMap(([key, values]) => values.map((value) => v4Object(`${CONFIG}.CategoryReference`, { extId: categoryExtId(key, value) })));
   const bootType = uefi ? `${CONFIG}.UefiBoot` : `${CONFIG}.LegacyBoot`;
   const bootOrder = Array.isArray(bootConfig.boot_device_order_list) ? bootConfig.boot_device_order_list : ['CDROM', 'DISK', 'NETWORK'];
-  return typed(`${CONFIG}.Vm`, {
+  return v4Object(`${CONFIG}.Vm`, {
     extId: vm.uuid,
     name: shown.name,
     ...(shown.description === undefined ? {} : { description: shown.description }),
     createTime: isoSeconds(vm.creationTime),
     updateTime: isoSeconds(vm.lastUpdateTime),
-    cluster: typed(`${CONFIG}.ClusterReference`, { extId: shown.cluster_reference.uuid }),
+    cluster: v4Object(`${CONFIG}.ClusterReference`, { extId: shown.cluster_reference.uuid }),
     numSockets: resources.num_sockets,
     numCoresPerSocket: resources.num_vcpus_per_socket,
     numThreadsPerCore: resources.num_threads_per_core,
@@ -82,8 +78,8 @@ export function renderV4Vm(vm: VmRecord, context: RenderContext): Record<string,
     protectionType: 'UNPROTECTED',
     $bootConfigItemDiscriminator: bootType,
     bootConfig: uefi
-      ? typed(bootType, { isSecureBootEnabled: bootConfig.boot_type === 'SECURE_BOOT' })
-      : typed(bootType, { bootOrder }),
+      ? v4Object(bootType, { isSecureBootEnabled: bootConfig.boot_type === 'SECURE_BOOT' })
+      : v4Object(bootType, { bootOrder }),
     categories,
     ...(vm.customAttributes.length === 0 ? {} : { customAttributes: [...vm.customAttributes] }),
     disks: resources.disk_list.filter((d) => d.device_properties.device_type === 'DISK').map(renderDisk),
@@ -96,22 +92,22 @@ function renderBacking(disk: DiskSpec): Record<string, unknown> {
   const source = disk.data_source_reference;
   const container = isPlainObject(disk.storage_config) && isPlainObject(disk.storage_config.storage_container_reference) ? disk.storage_config.storage_container_reference : undefined;
   const reference = source?.kind === 'image'
-    ? typed(`${CONFIG}.ImageReference`, { imageExtId: source.uuid })
-    : source ? typed(`${CONFIG}.VmDiskReference`, { diskExtId: source.uuid }) : undefined;
-  return typed(`${CONFIG}.VmDisk`, {
+    ? v4Object(`${CONFIG}.ImageReference`, { imageExtId: source.uuid })
+    : source ? v4Object(`${CONFIG}.VmDiskReference`, { diskExtId: source.uuid }) : undefined;
+  return v4Object(`${CONFIG}.VmDisk`, {
     diskExtId: disk.uuid,
     ...(disk.disk_size_bytes === undefined ? {} : { diskSizeBytes: disk.disk_size_bytes }),
-    ...(typeof container?.uuid === 'string' ? { storageContainer: typed(`${CONFIG}.VmDiskContainerReference`, { extId: container.uuid }) } : {}),
-    ...(reference ? { dataSource: typed(`${CONFIG}.DataSource`, { $referenceItemDiscriminator: reference.$objectType, reference }) } : {}),
+    ...(typeof container?.uuid === 'string' ? { storageContainer: v4Object(`${CONFIG}.VmDiskContainerReference`, { extId: container.uuid }) } : {}),
+    ...(reference ? { dataSource: v4Object(`${CONFIG}.DataSource`, { $referenceItemDiscriminator: reference.$objectType, reference }) } : {}),
     isMigrationInProgress: false,
   });
 }
 
 function renderDisk(disk: DiskSpec): Record<string, unknown> {
   const address = disk.device_properties.disk_address;
-  return typed(`${CONFIG}.Disk`, {
+  return v4Object(`${CONFIG}.Disk`, {
     extId: disk.uuid,
-    diskAddress: typed(`${CONFIG}.DiskAddress`, { busType: toV4Bus(address.adapter_type), index: address.device_index }),
+    diskAddress: v4Object(`${CONFIG}.DiskAddress`, { busType: toV4Bus(address.adapter_type), index: address.device_index }),
     $backingInfoItemDiscriminator: `${CONFIG}.VmDisk`,
     backingInfo: renderBacking(disk),
   });
@@ -119,16 +115,16 @@ function renderDisk(disk: DiskSpec): Record<string, unknown> {
 
 function renderCdRom(disk: DiskSpec): Record<string, unknown> {
   const address = disk.device_properties.disk_address;
-  return typed(`${CONFIG}.CdRom`, {
+  return v4Object(`${CONFIG}.CdRom`, {
     extId: disk.uuid,
-    diskAddress: typed(`${CONFIG}.CdRomAddress`, { busType: address.adapter_type === 'SATA' ? 'SATA' : 'IDE', index: address.device_index }),
+    diskAddress: v4Object(`${CONFIG}.CdRomAddress`, { busType: address.adapter_type === 'SATA' ? 'SATA' : 'IDE', index: address.device_index }),
     ...(disk.data_source_reference ? { backingInfo: renderBacking(disk), isoType: 'OTHER' } : {}),
   });
 }
 
 function renderNic(nic: NicSpec, vm: VmRecord, guestHasAddresses: boolean, inventory: Inventory): Record<string, unknown> {
   const prefixLength = Number(inventory.subnet(nic.subnet_reference.uuid)?.cidr.split('/')[1] ?? 32);
-  const address = (ip: string): Record<string, unknown> => typed('common.v1.config.IPv4Address', { value: ip, prefixLength }, COMMON_RESERVED);
+  const address = (ip: string): Record<string, unknown> => v4Object('common.v1.config.IPv4Address', { value: ip, prefixLength }, COMMON_RESERVED);
   const [assigned, ...secondary] = nic.ip_endpoint_list.filter((e) => e.type === 'ASSIGNED');
   const learned = vm.learnedIps.get(nic.uuid);
   const backing = {
@@ -139,26 +135,26 @@ function renderNic(nic: NicSpec, vm: VmRecord, guestHasAddresses: boolean, inven
   };
   const network = {
     nicType: typeof nic.nic_type === 'string' ? nic.nic_type : 'NORMAL_NIC',
-    subnet: typed(`${CONFIG}.SubnetReference`, { extId: nic.subnet_reference.uuid }),
+    subnet: v4Object(`${CONFIG}.SubnetReference`, { extId: nic.subnet_reference.uuid }),
     vlanMode: typeof nic.vlan_mode === 'string' ? nic.vlan_mode : 'ACCESS',
     shouldAllowUnknownMacs: false,
-    ipv4Config: typed(`${CONFIG}.Ipv4Config`, {
+    ipv4Config: v4Object(`${CONFIG}.Ipv4Config`, {
       shouldAssignIp: assigned !== undefined,
       ...(assigned ? { ipAddress: address(assigned.ip) } : {}),
       ...(secondary.length > 0 ? { secondaryIpAddressList: secondary.map((e) => address(e.ip)) } : {}),
     }),
-    ...(guestHasAddresses && nic.is_connected && learned !== undefined ? { ipv4Info: typed(`${CONFIG}.Ipv4Info`, { learnedIpAddresses: [address(learned)] }) } : {}),
+    ...(guestHasAddresses && nic.is_connected && learned !== undefined ? { ipv4Info: v4Object(`${CONFIG}.Ipv4Info`, { learnedIpAddresses: [address(learned)] }) } : {}),
   };
   // v4.2 added `nicBackingInfo` / `nicNetworkInfo` (one-ofs) beside the older `backingInfo` / `networkInfo`;
   // a v4.2 PC fills both, so clients written for either find their fields.
-  return typed(`${CONFIG}.Nic`, {
+  return v4Object(`${CONFIG}.Nic`, {
     extId: nic.uuid,
-    backingInfo: typed(`${CONFIG}.EmulatedNic`, backing),
-    networkInfo: typed(`${CONFIG}.NicNetworkInfo`, network),
+    backingInfo: v4Object(`${CONFIG}.EmulatedNic`, backing),
+    networkInfo: v4Object(`${CONFIG}.NicNetworkInfo`, network),
     $nicBackingInfoItemDiscriminator: `${CONFIG}.VirtualEthernetNic`,
-    nicBackingInfo: typed(`${CONFIG}.VirtualEthernetNic`, backing),
+    nicBackingInfo: v4Object(`${CONFIG}.VirtualEthernetNic`, backing),
     $nicNetworkInfoItemDiscriminator: `${CONFIG}.VirtualEthernetNicNetworkInfo`,
-    nicNetworkInfo: typed(`${CONFIG}.VirtualEthernetNicNetworkInfo`, network),
+    nicNetworkInfo: v4Object(`${CONFIG}.VirtualEthernetNicNetworkInfo`, network),
   });
 }
 

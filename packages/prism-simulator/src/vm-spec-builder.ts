@@ -184,7 +184,7 @@ function buildNics(inputs: readonly NicInput[], context: SpecBuildContext, clust
     const subnet = subnetUuid === undefined ? undefined : context.inventory.subnet(subnetUuid);
     if (subnetUuid === undefined) problems.push({ errorCode: 'INVALID_ARGUMENT', errorDetail: 'INVALID_ARGUMENT: Every NIC needs a subnet_reference' });
     else if (!subnet) problems.push(notFound('Subnet', subnetUuid));
-    else if (clusterUuid !== undefined && subnet.clusterUuid !== clusterUuid) problems.push({ errorCode: 'INVALID_ARGUMENT', errorDetail: `INVALID_ARGUMENT: Subnet ${subnet.name} (${subnet.uuid}) is not on cluster ${clusterUuid}` });
+    else if (clusterUuid !== undefined && subnet.clusterUuid !== undefined && subnet.clusterUuid !== clusterUuid) problems.push({ errorCode: 'INVALID_ARGUMENT', errorDetail: `INVALID_ARGUMENT: Subnet ${subnet.name} (${subnet.uuid}) is not on cluster ${clusterUuid}` });
 
     const mac = (input.mac_address ?? previous?.mac_address ?? newMacAddress(macsTaken)).toLowerCase();
     macsTaken.add(mac);
