@@ -1,8 +1,9 @@
-// Nutanix's official v4.2 Go SDKs (vmm-go-client/v4, prism-go-client/v4), built from the Go module proxy, against
+// Nutanix's official v4.2 Go SDKs (vmm-go-client/v4, prism-go-client/v4, clustermgmt-go-client/v4, networking-go-client/v4), built from the Go module proxy, against
 // the simulator over verified TLS: the program in v4-sdk-client/ creates a VM (and repeats the create with the same
 // NTNX-Request-Id), polls the task, lists with $filter, gets, updates with If-Match, changes its disks and NICs,
 // power-cycles and deletes, lists categories and reads a VM's categories through them, creates and deletes a
-// category, and fails on anything the SDK cannot decode. Its build is cached per version of its sources.
+// category, resolves clusters, storage containers, subnets and images as CAPX does (with the clustermgmt and
+// networking SDKs too), and fails on anything the SDK cannot decode. Its build is cached per version of its sources.
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,12 +12,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findProvisionedTool } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_IMAGES, DEFAULT_SUBNETS, type PrismSimulator } from '../src/index.ts';
+import { DEFAULT_IMAGES, DEFAULT_SUBNETS, type PrismSimulator, type SubnetSeed } from '../src/index.ts';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFastSimulator } from './prism-client.ts';
 
 const run = promisify(execFile);
+
+const OVERLAY_SUBNET: SubnetSeed = { name: 'overlay-sdk', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f0a', cidr: '172.16.0.0/16', ipam: true, type: 'OVERLAY', vpcUuid: 'd1e2f3a4-0000-4000-8000-00000000c0de' };
 
 /** A v3 call over the simulator's TLS, trusting its CA (fetch would need undici's Agent for that). */
 function v3Call(simulator: PrismSimulator, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -43,7 +46,8 @@ describe('the official v4 Go SDK against the simulator', () => {
   beforeAll(async () => {
     // Built once per machine by `npm run provision`, before any test runs.
     binary = await findProvisionedTool('prism-v4-sdk-client');
-    simulator = await startFastSimulator({ tls: true });
+    // The defaults, and an overlay subnet for the inventory reads to find.
+    simulator = await startFastSimulator({ tls: true, subnets: [...DEFAULT_SUBNETS, OVERLAY_SUBNET] });
     scratch = await mkdtemp(join(tmpdir(), 'v4-sdk-client-'));
     await writeFile(join(scratch, 'ca.pem'), simulator.caCertPem ?? '');
   });
@@ -52,7 +56,7 @@ describe('the official v4 Go SDK against the simulator', () => {
     await rm(scratch, { recursive: true, force: true });
   });
 
-  it('creates, lists with $filter, gets, updates with If-Match, changes disks and NICs, power-cycles and deletes a VM, and reads categories, decoding every answer', async () => {
+  it('creates, lists with $filter, gets, updates with If-Match, changes disks and NICs, power-cycles and deletes a VM, reads categories, and resolves clusters, storage containers, subnets and images, decoding every answer', async () => {
     const [image, iso] = DEFAULT_IMAGES;
     const [subnet, otherSubnet] = DEFAULT_SUBNETS.filter((s) => s.ipam);
     const dhcp = DEFAULT_SUBNETS.find((s) => !s.ipam);
@@ -95,6 +99,10 @@ describe('the official v4 Go SDK against the simulator', () => {
         SIM_SUBNET: subnet?.uuid ?? '',
         SIM_OTHER_SUBNET: otherSubnet?.uuid ?? '',
         SIM_V3_VM: v3Vm,
+        SIM_CLUSTER_NAME: simulator.clusters[0]?.name ?? '',
+        SIM_PRISM_CENTRAL: simulator.prismCentral.uuid,
+        SIM_SUBNET_NAME: subnet?.name ?? '',
+        SIM_OVERLAY_SUBNET: OVERLAY_SUBNET.uuid,
         SDK_LOG_FILE: join(scratch, 'sdk.log'),
       },
     }).catch((error: unknown) => {
@@ -112,6 +120,10 @@ describe('the official v4 Go SDK against the simulator', () => {
     expect(stdout).toContain('ListCategories $filter="key eq \'Environment\'": 5 values');
     expect(stdout).toContain("the VM's categories, read through the categories API: Environment=Dev");
     expect(stdout).toContain('CreateCategory SdkCheck=created, GetCategoryById with its ETag, DeleteCategoryById refused without If-Match, then with it: gone');
+    expect(stdout).toContain('ListClusters: one AOS cluster and the Prism Central (PRISM_CENTRAL); by name; GetClusterById; unknown extId 404');
+    expect(stdout).toMatch(/ListStorageContainers by clusterExtId and containerExtId: SelfServiceContainer [0-9a-f-]{36}; GetStorageContainerById/);
+    expect(stdout).toContain(`GetSubnetById: OVERLAY in VPC ${OVERLAY_SUBNET.vpcUuid ?? ''}`);
+    expect(stdout).toContain(`ListImages paged one by one, newest first: ${DEFAULT_IMAGES.length} images`);
 
     // What the simulator saw: the v3 create and two v4 creates, one VM made over v4 (now deleted).
     const inspection = simulator.inspect();
@@ -120,6 +132,7 @@ describe('the official v4 Go SDK against the simulator', () => {
     const v4Errors = inspection.requests.filter((r) => r.endpoint !== 'unknown' && typeof r.outcome === 'number' && r.outcome >= 400);
     expect(v4Errors.map((r) => `${r.endpoint} ${String(r.outcome)}`).sort()).toEqual([
       'DELETE /api/prism/v4.2/config/categories/{extId} 428',
+      'GET /api/clustermgmt/v4.2/config/clusters/{extId} 404',
       'GET /api/prism/v4.2/config/categories/{extId} 404',
       'GET /api/vmm/v4.2/ahv/config/vms/{extId} 404',
       'PUT /api/vmm/v4.2/ahv/config/vms/{extId} 412',

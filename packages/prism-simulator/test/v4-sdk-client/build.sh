@@ -9,7 +9,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-key="$(cat "$here/go.mod" "$here/go.sum" "$here/main.go" | sha256sum | cut -c1-16)"
+key="$(cat "$here/go.mod" "$here/go.sum" "$here"/*.go | sha256sum | cut -c1-16)"
 cache_root="${PRISM_SIM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/prism-simulator}"
 binary="$cache_root/v4-sdk-client-$key"
 if [[ "${1:-}" == "--print-path" ]]; then echo "$binary"; exit 0; fi

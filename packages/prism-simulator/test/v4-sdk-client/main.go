@@ -3,7 +3,8 @@
 // poll the task, list with $filter, get with its ETag, update with If-Match (and see a stale ETag refused), add and
 // remove a custom attribute,
 // add and grow a disk, add, move and remove a NIC, power-cycle, delete, and see the VM gone; list categories
-// with $filter, read a VM's categories through them, create a category and delete it.
+// with $filter, read a VM's categories through them, create a category and delete it; then resolve clusters, storage
+// containers, subnets and images as CAPX does (inventory.go).
 //
 // Nothing it cannot decode passes: the SDK ignores json.Unmarshal errors and keeps unknown fields and enum
 // values aside, so every answer is checked for the Go type the SDK should have chosen, for fields the SDK
@@ -11,7 +12,8 @@
 // from the raw bytes with the error checked.
 //
 // Configuration (environment): SIM_HOST, SIM_PORT, SIM_USERNAME, SIM_PASSWORD, SIM_CLUSTER, SIM_IMAGE,
-// SIM_SUBNET; SSL_CERT_FILE names the simulator's CA, so TLS is verified as with a real Prism Central.
+// SIM_SUBNET, SIM_OTHER_SUBNET, SIM_V3_VM, and for inventory.go SIM_CLUSTER_NAME, SIM_PRISM_CENTRAL, SIM_SUBNET_NAME,
+// SIM_OVERLAY_SUBNET; SSL_CERT_FILE names the simulator's CA, so TLS is verified as with a real Prism Central.
 package main
 
 import (
@@ -497,6 +499,7 @@ func main() {
 		readCategories(prismapi.NewCategoriesApi(prismClient), e, vm)
 	}
 	createAndDeleteCategory(prismapi.NewCategoriesApi(prismClient))
+	readInventory(e, vmmClient)
 	fmt.Println("OK")
 }
 
