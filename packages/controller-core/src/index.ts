@@ -48,7 +48,7 @@ export {
 export { hasFinalizer, withFinalizer, withoutFinalizer } from './objects/finalizers.ts';
 export { objectKey, parseObjectKey, type ObjectKey } from './objects/object-key.ts';
 export { requiredName, requiredNamespace } from './objects/required-metadata.ts';
-export { ownedMetadata, type OwnedObjectMetadata } from './objects/owned-metadata.ts';
+export { ownedMetadata, type DesiredObject, type NamedMetadata, type OwnedObjectMetadata } from './objects/owned-metadata.ts';
 export {
   restrictedContainerSecurityContext,
   restrictedPodSecurityContext,

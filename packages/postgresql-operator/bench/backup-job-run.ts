@@ -85,9 +85,9 @@ export async function runBackupJob(
   const job = desiredBackupJob({ backup, trigger: resolvePostgreSQLBackup(backup).trigger, postgresql, spec: resolvePostgreSQLSpec(postgresql.spec), target: target.store, podIP: target.podIP, image: OPERATOR_IMAGE });
   // No owners here: the garbage collector would delete objects whose owner does not exist.
   const account = desiredBackupServiceAccount(postgresql);
-  delete account.metadata?.ownerReferences;
-  delete job.metadata?.ownerReferences;
-  const name = job.metadata?.name ?? '';
+  delete account.metadata.ownerReferences;
+  delete job.metadata.ownerReferences;
+  const name = job.metadata.name;
   const applied = await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(account) });
   if (applied.code !== 0) throw new Error(`applying the backup Job's ServiceAccount failed: ${applied.stderr}`);
 

@@ -20,6 +20,7 @@ import { createMetrics, type ControllerCoreMetrics } from '../metrics/create-met
 import { applyOwned, type ApplyOwnedOptions } from '../writes/apply-owned.ts';
 import { EventRecorder } from '../writes/event-recorder.ts';
 import { keyOf } from '../objects/object-key.ts';
+import type { DesiredObject } from '../objects/owned-metadata.ts';
 import { OwnWrites, type MergePatch } from '../writes/own-writes.ts';
 import { StatusWriter } from '../writes/status-writer.ts';
 import { parseBindAddress } from './bind-address.ts';
@@ -217,7 +218,7 @@ export class Manager implements ControllerHost {
    * again. Pass the object as `reader` returned it as `current`. Returns the object as applied (or `current` when
    * nothing was sent).
    */
-  async applyOwned<T extends KubernetesObject>(ref: ResourceRef<T>, desired: ApplyConfiguration<T>, options: ApplyOwnedOptions<T>): Promise<T> {
+  async applyOwned<T extends KubernetesObject>(ref: ResourceRef<T>, desired: ApplyConfiguration<T> | DesiredObject<T>, options: ApplyOwnedOptions<T>): Promise<T> {
     const stored = await applyOwned(this.client, ref, desired, options);
     if (stored !== options.current) this.#ownWrites.record(ref, options.current, stored);
     return stored;

@@ -3,6 +3,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ApplyConfiguration, KubeClient } from '../client/kube-client.ts';
 import type { ResourceRef } from '../client/resources.ts';
 import { getControllerOf, isControlledBy, withControllerReference } from '../objects/owner-references.ts';
+import type { DesiredObject } from '../objects/owned-metadata.ts';
 
 export interface ApplyOwnedOptions<T extends KubernetesObject = KubernetesObject> {
   /** The object that controls what is applied: it becomes the controller owner reference (blockOwnerDeletion true). */
@@ -62,7 +63,7 @@ export function containsDesired(actual: unknown, desired: unknown): boolean {
 export function applyOwned<T extends KubernetesObject>(
   client: Pick<KubeClient, 'apply'>,
   ref: ResourceRef<T>,
-  desired: ApplyConfiguration<T>,
+  desired: ApplyConfiguration<T> | DesiredObject<T>,
   options: ApplyOwnedOptions<T>,
 ): Promise<T> {
   const { owner, fieldManager, force = true, current } = options;

@@ -3,6 +3,7 @@ import {
   CONTROLLER_OWNER_INDEX,
   Resources,
   ownershipConflict,
+  type DesiredObject,
   type EventRecorder,
   type Manager,
   type ObjectReconciler,
@@ -180,8 +181,8 @@ export class MaintPageReconciler implements ObjectReconciler<MaintPage> {
     }
   }
 
-  #apply<T extends KubernetesObject>(owner: MaintPage, ref: ResourceRef<T>, desired: KubernetesObject, current: T | undefined): Promise<T> {
-    return this.#manager.applyOwned(ref, desired as never, { owner, fieldManager: FIELD_MANAGER, current });
+  #apply<T extends KubernetesObject>(owner: MaintPage, ref: ResourceRef<T>, desired: DesiredObject<T>, current: T | undefined): Promise<T> {
+    return this.#manager.applyOwned(ref, desired, { owner, fieldManager: FIELD_MANAGER, current });
   }
 
   /** Writes the status `outcome` leads to, only when it differs from the stored one. */

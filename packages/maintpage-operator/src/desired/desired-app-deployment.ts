@@ -1,4 +1,4 @@
-import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
+import { type DesiredObject, ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { APPLIED_APP_IMAGE_ANNOTATION, appImageToApply } from './app-image.ts';
@@ -14,7 +14,7 @@ import { appName } from '../api/object-names.ts';
  * `observed` is the Deployment as it is now, if it exists, to keep a manual image change when `imageChangePolicy`
  * is `Allow` (app-image.ts).
  */
-export function desiredAppDeployment(maintPage: ResolvedMaintPage, observed?: V1Deployment): V1Deployment {
+export function desiredAppDeployment(maintPage: ResolvedMaintPage, observed?: V1Deployment): DesiredObject<V1Deployment> {
   const instance = requiredName(maintPage);
   const name = appName(maintPage);
   const config = maintPage.spec.appconfig;

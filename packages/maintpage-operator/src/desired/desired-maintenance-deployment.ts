@@ -1,9 +1,4 @@
-import {
-  ownedMetadata,
-  requiredName,
-  restrictedContainerSecurityContext,
-  restrictedPodSecurityContext,
-} from '@k8s-operators/controller-core';
+import { type DesiredObject, ownedMetadata, requiredName, restrictedContainerSecurityContext, restrictedPodSecurityContext } from '@k8s-operators/controller-core';
 import type { V1Container, V1Deployment, V1PodSpec, V1Volume } from '@kubernetes/client-node';
 import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
 import { BIND_ADDRESS_ENV, pageServerArgs } from '../page-server/flags.ts';
@@ -116,7 +111,7 @@ function customImagePod(port: number, image: string): V1PodSpec {
   };
 }
 
-export function desiredMaintenanceDeployment(maintPage: ResolvedMaintPage, options: MaintenanceDeploymentOptions): V1Deployment {
+export function desiredMaintenanceDeployment(maintPage: ResolvedMaintPage, options: MaintenanceDeploymentOptions): DesiredObject<V1Deployment> {
   const instance = requiredName(maintPage);
   const config = maintPage.spec.maintpageconfig;
   const { port } = config;

@@ -1,4 +1,4 @@
-import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
+import { type DesiredObject, ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Service } from '@kubernetes/client-node';
 import { DEFAULT_PORT } from '../api/defaults.ts';
 import type { ResolvedMaintPage } from '../api/resolved-maintpage.ts';
@@ -13,7 +13,7 @@ import { appName } from '../api/object-names.ts';
 export const SERVICE_PORT = DEFAULT_PORT;
 export const SERVICE_PORT_NAME = `${SERVICE_PORT}-tcp`;
 
-export function desiredService(maintPage: ResolvedMaintPage, target: Target): V1Service {
+export function desiredService(maintPage: ResolvedMaintPage, target: Target): DesiredObject<V1Service> {
   const instance = requiredName(maintPage);
   const name = appName(maintPage);
   return {

@@ -17,15 +17,15 @@ export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 
 /** Creates the backup's Job (and its ServiceAccount); a Job this backup already has is returned as it is. */
 export async function startBackupJob(client: KubeClient, request: BackupJobRequest): Promise<BackupJob> {
-  await client.apply(Resources.ServiceAccount, desiredBackupServiceAccount(request.postgresql) as never, { fieldManager: FIELD_MANAGER, force: true });
+  await client.apply(Resources.ServiceAccount, desiredBackupServiceAccount(request.postgresql), { fieldManager: FIELD_MANAGER, force: true });
   const desired = desiredBackupJob(request);
   try {
     return await client.create(Resources.Job, desired);
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
-    const existing = await client.get(Resources.Job, { namespace: desired.metadata?.namespace ?? '', name: desired.metadata?.name ?? '' });
+    const existing = await client.get(Resources.Job, { namespace: desired.metadata.namespace, name: desired.metadata.name });
     if (existing !== undefined && isControlledBy(existing, request.backup)) return existing;
-    throw new Error(`a Job named ${desired.metadata?.name ?? ''} exists and belongs to something else: delete or rename it`, { cause: error });
+    throw new Error(`a Job named ${desired.metadata.name} exists and belongs to something else: delete or rename it`, { cause: error });
   }
 }
 

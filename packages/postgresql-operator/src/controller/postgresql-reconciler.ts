@@ -1,10 +1,11 @@
-import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Deployment, V1PersistentVolumeClaim, V1Pod, V1Service } from '@kubernetes/client-node';
 import {
   Resources,
   isAlreadyExists,
   ownershipConflict,
   requiredName,
   requiredNamespace,
+  type DesiredObject,
   type ObjectReconciler,
   type ReconcileContext,
   type ReconcileRequest,
@@ -140,7 +141,7 @@ export class PostgreSQLReconciler implements ObjectReconciler<PostgreSQL> {
     return memory;
   }
 
-  async #readOwned(postgresql: PostgreSQL, spec: ResolvedPostgreSQLSpec): Promise<{ deployment?: KubernetesObject; service?: KubernetesObject; claim?: KubernetesObject; desiredClaim?: KubernetesObject }> {
+  async #readOwned(postgresql: PostgreSQL, spec: ResolvedPostgreSQLSpec): Promise<{ deployment?: V1Deployment; service?: V1Service; claim?: V1PersistentVolumeClaim; desiredClaim?: DesiredObject<V1PersistentVolumeClaim> }> {
     const { reader } = this.#context.manager;
     const namespace = requiredNamespace(postgresql);
     const name = requiredName(postgresql);
@@ -148,12 +149,12 @@ export class PostgreSQLReconciler implements ObjectReconciler<PostgreSQL> {
     return {
       deployment: await reader.get(Resources.Deployment, { namespace, name }),
       service: await reader.get(Resources.Service, { namespace, name }),
-      ...(desiredClaim === undefined ? {} : { desiredClaim, claim: await reader.get(Resources.PersistentVolumeClaim, { namespace, name: desiredClaim.metadata?.name ?? '' }) }),
+      ...(desiredClaim === undefined ? {} : { desiredClaim, claim: await reader.get(Resources.PersistentVolumeClaim, { namespace, name: desiredClaim.metadata.name }) }),
     };
   }
 
-  #apply<T extends KubernetesObject>(owner: PostgreSQL, ref: ResourceRef<T>, desired: KubernetesObject, current: KubernetesObject | undefined): Promise<T> {
-    return this.#context.manager.applyOwned(ref, desired as never, { owner, fieldManager: FIELD_MANAGER, current: current as T | undefined });
+  #apply<T extends KubernetesObject>(owner: PostgreSQL, ref: ResourceRef<T>, desired: DesiredObject<T>, current: T | undefined): Promise<T> {
+    return this.#context.manager.applyOwned(ref, desired, { owner, fieldManager: FIELD_MANAGER, current });
   }
 
   /** Writes the status and sets the database's gauges; returns the object as stored. */

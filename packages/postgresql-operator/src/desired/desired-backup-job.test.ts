@@ -27,7 +27,7 @@ describe('desiredBackupJob', () => {
   it('is named after its backup and owned by it, runs once with the operator image, and carries no secret', () => {
     const job = jobFor();
     expect(job.metadata).toMatchObject({ name: 'foodb-1-backup', namespace: 'shop', ownerReferences: [{ kind: 'PostgreSQLBackup', name: 'foodb-1', uid: 'b-uid', controller: true }] });
-    expect(job.metadata?.labels).toMatchObject({ 'exp.wheel.jp/backup-of': 'foodb' });
+    expect(job.metadata.labels).toMatchObject({ 'exp.wheel.jp/backup-of': 'foodb' });
     // A Job Pod is no database pod: the Deployment's and the Service's selectors must never match it.
     expect(job.spec?.template.metadata?.labels).not.toHaveProperty('exp.wheel.jp/postgresql');
     expect(job.spec).toMatchObject({ backoffLimit: 0, ttlSecondsAfterFinished: 86_400 });

@@ -1,11 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { V1Job, V1ServiceAccount, V1VolumeProjection } from '@kubernetes/client-node';
-import {
-  ownedMetadata,
-  requiredName,
-  restrictedContainerSecurityContext,
-  restrictedPodSecurityContext,
-} from '@k8s-operators/controller-core';
+import { type DesiredObject, ownedMetadata, requiredName, restrictedContainerSecurityContext, restrictedPodSecurityContext } from '@k8s-operators/controller-core';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { BackupTrigger } from '../api/backup-lifecycle.ts';
@@ -62,7 +57,7 @@ export function backupServiceAccountName(postgresql: PostgreSQL): string {
 }
 
 /** Owned by the PostgreSQL, shared by its backup Jobs. Nothing is bound to it. */
-export function desiredBackupServiceAccount(postgresql: PostgreSQL): V1ServiceAccount {
+export function desiredBackupServiceAccount(postgresql: PostgreSQL): DesiredObject<V1ServiceAccount> {
   return {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
@@ -119,7 +114,7 @@ function jobStore(target: BackupJobTarget): BackupJobStore {
   return { kind: 's3', ...target.s3.location, caBundle: target.s3.caBundle !== undefined };
 }
 
-export function desiredBackupJob(request: BackupJobRequest): V1Job {
+export function desiredBackupJob(request: BackupJobRequest): DesiredObject<V1Job> {
   const { backup, trigger, postgresql, spec, target, podIP, image } = request;
   const name = requiredName(postgresql);
   const input: BackupJobInput = {

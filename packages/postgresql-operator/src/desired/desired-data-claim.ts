@@ -1,4 +1,4 @@
-import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
+import { type DesiredObject, ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
@@ -9,7 +9,7 @@ import { dataClaimName } from './object-names.ts';
  * The claim holding the database's data when `spec.storage` is set; undefined otherwise (the data then lives in an
  * emptyDir, as in the seed). It is owned by the PostgreSQL, so it is deleted with it (after the final backup).
  */
-export function desiredDataClaim(postgresql: PostgreSQL, spec: ResolvedPostgreSQLSpec): V1PersistentVolumeClaim | undefined {
+export function desiredDataClaim(postgresql: PostgreSQL, spec: ResolvedPostgreSQLSpec): DesiredObject<V1PersistentVolumeClaim> | undefined {
   const { storage } = spec;
   if (storage === undefined) return undefined;
   return {

@@ -1,9 +1,4 @@
-import {
-  ownedMetadata,
-  requiredName,
-  restrictedContainerSecurityContext,
-  restrictedPodSecurityContext,
-} from '@k8s-operators/controller-core';
+import { type DesiredObject, ownedMetadata, requiredName, restrictedContainerSecurityContext, restrictedPodSecurityContext } from '@k8s-operators/controller-core';
 import type { V1Deployment, V1Volume } from '@kubernetes/client-node';
 import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
@@ -40,7 +35,7 @@ const POSTGRES_USER_ID = 999;
  *   its socket and lock files under /var/run/postgresql.
  * - Resources from `spec.resources`, no service links.
  */
-export function desiredDeployment(postgresql: PostgreSQL, spec: ResolvedPostgreSQLSpec): V1Deployment {
+export function desiredDeployment(postgresql: PostgreSQL, spec: ResolvedPostgreSQLSpec): DesiredObject<V1Deployment> {
   const name = requiredName(postgresql);
   const dataVolume: V1Volume = spec.storage === undefined
     ? { name: DATA_VOLUME, emptyDir: {} }

@@ -1,4 +1,4 @@
-import { ownedMetadata, requiredName } from '@k8s-operators/controller-core';
+import { type DesiredObject, ownedMetadata, requiredName } from '@k8s-operators/controller-core';
 import type { V1Service } from '@kubernetes/client-node';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';
@@ -14,7 +14,7 @@ export const POSTGRES_PORT_NAME = 'postgresql';
  * Unlike the seed's NodePort, it is a ClusterIP Service: a NodePort would open the database on every node of the
  * cluster. `kubectl port-forward svc/<name> 5432` reaches it from outside (and also picks only restored pods).
  */
-export function desiredService(postgresql: PostgreSQL): V1Service {
+export function desiredService(postgresql: PostgreSQL): DesiredObject<V1Service> {
   const name = requiredName(postgresql);
   return {
     apiVersion: 'v1',
