@@ -20,14 +20,18 @@ export {
   type WaitForTaskOptions,
 } from './prism/prism-client.ts';
 export {
+  CLUSTERMGMT_CONFIG_PATH,
+  NETWORKING_CONFIG_PATH,
   PRISM_CONFIG_PATH,
   PrismV4Client,
   V4_LIST_LIMIT,
   VMM_CONFIG_PATH,
+  VMM_CONTENT_PATH,
   VM_ENTITY_REL,
   isStaleEtag,
   vmExtIdOf,
   type PrismV4AppMessage,
+  type PrismV4InventoryEntity,
   type PrismV4PowerAction,
   type PrismV4Task,
   type PrismV4Vm,
@@ -55,6 +59,7 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './prism/retry-policy.ts'
 export {
   TERMINAL_TASK_STATUSES,
   isTaskFinished,
+  type InventoryLookupOptions,
   type PrismDisk,
   type PrismInventoryEntity,
   type PrismInventoryKind,

@@ -41,3 +41,10 @@ it('never resolves a cluster name to Prism Central\'s own entity, which runs no 
     await sameName.stop();
   }
 });
+
+it('keeps the subnets a VM on the given cluster can use', async () => {
+  const [cluster] = simulator.clusters;
+  const vlan10 = simulator.subnets.find((s) => s.name === 'vlan10-ipam')?.uuid;
+  expect(await client.listEntityUuidsByName('subnet', 'vlan10-ipam', { clusterUuid: cluster?.uuid.toUpperCase() ?? '' })).toEqual([vlan10]);
+  expect(await client.listEntityUuidsByName('subnet', 'vlan10-ipam', { clusterUuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a99' })).toEqual([]);
+});

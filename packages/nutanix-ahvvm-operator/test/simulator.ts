@@ -75,3 +75,20 @@ export function outcomesOf(simulator: PrismSimulator, method: string, endpoint: 
   }
   return outcomes;
 }
+
+/**
+ * The endpoints the simulator saw requests to, split by API: v3 (below /api/nutanix/v3, named by their path there) and
+ * v4 (named by their full path), and how many requests went to paths it does not serve (a v3 path on a v4-only
+ * simulator, or the other way round).
+ */
+export function requestsByApi(simulator: PrismSimulator): { v3: string[]; v4: string[]; unknown: number } {
+  const v3 = new Set<string>();
+  const v4 = new Set<string>();
+  let unknown = 0;
+  for (const { endpoint, count } of simulator.inspect().requests) {
+    if (endpoint === 'unknown') unknown += count;
+    else if (endpoint.split(' ')[1]?.startsWith('/api/') === true) v4.add(endpoint);
+    else v3.add(endpoint);
+  }
+  return { v3: [...v3].sort(), v4: [...v4].sort(), unknown };
+}

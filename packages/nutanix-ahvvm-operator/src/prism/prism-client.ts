@@ -5,6 +5,7 @@ import { PrismHttp, type PrismHttpOptions } from './prism-http.ts';
 import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
 import {
   isTaskFinished,
+  type InventoryLookupOptions,
   type PrismInventoryEntity,
   type PrismInventoryKind,
   type PrismTask,
@@ -93,9 +94,10 @@ export class PrismClient {
    * UUIDs of the clusters, images or subnets named exactly `name` (POST /clusters/list, /images/list, /subnets/list),
    * over all pages. As with VMs, names need not be unique and each entity's name is checked again here; the caller
    * decides what several matches mean. The cluster list also holds Prism Central's own entity, which runs no VMs: it is
-   * never a match (as CAPX keeps only clusters that run AOS), so a Prism Element sharing its name is not ambiguous.
+   * never a match (as CAPX keeps only clusters that run AOS), so a Prism Element sharing its name is not ambiguous. A
+   * subnet is one a VM on `clusterUuid` can use, when that is given: an overlay subnet, or a VLAN subnet on that cluster.
    */
-  async listEntityUuidsByName(kind: PrismInventoryKind, name: string): Promise<string[]> {
+  async listEntityUuidsByName(kind: PrismInventoryKind, name: string, options: InventoryLookupOptions = {}): Promise<string[]> {
     const found = new Set<string>();
     for (let offset = 0; ; ) {
       const answer = await this.#http.send({
@@ -109,7 +111,7 @@ export class PrismClient {
       const entities = page.entities ?? [];
       for (const entity of entities) {
         const prismCentral = entity.status?.resources?.config?.service_list?.includes('PRISM_CENTRAL') ?? false;
-        if ((entity.spec?.name ?? entity.status?.name) === name && !prismCentral) found.add(entity.metadata.uuid.toLowerCase());
+        if ((entity.spec?.name ?? entity.status?.name) === name && !prismCentral && (kind !== 'subnet' || onCluster(entity, options))) found.add(entity.metadata.uuid.toLowerCase());
       }
       offset += entities.length;
       if (entities.length === 0 || offset >= (page.metadata?.total_matches ?? 0)) return [...found];
@@ -264,6 +266,12 @@ export function taskUuidOf(entity: unknown): string | undefined {
   if (typeof taskUuid === 'string') return taskUuid;
   if (Array.isArray(taskUuid) && typeof taskUuid[0] === 'string') return taskUuid[0];
   return undefined;
+}
+
+/** Whether a VM on `options.clusterUuid` can use the subnet; any can when no cluster is given. */
+function onCluster(entity: PrismInventoryEntity, { clusterUuid }: InventoryLookupOptions): boolean {
+  if (clusterUuid === undefined || entity.spec?.resources?.subnet_type === 'OVERLAY') return true;
+  return entity.spec?.cluster_reference?.uuid.toLowerCase() === clusterUuid.toLowerCase();
 }
 
 /** FIQL reserves `,` `;` `(` `)` `=` `!` `<` `>` and quotes; percent-encoding them keeps a name a single value. */

@@ -15,10 +15,16 @@ export type PrismPowerState = 'ON' | 'OFF';
 /** Kinds of Prism entities a VM refers to, which the operator looks up by name. */
 export type PrismInventoryKind = 'cluster' | 'image' | 'subnet';
 
+export interface InventoryLookupOptions {
+  /** Subnets only: keep those a VM on this cluster can use (an overlay subnet, or a VLAN subnet on the cluster), as CAPX does. */
+  clusterUuid?: string;
+}
+
 /** A cluster, image or subnet as the v3 list calls show it; only what the name lookup reads. */
 export interface PrismInventoryEntity {
   metadata: { uuid: string; kind?: string; [key: string]: unknown };
-  spec?: { name?: string; [key: string]: unknown };
+  /** A subnet's cluster (a VLAN subnet's) and its `subnet_type` (`VLAN`, `OVERLAY`). */
+  spec?: { name?: string; cluster_reference?: PrismReference; resources?: { subnet_type?: string; [key: string]: unknown }; [key: string]: unknown };
   /** A cluster's `resources.config.service_list` says what it is: `["AOS"]` a Prism Element, `["PRISM_CENTRAL"]` the PC. */
   status?: { name?: string; resources?: { config?: { service_list?: string[] } }; [key: string]: unknown };
   [key: string]: unknown;

@@ -5,11 +5,13 @@ import type { PrismClientOptions, WaitForTaskOptions } from './prism-client.ts';
 import { PrismApiError, PrismTaskTimeoutError } from './prism-errors.ts';
 import { PrismHttp } from './prism-http.ts';
 import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
+import type { InventoryLookupOptions, PrismInventoryKind } from './prism-types.ts';
 
 /**
- * The Prism Central v4 operations the operator needs — VMM v4.2 VMs and Prism v4.2 tasks — on the same `PrismHttp`
+ * The Prism Central v4 operations the operator needs — VMM v4.2 VMs, Prism v4.2 tasks and categories, and the
+ * clusters (clustermgmt), subnets (networking) and images (vmm content) a VM refers to — on the same `PrismHttp`
  * as the v3 client (sessions, TLS, retries, concurrency, metrics). The contract is Nutanix's v4.2 SDKs
- * (vmm-go-client/v4, prism-go-client/v4):
+ * (vmm-go-client/v4, prism-go-client/v4, clustermgmt-go-client/v4, networking-go-client/v4):
  *
  * - Every write carries an `NTNX-Request-Id`. A create's id is the caller's, recorded before the call like v3's
  *   idempotence UUID: a create repeated with it (a retry after a lost answer, or a restarted operator) answers the
@@ -21,6 +23,9 @@ import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts
 
 export const VMM_CONFIG_PATH = '/api/vmm/v4.2/ahv/config';
 export const PRISM_CONFIG_PATH = '/api/prism/v4.2/config';
+export const CLUSTERMGMT_CONFIG_PATH = '/api/clustermgmt/v4.2/config';
+export const NETWORKING_CONFIG_PATH = '/api/networking/v4.2/config';
+export const VMM_CONTENT_PATH = '/api/vmm/v4.2/content';
 /** How a task names the VM it acted on (`entitiesAffected[].rel`). */
 export const VM_ENTITY_REL = 'vmm:ahv:config:vm';
 /** Page size of list calls: v4's maximum `$limit`. */
@@ -75,6 +80,47 @@ export interface PrismV4Task {
   [key: string]: unknown;
 }
 
+/**
+ * A `clustermgmt.v4.config.Cluster`, `networking.v4.config.Subnet` or `vmm.v4.content.Image` as a list shows it; only
+ * what the name lookup reads.
+ */
+export interface PrismV4InventoryEntity {
+  extId: string;
+  name?: string;
+  /** A cluster's `clusterFunction` says what it is: `["AOS"]` a Prism Element, `["PRISM_CENTRAL"]` the PC itself. */
+  config?: { clusterFunction?: string[]; [key: string]: unknown };
+  /** A subnet's type (`VLAN`, `OVERLAY`) and the cluster a VLAN subnet is on. */
+  subnetType?: string;
+  clusterReference?: string;
+  clusterReferenceList?: string[];
+  [key: string]: unknown;
+}
+
+interface InventoryCollection {
+  basePath: string;
+  collection: string;
+  /** Whether a listed entity of the right name is one the lookup may answer. */
+  usable: (entity: PrismV4InventoryEntity, options: InventoryLookupOptions) => boolean;
+}
+
+const sameId = (a: string | undefined, b: string): boolean => a?.toLowerCase() === b.toLowerCase();
+
+const INVENTORY: Record<PrismInventoryKind, InventoryCollection> = {
+  // Prism Central lists itself among the clusters; it runs no VMs. CAPX keeps only clusters whose function is AOS.
+  cluster: { basePath: CLUSTERMGMT_CONFIG_PATH, collection: '/clusters', usable: (entity) => entity.config?.clusterFunction?.includes('AOS') ?? false },
+  // As CAPX: an overlay subnet serves every cluster, a VLAN subnet the cluster it is on.
+  subnet: {
+    basePath: NETWORKING_CONFIG_PATH,
+    collection: '/subnets',
+    usable: (entity, { clusterUuid }) =>
+      clusterUuid === undefined ||
+      entity.subnetType === 'OVERLAY' ||
+      sameId(entity.clusterReference, clusterUuid) ||
+      (entity.clusterReferenceList ?? []).some((extId) => sameId(extId, clusterUuid)),
+  },
+  image: { basePath: VMM_CONTENT_PATH, collection: '/images', usable: () => true },
+};
+
 const TERMINAL_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED', 'CANCELED'];
 const MAX_POLL_INTERVAL_MS = 5_000;
 
@@ -128,22 +174,20 @@ export class PrismV4Client {
    * name is checked again here, and VMs are keyed by extId in case one moves between pages.
    */
   async listVmsByName(name: string): Promise<PrismV4Vm[]> {
-    const found = new Map<string, PrismV4Vm>();
-    const filter = encodeURIComponent(`name eq '${name.replace(/'/g, "''")}'`);
-    for (let page = 0; ; page += 1) {
-      const answer = await this.#http.send({
-        method: 'GET',
-        basePath: VMM_CONFIG_PATH,
-        path: `/vms?$filter=${filter}&$page=${page}&$limit=${V4_LIST_LIMIT}`,
-        endpoint: `${VMM_CONFIG_PATH}/vms`,
-        repeatability: 'repeatable',
-      });
-      const body = answer.body as { data?: PrismV4Vm[]; metadata?: { totalAvailableResults?: number } } | undefined;
-      const vms = body?.data ?? [];
-      for (const vm of vms) if (vm.name === name) found.set(vm.extId.toLowerCase(), vm);
-      const total = body?.metadata?.totalAvailableResults ?? 0;
-      if (vms.length === 0 || (page + 1) * V4_LIST_LIMIT >= total) return [...found.values()];
-    }
+    return (await this.#listAll<PrismV4Vm>(VMM_CONFIG_PATH, '/vms', `name eq ${odataString(name)}`)).filter((vm) => vm.name === name);
+  }
+
+  /**
+   * ExtIds of the clusters (`GET /api/clustermgmt/v4.2/config/clusters`), subnets (`GET /api/networking/v4.2/config/
+   * subnets`) or images (`GET /api/vmm/v4.2/content/images`) named exactly `name`, over all pages (`$filter=name eq
+   * '…'`). Names need not be unique and each entity's name is checked again here; the caller decides what several
+   * matches mean. Prism Central's own cluster entity (`clusterFunction` without `AOS`) is never a match, so a Prism
+   * Element sharing its name is not ambiguous; a subnet is one a VM on `clusterUuid` can use, when that is given.
+   */
+  async listEntityExtIdsByName(kind: PrismInventoryKind, name: string, options: InventoryLookupOptions = {}): Promise<string[]> {
+    const { basePath, collection, usable } = INVENTORY[kind];
+    const entities = await this.#listAll<PrismV4InventoryEntity>(basePath, collection, `name eq ${odataString(name)}`);
+    return entities.filter((entity) => entity.name === name && usable(entity, options)).map((entity) => entity.extId.toLowerCase());
   }
 
   /**
@@ -210,8 +254,7 @@ export class PrismV4Client {
    * eq …`), or undefined when there is none. A v4 VM refers to categories by extId only.
    */
   async findCategoryExtId(key: string, value: string): Promise<string | undefined> {
-    const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
-    const filter = encodeURIComponent(`key eq ${quote(key)} and value eq ${quote(value)}`);
+    const filter = encodeURIComponent(`key eq ${odataString(key)} and value eq ${odataString(value)}`);
     const answer = await this.#http.send({
       method: 'GET',
       basePath: PRISM_CONFIG_PATH,
@@ -266,6 +309,29 @@ export class PrismV4Client {
     return this.#http.close();
   }
 
+  /**
+   * Every entity of a v4 list matching `filter`, page by page ($limit 100) until `metadata.totalAvailableResults` are
+   * read, keyed by extId in case one moves between pages.
+   */
+  async #listAll<T extends { extId: string }>(basePath: string, collection: string, filter: string): Promise<T[]> {
+    const found = new Map<string, T>();
+    const query = encodeURIComponent(filter);
+    for (let page = 0; ; page += 1) {
+      const answer = await this.#http.send({
+        method: 'GET',
+        basePath,
+        path: `${collection}?$filter=${query}&$page=${page}&$limit=${V4_LIST_LIMIT}`,
+        endpoint: `${basePath}${collection}`,
+        repeatability: 'repeatable',
+      });
+      const body = answer.body as { data?: T[]; metadata?: { totalAvailableResults?: number } } | undefined;
+      const entities = body?.data ?? [];
+      for (const entity of entities) found.set(entity.extId.toLowerCase(), entity);
+      const total = body?.metadata?.totalAvailableResults ?? 0;
+      if (entities.length === 0 || (page + 1) * V4_LIST_LIMIT >= total) return [...found.values()];
+    }
+  }
+
   async #write(method: 'PUT' | 'POST' | 'DELETE', path: string, template: string, etag: string, body: unknown, repeatability: 'once' | 'repeatable'): Promise<string> {
     const answer = await this.#http.send({
       method,
@@ -288,6 +354,11 @@ export function vmExtIdOf(task: PrismV4Task): string | undefined {
 /** A 412: the ETag sent in `If-Match` is not the VM's current one (it changed since it was read). */
 export function isStaleEtag(error: unknown): boolean {
   return error instanceof PrismApiError && error.status === 412;
+}
+
+/** An OData string literal: single quotes, a quote inside doubled. */
+function odataString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
 }
 
 function taskExtIdOf(body: unknown, method: string, path: string): string {
