@@ -15,7 +15,7 @@ import { AHVVM } from './ahvvm-ref.ts';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
-/** A Prism entity named either way; names are resolved to UUIDs by the operator, since the v3 API only takes UUIDs. */
+/** A Prism entity named either way; names are resolved to UUIDs by the operator, since v3 and v4 take references by UUID only. */
 function entityReference(what: string) {
   return Type.Object(
     {

@@ -63,7 +63,7 @@ export class AhvVmReconciler implements ObjectReconciler<AhvVm> {
       report: new AhvVmReporter(options.events),
       requeue: new RequeueTiming(options.intervals),
       metrics: options.metrics,
-      names: prism.configured ? new EntityNameCache((kind, name) => prism.client.listEntityUuidsByName(kind, name)) : undefined,
+      names: prism.configured ? new EntityNameCache(async (kind, name, scope) => (await prism.vms()).listEntityUuidsByName(kind, name, scope)) : undefined,
     };
   }
 

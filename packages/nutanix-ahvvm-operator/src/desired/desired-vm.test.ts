@@ -77,10 +77,11 @@ describe('desiredVmSpec', () => {
   });
 
   it.each<[AhvVmSpec, DesiredVmFailureReason, string]>([
-    [{ cluster: { name: 'missing' } }, 'ClusterNotFound', 'cluster: Prism Central has no cluster named "missing"'],
+    [{ cluster: { name: 'missing' } }, 'ClusterNotFound', 'cluster: Prism Central has no Prism Element cluster named "missing"; correct the name (it is case-sensitive) or give the cluster\'s uuid'],
     [{ disks: [{ image: { name: 'missing' } }] }, 'ImageNotFound', 'disks[0].image: Prism Central has no image named "missing"'],
     [{ nics: [{ subnet: { name: 'missing' } }] }, 'SubnetNotFound', 'nics[0].subnet: Prism Central has no subnet named "missing"'],
     [{ disks: [{ image: { name: 'twice' } }] }, 'AmbiguousName', 'disks[0].image: 2 images are named "twice"'],
+    [{ disks: [{ image: { name: 'twice' } }] }, 'AmbiguousName', '; name it by uuid instead'],
   ])('reports an unresolvable name: %o', (spec, reason, message) => {
     const result = desiredVmSpec(avm(spec), CONTEXT);
     expect(result.ok).toBe(false);
@@ -92,7 +93,16 @@ describe('desiredVmSpec', () => {
 
   it('names the environment variable when the default cluster name is unknown', () => {
     const result = desiredVmSpec(avm({}), { ...CONTEXT, defaultCluster: { name: 'gone' } });
-    expect(result).toEqual({ ok: false, reason: 'ClusterNotFound', message: 'PRISM_CLUSTERNAME: Prism Central has no cluster named "gone"' });
+    expect(result).toEqual({ ok: false, reason: 'ClusterNotFound', message: 'PRISM_CLUSTERNAME: Prism Central has no Prism Element cluster named "gone"; correct the name (it is case-sensitive) or give the cluster\'s uuid' });
+  });
+
+  it('says which cluster a subnet was looked up on, when it was', () => {
+    const result = desiredVmSpec(avm({ nics: [{ subnet: { name: 'missing' } }] }), { ...CONTEXT, subnetsOnCluster: OTHER_CLUSTER_UUID });
+    expect(result).toMatchObject({
+      ok: false,
+      reason: 'SubnetNotFound',
+      message: `nics[0].subnet: Prism Central has no subnet named "missing" that a VM on cluster ${OTHER_CLUSTER_UUID} can use (an overlay subnet, or a VLAN subnet on that cluster); correct the name (it is case-sensitive) or give the subnet's uuid`,
+    });
   });
 
   it('refuses a resource that was not read from the API server', () => {

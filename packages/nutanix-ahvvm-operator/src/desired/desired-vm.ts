@@ -22,6 +22,8 @@ export interface DesiredVmContext {
   /** Where a VM goes when the resource names no cluster: `PrismConfig.defaultCluster` (PRISM_CLUSTERUUID/NAME). */
   defaultCluster: { uuid?: string; name?: string };
   resolveName: ResolveEntityName;
+  /** The cluster the subnets `resolveName` knows were looked up on (only subnets a VM there can use), for messages. */
+  subnetsOnCluster?: string;
 }
 
 /** The parts of an AhvVm the desired VM is built from: its identity and its spec with the defaults applied. */
@@ -62,7 +64,7 @@ export function desiredVmSpec(avm: AhvVmIdentity, context: DesiredVmContext): De
   const { spec } = avm;
   try {
     const reference = (kind: PrismEntityKind, given: { name?: string; uuid?: string }, field: string): PrismReference =>
-      entityReference(kind, given, field, context.resolveName);
+      entityReference(kind, given, field, context);
     const resources: PrismVmResources = {
       num_sockets: spec.num_sockets,
       num_vcpus_per_socket: spec.num_vcpus_per_socket,
@@ -149,12 +151,12 @@ export function withCloudInitUserData(intent: PrismVmIntent, userDataBase64: str
   };
 }
 
-/** `{kind, uuid}`: the v3 API takes references by UUID only, so names are resolved first. */
+/** `{kind, uuid}`: v3 and v4 take references by UUID (extId) only, so names are resolved first. */
 function entityReference(
   kind: PrismEntityKind,
   given: { name?: string; uuid?: string },
   field: string,
-  resolveName: ResolveEntityName,
+  { resolveName, subnetsOnCluster }: DesiredVmContext,
 ): PrismReference {
   if (given.uuid !== undefined) return { kind, uuid: given.uuid.toLowerCase() };
   if (given.name === undefined) {
@@ -163,14 +165,15 @@ function entityReference(
   }
   const uuids = resolveName(kind, given.name);
   const [uuid, ...others] = uuids;
+  const named = `named ${JSON.stringify(given.name)}`;
+  const where = kind === 'subnet' && subnetsOnCluster !== undefined ? ` that a VM on cluster ${subnetsOnCluster} can use (an overlay subnet, or a VLAN subnet on that cluster)` : '';
   if (uuid === undefined) {
-    throw new UnresolvedName(NOT_FOUND_REASON[kind], `${field}: Prism Central has no ${kind} named ${JSON.stringify(given.name)}`);
+    // Prism Central's own cluster entity is never a match: it runs no VMs.
+    const what = kind === 'cluster' ? 'Prism Element cluster' : kind;
+    throw new UnresolvedName(NOT_FOUND_REASON[kind], `${field}: Prism Central has no ${what} ${named}${where}; correct the name (it is case-sensitive) or give the ${kind}'s uuid`);
   }
   if (others.length > 0) {
-    throw new UnresolvedName(
-      'AmbiguousName',
-      `${field}: ${uuids.length} ${kind}s are named ${JSON.stringify(given.name)} (${uuids.join(', ')}); name it by uuid instead`,
-    );
+    throw new UnresolvedName('AmbiguousName', `${field}: ${uuids.length} ${kind}s are ${named}${where} (${uuids.join(', ')}); name it by uuid instead`);
   }
   return { kind, uuid: uuid.toLowerCase() };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PrismApiError } from '../prism/prism-errors.ts';
-import type { PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import type { InventoryLookupOptions, PrismInventoryKind, PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { isStaleEtag, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from '../prism/prism-v4-client.ts';
 import { prismTaskFromV4, prismVmFromV4, v4CreateBody, v4DiskBody, v4GrownDiskBody, v4NicBody, v4UpdateBody } from '../prism/v4-vm-translation.ts';
 import type { UpdateStep } from '../desired/update-plan.ts';
@@ -17,8 +17,9 @@ const CATEGORY_TTL_MS = 5 * 60_000;
 /**
  * The VMM v4.2 API behind the reconciler's `PrismVmApi`: VMs read and changed with their ETag, power changes as
  * actions, disks and NICs through the VM's sub-resources (one request per `apply-spec` step, see `nextV4Change`),
- * creates with the `NTNX-Request-Id` the reconciler recorded (so a repeat answers the first task), and categories by
- * extId (looked up through the v4 categories API and kept for five minutes).
+ * creates with the `NTNX-Request-Id` the reconciler recorded (so a repeat answers the first task), categories by
+ * extId (looked up through the v4 categories API and kept for five minutes), and clusters, subnets and images named in
+ * a spec looked up through their own v4 namespaces (clustermgmt, networking, vmm content): nothing goes to v3.
  *
  * The ETag of each VM read travels with the `PrismVm` it was translated into (a WeakMap), so a PUT, action or DELETE
  * always carries the ETag of the read its plan was made from: a VM changed in between is a 412, an edit conflict.
@@ -48,6 +49,10 @@ export class PrismV4VmApi implements PrismVmApi {
       this.#categoryNames.set(extId.toLowerCase(), [key, value]);
     }
     return undefined;
+  }
+
+  listEntityUuidsByName(kind: PrismInventoryKind, name: string, options?: InventoryLookupOptions): Promise<string[]> {
+    return this.#client.listEntityExtIdsByName(kind, name, options);
   }
 
   async getVm(uuid: string): Promise<PrismVm | undefined> {

@@ -1,7 +1,7 @@
 import { isEditConflict } from '../prism/edit-conflict.ts';
 import type { PrismClient } from '../prism/prism-client.ts';
 import { PrismApiError } from '../prism/prism-errors.ts';
-import type { PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import type { InventoryLookupOptions, PrismInventoryKind, PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { putBodyFor } from '../desired/apply-desired.ts';
 import type { UpdateStep } from '../desired/update-plan.ts';
 
@@ -37,6 +37,12 @@ export interface PrismVmApi {
    * the `NTNX-Request-Id`, recorded as `status.createRequestId`; the VM's extId comes from the create task.
    */
   readonly createTokenIsVmUuid: boolean;
+  /**
+   * UUIDs (v4: extIds, the same values) of the clusters, images or subnets named exactly `name`, through this API's own
+   * inventory calls (v3: `POST /clusters/list` …; v4: clustermgmt clusters, networking subnets, vmm content images).
+   * Prism Central's own cluster entity is never one; with `clusterUuid`, only subnets a VM on that cluster can use.
+   */
+  listEntityUuidsByName(kind: PrismInventoryKind, name: string, options?: InventoryLookupOptions): Promise<string[]>;
   /** Resolves what the intent refers to that only this API needs (v4: category extIds). */
   prepare(intent: PrismVmIntent): Promise<PreparationProblem | undefined>;
   getVm(uuid: string): Promise<PrismVm | undefined>;
@@ -61,7 +67,7 @@ export interface PrismVmApi {
 /** `client_identifier` of the idempotence UUIDs the operator reserves. */
 const IDEMPOTENCE_CLIENT = 'nutanix-ahvvm-operator';
 
-/** The v3 API: VMs, their `spec_version`ed PUTs (power changes included) and idempotence UUIDs. */
+/** The v3 API: VMs, their `spec_version`ed PUTs (power changes included), idempotence UUIDs and the v3 inventory lists. */
 export class PrismV3VmApi implements PrismVmApi {
   readonly version = 'v3';
   readonly createTokenIsVmUuid = true;
@@ -73,6 +79,10 @@ export class PrismV3VmApi implements PrismVmApi {
 
   prepare(): Promise<PreparationProblem | undefined> {
     return Promise.resolve(undefined);
+  }
+
+  listEntityUuidsByName(kind: PrismInventoryKind, name: string, options?: InventoryLookupOptions): Promise<string[]> {
+    return this.#client.listEntityUuidsByName(kind, name, options);
   }
 
   getVm(uuid: string): Promise<PrismVm | undefined> {

@@ -1,0 +1,162 @@
+// Which Prism Central API the operator speaks, read from the simulator's request log: with PRISM_API_VERSION=v4 a VM's
+// create, update and delete — the cluster, image and subnet named in its spec, its category, its tasks — go to v4
+// namespaces only (against a Prism Central serving v4 alone, which answers 404 to any v3 path, and against one serving
+// both), and with v3 to v3 only. Also what a user sees when a name does not resolve on v4.
+
+import type { PrismSimulator, PrismSimulatorOptions } from '@k8s-operators/prism-simulator';
+import { waitFor } from '@k8s-operators/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
+import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
+import type { PrismVm } from '../src/prism/prism-types.ts';
+import { prismVmFromV4 } from '../src/prism/v4-vm-translation.ts';
+import type { PrismApiVersion } from '../src/vm/vm-api.ts';
+import { FAST } from './controller-fixture.ts';
+import { OperatorTestEnvironment, prismEnvFor, type RunningOperator } from './operator-harness.ts';
+import { clientFor, requestsByApi, startSimulator, v4ClientFor } from './simulator.ts';
+
+const PE1 = '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a01';
+const PE2 = '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a02';
+const UBUNTU = '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e01';
+const VLAN10 = 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f01';
+
+/** Two Prism Element clusters, one image name used twice, a subnet on the second cluster only. */
+const INVENTORY: PrismSimulatorOptions = {
+  clusters: [{ name: 'pe-one', uuid: PE1 }, { name: 'pe-two', uuid: PE2 }],
+  prismCentral: { name: 'the-pc', uuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6aff' },
+  images: [
+    { name: 'ubuntu', uuid: UBUNTU, sizeBytes: 1024 },
+    { name: 'twice', uuid: '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e02', sizeBytes: 1024 },
+    { name: 'twice', uuid: '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e03', sizeBytes: 1024 },
+  ],
+  subnets: [
+    { name: 'vlan10', uuid: VLAN10, cidr: '10.1.0.0/24', ipam: true, clusterUuid: PE1 },
+    { name: 'vlan10', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f02', cidr: '10.2.0.0/24', ipam: true, clusterUuid: PE2 },
+    { name: 'only-on-two', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f03', cidr: '10.3.0.0/24', ipam: false, clusterUuid: PE2 },
+  ],
+};
+
+/** Everything by name: the cluster, the boot image, the subnet (vlan10 exists on both clusters), a category. */
+const SPEC: AhvVmSpec = {
+  cluster: { name: 'pe-one' },
+  memory_size_mib: 1024,
+  disks: [{ image: { name: 'ubuntu' } }],
+  nics: [{ subnet: { name: 'vlan10' } }],
+  categories: { Environment: 'Dev' },
+};
+
+let env: OperatorTestEnvironment;
+const simulators: PrismSimulator[] = [];
+const operators: RunningOperator[] = [];
+
+beforeAll(async () => {
+  env = await OperatorTestEnvironment.start();
+});
+afterAll(async () => {
+  await Promise.all(operators.map((o) => o.stop()));
+  await Promise.all([env.stop(), ...simulators.map((s) => s.stop())]);
+});
+
+/** A simulator serving `apis`, with an operator on `version` watching `namespace`. */
+async function setUp(namespace: string, apis: 'both' | 'v4', version: PrismApiVersion): Promise<PrismSimulator> {
+  const simulator = await startSimulator({ ...INVENTORY, apis });
+  simulators.push(simulator);
+  await env.createNamespace(namespace);
+  operators.push(await env.runOperator({ env: prismEnvFor(simulator, { PRISM_API_VERSION: version }), namespace, intervals: FAST }));
+  return simulator;
+}
+
+/** The VM as Prism shows it, read through the API under test (so the read adds nothing of the other API). */
+async function vmIn(simulator: PrismSimulator, version: PrismApiVersion, uuid: string): Promise<PrismVm | undefined> {
+  if (version === 'v3') {
+    const v3 = clientFor(simulator);
+    return v3.getVm(uuid).finally(() => v3.close());
+  }
+  const v4 = v4ClientFor(simulator);
+  const read = await v4.getVm(uuid).finally(() => v4.close());
+  return read === undefined ? undefined : prismVmFromV4(read.vm, new Map());
+}
+
+/** Creates an AhvVm naming everything by name, changes its memory, deletes it; checks each step as a user would. */
+async function createUpdateDelete(simulator: PrismSimulator, namespace: string, version: PrismApiVersion): Promise<void> {
+  const name = 'by-name';
+  await env.apply(namespace, name, SPEC);
+  const created = await env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');
+  const uuid = created.status?.uuid ?? '';
+  const [vm, ...more] = simulator.inspect().vms.filter((v) => v.name === name);
+  expect(more).toEqual([]);
+  expect(vm).toMatchObject({ uuid, clusterUuid: PE1, memorySizeMib: 1024, categories: { Environment: 'Dev' } });
+  expect(simulator.inspect().createRequests).toBe(1);
+  const resources = (await vmIn(simulator, version, uuid))?.spec.resources;
+  expect(resources?.disk_list?.find((d) => d.data_source_reference !== undefined)?.data_source_reference?.uuid).toBe(UBUNTU);
+  expect(resources?.nic_list?.map((n) => n.subnet_reference?.uuid)).toEqual([VLAN10]);
+
+  await env.apply(namespace, name, { ...SPEC, memory_size_mib: 2048 });
+  await env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');
+  expect(simulator.inspect().vms.find((v) => v.uuid === uuid)?.memorySizeMib).toBe(2048);
+
+  await env.kube.delete(AhvVmRef, { namespace, name });
+  await waitFor(async () => (await env.get(namespace, name)) === undefined, { what: `${namespace}/${name} to be gone`, intervalMs: 50 });
+  expect(simulator.inspect().vms.filter((v) => v.name === name)).toEqual([]);
+  expect(simulator.inspect().createRequests).toBe(1);
+}
+
+/** The simulator saw requests of `version` alone (at least to `including`), none of the other API, none it does not serve. */
+function expectOnly(simulator: PrismSimulator, version: PrismApiVersion, including: string[] = []): void {
+  const { v3, v4, unknown } = requestsByApi(simulator);
+  const [used, other] = version === 'v4' ? [v4, v3] : [v3, v4];
+  expect({ other, unknown }, `requests besides ${version}`).toEqual({ other: [], unknown: 0 });
+  expect(used).toEqual(expect.arrayContaining(including));
+}
+
+describe('PRISM_API_VERSION=v4', () => {
+  /** One v4-only simulator and its operator, shared by the tests below (whichever runs first starts them). */
+  let v4OnlySimulator: Promise<PrismSimulator> | undefined;
+  const v4Only = (): Promise<PrismSimulator> => (v4OnlySimulator ??= setUp('v4-only', 'v4', 'v4'));
+
+  it('creates, updates and deletes a VM on a Prism Central that serves only v4, with no v3 request at all', async () => {
+    const simulator = await v4Only();
+    await createUpdateDelete(simulator, 'v4-only', 'v4');
+    expectOnly(simulator, 'v4', [
+      'GET /api/clustermgmt/v4.2/config/clusters',
+      'GET /api/vmm/v4.2/content/images',
+      'GET /api/networking/v4.2/config/subnets',
+      'GET /api/prism/v4.2/config/categories',
+      'POST /api/vmm/v4.2/ahv/config/vms',
+      'PUT /api/vmm/v4.2/ahv/config/vms/{extId}',
+      'DELETE /api/vmm/v4.2/ahv/config/vms/{extId}',
+      'GET /api/prism/v4.2/config/tasks/{extId}',
+    ]);
+  });
+
+  it('makes no v3 request on a Prism Central that serves both', async () => {
+    const simulator = await setUp('v4-both', 'both', 'v4');
+    await createUpdateDelete(simulator, 'v4-both', 'v4');
+    expectOnly(simulator, 'v4');
+  });
+
+  it('says on the AhvVm which name does not resolve on v4, and why', async () => {
+    const simulator = await v4Only();
+    const namespace = 'v4-only';
+    const cases: [string, AhvVmSpec, string, string][] = [
+      ['pc-as-cluster', { cluster: { name: 'the-pc' } }, 'ClusterNotFound', 'cluster: Prism Central has no Prism Element cluster named "the-pc"'],
+      ['image-twice', { ...SPEC, disks: [{ image: { name: 'twice' } }] }, 'AmbiguousName', 'disks[0].image: 2 images are named "twice"'],
+      ['subnet-elsewhere', { ...SPEC, nics: [{ subnet: { name: 'only-on-two' } }] }, 'SubnetNotFound', `nics[0].subnet: Prism Central has no subnet named "only-on-two" that a VM on cluster ${PE1} can use`],
+    ];
+    for (const [name, spec] of cases) await env.apply(namespace, name, spec);
+    for (const [name, , reason, message] of cases) {
+      const avm = await env.waitForCondition(namespace, name, 'Ready', 'False', reason);
+      expect(avm.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain(message);
+    }
+    expect(simulator.inspect().vms.filter((v) => cases.some(([name]) => name === v.name))).toEqual([]);
+    expectOnly(simulator, 'v4');
+  });
+});
+
+describe('PRISM_API_VERSION=v3', () => {
+  it('creates, updates and deletes a VM with no v4 request on a Prism Central that serves both', async () => {
+    const simulator = await setUp('v3-both', 'both', 'v3');
+    await createUpdateDelete(simulator, 'v3-both', 'v3');
+    expectOnly(simulator, 'v3', ['POST /clusters/list', 'POST /images/list', 'POST /subnets/list', 'POST /vms', 'PUT /vms/{uuid}', 'DELETE /vms/{uuid}']);
+  });
+});
