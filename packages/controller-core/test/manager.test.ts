@@ -179,6 +179,45 @@ describe('leader election', () => {
     await one.done;
   });
 
+  test('a reconcile held by an API server waiting on a lost etcd ends with the leadership, even when it did not pass its signal', async () => {
+    // An API server whose etcd is gone holds every request until its own 60 s timeout, and our transport waits 90 s. A
+    // reconcile in such a request when the lease is lost used to outlast the 5 s the controller waits: the process
+    // exited. Every request a reconcile makes now ends with it (client/request-scope.ts), passed its signal or not.
+    const ns = await namespace('leader-lost-mid-request');
+    await configMap(ns, 'held');
+    const go = Promise.withResolvers<undefined>();
+    const outcome = Promise.withResolvers<string>();
+    const started: { manager?: Manager } = {};
+    const one = await startManager(ns, 'one', async (ctx) => {
+      if (ctx.request.key !== `${ns}/held`) return undefined;
+      await go.promise;
+      // No { signal: ctx.signal } here, on purpose: the call a reconciler forgot to hand its signal.
+      await started.manager?.client.get(Resources.ConfigMap, { namespace: ns, name: 'held' }).then(
+        () => { outcome.resolve('answered'); },
+        (error: unknown) => { outcome.resolve(`failed: ${(error as Error).message}`); },
+      );
+      return undefined;
+    });
+    started.manager = one.manager;
+    let settled = false;
+    void one.done.then(() => { settled = true; }, () => { settled = true; });
+    await waitFor(() => one.reconciles.some((ctx) => ctx.request.key === `${ns}/held`), { what: 'the reconcile to start' });
+
+    await cp.stopEtcd();
+    try {
+      go.resolve(undefined);
+      await waitFor(() => !one.manager.isLeader, { what: 'leadership to be lost', timeoutMs: 15_000 });
+      expect(await outcome.promise).toBe('failed: leader election lost');
+    } finally {
+      await cp.startEtcd();
+    }
+    await waitFor(() => one.manager.isLeader, { what: 'leadership again, in the same process', timeoutMs: 30_000 });
+    // A reconcile held past the 5 s a stop waits for it would have made start() reject (the process exits).
+    expect(settled).toBe(false);
+    one.manager.stop();
+    await one.done;
+  });
+
   test('a leader whose lease another replica took stops reconciling and follows; it leads again only once that one has gone', async () => {
     const ns = await namespace('leader-taken');
     const one = await startManager(ns, 'one', () => Promise.resolve(undefined));

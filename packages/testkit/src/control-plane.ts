@@ -167,7 +167,20 @@ export class ControlPlane {
    * back, as on a control plane whose etcd restarts. No data is lost (a clean stop flushes, even without fsync).
    */
   async restartEtcd(): Promise<void> {
+    await this.stopEtcd();
+    await this.#startEtcd();
+  }
+
+  /**
+   * Stops etcd alone until {@link startEtcd}: the API server still accepts requests and holds each one that needs
+   * etcd until its own timeout, as a control plane whose etcd lost quorum does.
+   */
+  async stopEtcd(): Promise<void> {
     await this.#etcd?.stop(10_000);
+  }
+
+  async startEtcd(): Promise<void> {
+    if (this.#etcd?.running) return;
     await this.#startEtcd();
   }
 

@@ -5,6 +5,7 @@ import { ApiError } from './errors.ts';
 import type { ClusterAuth, ClusterTls } from './kubeconfig/cluster-auth.ts';
 import type { RequestCounts, RequestVerb, RestClientMetricsSink } from './rest-metrics.ts';
 import { parseRetryAfter, retryAfterWaitMs } from './retry.ts';
+import { requestSignal } from './request-scope.ts';
 
 /**
  * Non-watch requests give up after this long without response headers or body data. The API server ends requests at
@@ -83,6 +84,8 @@ export class ApiTransport {
     const query = call.query?.toString() ?? '';
     const url = new URL(`${this.server}${call.path}${query === '' ? '' : (call.path.includes('?') ? '&' : '?') + query}`);
     const requestName = `${call.method} ${call.path}`;
+    // A reconcile's requests end with it, even those that were not handed its signal (request-scope.ts).
+    const signal = requestSignal(call.signal);
     let retries = 0;
     let reauthenticated = false;
     for (;;) {
@@ -99,7 +102,7 @@ export class ApiTransport {
           method: call.method,
           headers,
           body: call.body === undefined ? null : JSON.stringify(call.body),
-          signal: call.signal ?? null,
+          signal: signal ?? null,
           headersTimeout: REQUEST_TIMEOUT_MS,
           // A watch is quiet for as long as its resource is; the informer's watchdog judges it, not a body timeout.
           bodyTimeout: mode === 'stream' ? 0 : REQUEST_TIMEOUT_MS,
@@ -131,7 +134,7 @@ export class ApiTransport {
       }
       retries++;
       this.#metrics?.observeRetry({ verb: call.verb, method: call.method, host: this.#host, code });
-      await sleep(wait, undefined, { signal: call.signal });
+      await sleep(wait, undefined, { signal });
     }
   }
 

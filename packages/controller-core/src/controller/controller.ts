@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isConflict } from '../client/errors.ts';
+import { withRequestSignal } from '../client/request-scope.ts';
 import { reconcileLogger } from '../log.ts';
 import type { ControllerCoreMetrics, ReconcileResult as ResultLabel } from '../metrics/create-metrics.ts';
 import { parseObjectKey } from '../objects/object-key.ts';
@@ -207,7 +208,8 @@ export class Controller {
       // The key is done only once the reconciler has returned, aborted or not: until then it may still act on the object,
       // and a second reconcile of the same key must not run beside it. An aborted reconcile fails with the abort's reason
       // (a timeout is counted and retried), whatever the reconciler made of it.
-      const result = await this.#options.reconciler({ request, reasons: item.reasons, log, signal, reconcileID })
+      // In the scope of its signal, every API request the reconciler makes ends with it (client/request-scope.ts).
+      const result = await withRequestSignal(signal, () => this.#options.reconciler({ request, reasons: item.reasons, log, signal, reconcileID }))
         .finally(() => { signal.throwIfAborted(); });
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         if (result.forget !== false) this.#forget(item.key);

@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../client/errors.ts';
+import { requestSignal, withRequestSignal } from '../client/request-scope.ts';
 import type { Patch } from '../client/kube-client.ts';
 import type { ResourceRef } from '../client/resources.ts';
 import { createLogger } from '../log.ts';
@@ -19,12 +20,15 @@ interface SentEvent {
 /** An in-memory Event API: records every call, stores Events, and fails calls on demand. */
 class FakeEventApi {
   readonly calls: { verb: 'create' | 'patch'; name: string; body: unknown }[] = [];
+  /** The signal each call would carry from its request scope (client/request-scope.ts). */
+  readonly scopes: (AbortSignal | undefined)[] = [];
   readonly events = new Map<string, SentEvent>();
   readonly failures: Error[] = [];
 
   create<T extends KubernetesObject>(_ref: ResourceRef<T>, obj: T): Promise<T> {
     const event = structuredClone(obj) as unknown as SentEvent;
     this.calls.push({ verb: 'create', name: event.metadata.name, body: event });
+    this.scopes.push(requestSignal(undefined));
     const failure = this.failures.shift();
     if (failure) return Promise.reject(failure);
     this.events.set(event.metadata.name, event);
@@ -97,6 +101,16 @@ describe('EventRecorder', () => {
         related: { apiVersion: 'v1', kind: 'Pod', namespace: 'shop', name: 'backup-1', uid: 'uid-pod' },
       },
     ]);
+  });
+
+  it('writes an Event outside the scope of the reconcile that emitted it, so that reconcile\'s abort cuts no write', async () => {
+    const events = recorder();
+    const reconcile = new AbortController();
+    withRequestSignal(reconcile.signal, () => { events.event(gadget, failed); });
+    reconcile.abort(new Error('reconcile timed out'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.list()).toHaveLength(1);
+    expect(api.scopes).toEqual([undefined]);
   });
 
   it('counts repeats into one PATCH of the series per write interval', async () => {

@@ -3,6 +3,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { ApiError, isNotFound } from '../client/errors.ts';
 import type { KubeClient } from '../client/kube-client.ts';
+import { outsideRequestScope } from '../client/request-scope.ts';
 import { defineResource } from '../client/resources.ts';
 import { createLogger } from '../log.ts';
 
@@ -268,7 +269,8 @@ export class EventRecorder {
 
   #kick(): void {
     if (this.#draining !== undefined || this.#due.size === 0) return;
-    this.#draining = this.#drain();
+    // The drain writes every reconcile's Events, so it must not end with the reconcile that happened to start it.
+    this.#draining = outsideRequestScope(() => this.#drain());
   }
 
   async #drain(): Promise<void> {
