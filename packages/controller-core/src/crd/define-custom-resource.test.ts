@@ -44,6 +44,8 @@ describe('defineCustomResource', () => {
     [{ group: 'shapes' }, /group "shapes" must be a lowercase DNS name with at least one dot/],
     [{ plural: 'Shapes' }, /plural "Shapes" must be a lowercase DNS label/],
     [{ shortNames: ['s h'] }, /short name "s h"/],
+    [{ categories: ['shape'] }, /category "shape" is also a name of the kind, which kubectl would no longer resolve: rename the category/],
+    [{ shortNames: ['sh'], categories: ['all', 'sh'] }, /category "sh" is also a name of the kind/],
     [{ versions: [] }, /needs at least one version/],
     [{ versions: [{ name: 'V1', spec }] }, /version "V1" must be a DNS label/],
     [{ versions: [{ name: 'v1', spec }, { name: 'v1', spec, storage: true }] }, /version v1 is declared twice/],

@@ -155,6 +155,11 @@ function checkNames(options: CustomResourceOptions<string, string, readonly Cust
   ] as const) {
     if (!DNS_LABEL.test(name)) fail(kind, `${what} ${JSON.stringify(name)} must be a lowercase DNS label`);
   }
+  // kubectl expands a category before it tries names: one spelled like a name makes `kubectl get <name> <object>`
+  // list every kind in the category, or fail with "you must specify only one resource".
+  const typed = [plural, singular ?? kind.toLowerCase(), ...shortNames];
+  const shadowing = categories.find((category) => typed.includes(category));
+  if (shadowing !== undefined) fail(kind, `category ${JSON.stringify(shadowing)} is also a name of the kind, which kubectl would no longer resolve: rename the category`);
 }
 
 function checkVersions(kind: string, versions: readonly CustomResourceVersion[]): CustomResourceVersion {

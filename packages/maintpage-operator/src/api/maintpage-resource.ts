@@ -20,7 +20,7 @@ export const MaintPageResource = defineCustomResource({
   kind: MAINTPAGE.kind,
   plural: MAINTPAGE.plural,
   shortNames: ['mp'],
-  categories: ['k8s-operators', 'maintpage'],
+  categories: ['k8s-operators'],
   scope: 'Namespaced',
   description:
     "MaintPage runs an app (a Deployment and a Service) and a maintenance page, and switches the app's Service to " +

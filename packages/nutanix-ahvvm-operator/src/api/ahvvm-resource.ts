@@ -231,7 +231,7 @@ export const AhvVmResource = defineCustomResource({
   plural: AHVVM.plural,
   singular: 'ahvvm',
   shortNames: ['avm'],
-  categories: ['nutanix'],
+  categories: ['k8s-operators', 'nutanix'],
   scope: 'Namespaced',
   versions: [
     {

@@ -16,7 +16,7 @@ export const PostgreSQLBackupResource = defineCustomResource({
   group: API_GROUP,
   ...POSTGRESQL_BACKUP_KIND,
   shortNames: ['pgbackup'],
-  categories: ['k8s-operators', 'postgresql'],
+  categories: ['k8s-operators', 'postgres'],
   scope: 'Namespaced',
   description:
     'PostgreSQLBackup is one logical backup (pg_dump, custom format) of a PostgreSQL database: stored with its SHA-256, ' +

@@ -16,7 +16,7 @@ export const PostgreSQLResource = defineCustomResource({
   group: API_GROUP,
   ...POSTGRESQL_KIND,
   shortNames: ['pg'],
-  categories: ['k8s-operators', 'postgresql'],
+  categories: ['k8s-operators', 'postgres'],
   scope: 'Namespaced',
   description:
     'PostgreSQL runs one PostgreSQL database with scheduled, verified logical backups (pg_dump), and restores the ' +
