@@ -43,7 +43,7 @@ export function describeS3Error(error: unknown, what: string, where: S3Location)
   const e = (error ?? {}) as ClientError;
   const detail = `${e.name ?? 'Error'}${e.code !== undefined && e.code !== e.name ? ` ${e.code}` : ''}: ${e.message ?? String(error)}`;
   const at = `S3 at ${where.endpoint}`;
-  const problem = ((): [S3Problem, string] => {
+  const problem = ((): [S3Problem, string, boolean?] => {
     switch (e.name) {
       case 'InvalidAccessKeyId':
         return ['CredentialsRejected', `${at} does not know the access key id ${where.accessKeyId}: check accessKeyId in the credentials`];
@@ -57,13 +57,15 @@ export function describeS3Error(error: unknown, what: string, where: S3Location)
       case 'NotFound':
         return ['NotFound', `${at}: no such object`];
     }
+    // These two quote the client's own words as their cause, so the detail would only say it again.
     if (isUntrustedCertificate(e.code)) {
-      return ['TlsUntrusted', `${at}: the server's TLS certificate was not accepted (${e.code}): if the store uses a private CA, give its certificate as the CA bundle`];
+      return ['TlsUntrusted', `${at}: the server's TLS certificate was not accepted (${e.code ?? ''}: ${e.message ?? ''}): if the store uses a private CA, give its certificate as the CA bundle`, false];
     }
     if (isUnreachable(e.code) || e.name === 'TimeoutError') {
-      return ['Unreachable', `cannot reach ${at} (${e.code ?? e.name}): check the endpoint URL, and that the store is up and reachable from this pod`];
+      return ['Unreachable', `cannot reach ${at} (${e.message ?? e.code ?? e.name ?? ''}): check the endpoint URL, and that the store is up and reachable from this pod`, false];
     }
     return ['Failed', `${at}: ${what} in bucket ${where.bucket} failed`];
   })();
-  return new S3StoreError(problem[0], `${problem[1]} (${what}; ${detail})`, { cause: error });
+  const [kind, text, withDetail = true] = problem;
+  return new S3StoreError(kind, `${text} (${what}${withDetail ? `; ${detail}` : ''})`, { cause: error });
 }
