@@ -4,13 +4,15 @@ export { startPrismSimulator, DEFAULT_PASSWORD, DEFAULT_TIMINGS, DEFAULT_USERNAM
 export type { PrismSimulator, PrismSimulatorOptions, ServedApis } from './server.ts';
 export { SERVED_APIS } from './server.ts';
 export { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS } from './inventory.ts';
-export type { ClusterSeed, ImageSeed, PrismCentralSeed, SubnetSeed, SubnetType } from './inventory.ts';
+export type { ClusterSeed, GpuSeed, GpuType, GpuVendorName, ImageSeed, PrismCentralSeed, SubnetSeed, SubnetType } from './inventory.ts';
 export { DEFAULT_CATEGORIES } from './categories.ts';
 export type { CategorySeed } from './categories.ts';
 export { PRISM_BASE_PATH, PRISM_ENDPOINTS, SIMULATED_ENDPOINTS } from './prism-endpoints.ts';
 export type { PrismEndpoint, SimulatedEndpoint } from './prism-endpoints.ts';
 export {
   CLUSTERMGMT_CLUSTERS_PATH,
+  CLUSTERMGMT_PHYSICAL_GPU_PROFILES,
+  CLUSTERMGMT_VIRTUAL_GPU_PROFILES,
   CLUSTERMGMT_STORAGE_CONTAINERS_PATH,
   NETWORKING_SUBNETS_PATH,
   PRISM_CATEGORIES_PATH,
@@ -38,7 +40,8 @@ export type {
   TaskFailureFault,
 } from './faults.ts';
 export type { SimulatorInspection } from './inspection.ts';
-export type { RequestCount, RequestOutcome } from './request-stats.ts';
+export type { LoggedRequest, RequestCount, RequestOutcome } from './request-stats.ts';
+export { REQUEST_LOG_LIMIT } from './request-stats.ts';
 export type { TaskOperation, TaskStatus } from './tasks.ts';
 export type { EditConflictMode, InspectedVm, SimulatorTimings } from './vm-service.ts';
 export type { VmPhase, VmState } from './vm-store.ts';

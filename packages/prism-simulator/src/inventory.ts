@@ -10,6 +10,29 @@ export interface ClusterSeed {
   uuid: string;
   /** `metadata.creation_time` (RFC 3339); defaults to the simulator's start. */
   creationTime?: string;
+  /** The GPUs of the cluster's hosts, by profile (v4 `physical-gpu-profiles` / `virtual-gpu-profiles`); default none. */
+  gpus?: readonly GpuSeed[];
+}
+
+/** How a GPU profile is offered: whole devices passed through (for graphics or compute), or vGPU slices. */
+export type GpuType = 'PASSTHROUGH_GRAPHICS' | 'PASSTHROUGH_COMPUTE' | 'VIRTUAL';
+
+/** The vendors as clustermgmt v4.2 names them in `vendorName` (CAPX maps kNvidia, kIntel and kAmd). */
+export type GpuVendorName = 'kNvidia' | 'kIntel' | 'kAmd';
+
+/**
+ * One GPU profile of a cluster: `count` devices (passthrough) or vGPU instances (VIRTUAL) of one kind. A VM created
+ * with a matching GPU (`gpus[]` of its v4 body: same deviceId, passthrough or virtual mode) takes one; the profile is
+ * `isInUse` once all are taken.
+ */
+export interface GpuSeed {
+  type: GpuType;
+  deviceId: number;
+  deviceName: string;
+  vendorName: GpuVendorName;
+  /** Default 1. */
+  count?: number;
+  frameBufferSizeBytes?: number;
 }
 
 export interface ImageSeed {
@@ -86,7 +109,8 @@ export const ADMIN_OWNER = { kind: 'user', uuid: '00000000-0000-0000-0000-000000
 
 export const DEFAULT_PRISM_CENTRAL: PrismCentralSeed = { name: 'sim-prism-central', uuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6aff' };
 
-export interface Cluster extends Required<ClusterSeed> {
+export interface Cluster extends Required<Omit<ClusterSeed, 'gpus'>> {
+  gpus: readonly Required<GpuSeed>[];
   /** The default storage container new disks land in, as `storage_config` in the recorded GET shows. */
   storageContainer: { name: string; uuid: string };
 }
@@ -115,6 +139,18 @@ export interface InventorySeeds {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
+const GPU_TYPES: readonly GpuType[] = ['PASSTHROUGH_GRAPHICS', 'PASSTHROUGH_COMPUTE', 'VIRTUAL'];
+const GPU_VENDORS: readonly GpuVendorName[] = ['kNvidia', 'kIntel', 'kAmd'];
+
+function validateGpu(gpu: GpuSeed, cluster: string): void {
+  const problem = !GPU_TYPES.includes(gpu.type) ? `type must be one of ${GPU_TYPES.join(', ')}`
+    : !GPU_VENDORS.includes(gpu.vendorName) ? `vendorName must be one of ${GPU_VENDORS.join(', ')}`
+      : !Number.isInteger(gpu.deviceId) || gpu.deviceId < 0 ? 'deviceId must be a non-negative integer'
+        : gpu.count !== undefined && (!Number.isInteger(gpu.count) || gpu.count < 1) ? 'count must be a positive integer'
+          : undefined;
+  if (problem !== undefined) throw new Error(`GPU ${gpu.deviceName} of cluster ${cluster}: ${problem}`);
+}
+
 export class Inventory {
   /** The Prism Element clusters: the only clusters VMs can be placed on. */
   readonly clusters: readonly Cluster[];
@@ -135,7 +171,13 @@ export class Inventory {
     const uuids = [...clusters, ...images, ...subnets, prismCentral].map((seed) => seed.uuid.toLowerCase());
     if (new Set(uuids).size !== uuids.length) throw new Error('cluster, image, subnet and Prism Central UUIDs must be unique');
     const created = (seed: { creationTime?: string }): string => seed.creationTime ?? startedAt;
-    this.clusters = clusters.map((seed) => ({ ...seed, creationTime: created(seed), storageContainer: { name: 'SelfServiceContainer', uuid: randomUUID() } }));
+    for (const cluster of clusters) for (const gpu of cluster.gpus ?? []) validateGpu(gpu, cluster.name);
+    this.clusters = clusters.map((seed) => ({
+      ...seed,
+      creationTime: created(seed),
+      storageContainer: { name: 'SelfServiceContainer', uuid: randomUUID() },
+      gpus: (seed.gpus ?? []).map((gpu) => ({ count: 1, frameBufferSizeBytes: 0, ...gpu })),
+    }));
     this.images = images.map((seed) => ({ ...seed, creationTime: created(seed) }));
     this.subnets = subnets.map((seed) => {
       const type = seed.type ?? 'VLAN';

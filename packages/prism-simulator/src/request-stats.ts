@@ -15,8 +15,23 @@ export interface RequestCount {
   count: number;
 }
 
+/** One request, in the order the simulator answered them (`PrismSimulator.requestLog()`). */
+export interface LoggedRequest {
+  method: string;
+  endpoint: SimulatedEndpoint | 'unknown';
+  /** Path and query as sent (still percent-encoded). */
+  path: string;
+  outcome: RequestOutcome;
+  /** Whether the request carried an `If-Match` header. */
+  ifMatch: boolean;
+}
+
+/** How many of the latest requests the log keeps, so a long-running simulator does not grow without bound. */
+export const REQUEST_LOG_LIMIT = 10_000;
+
 export class RequestStats {
   private readonly counts = new Map<string, RequestCount>();
+  private readonly log: LoggedRequest[] = [];
   private inFlight = 0;
   private peak = 0;
 
@@ -32,7 +47,9 @@ export class RequestStats {
     };
   }
 
-  record(method: string, endpoint: SimulatedEndpoint | 'unknown', outcome: RequestOutcome): void {
+  record(method: string, endpoint: SimulatedEndpoint | 'unknown', outcome: RequestOutcome, request: { path: string; ifMatch: boolean } = { path: '', ifMatch: false }): void {
+    this.log.push({ method, endpoint, path: request.path, outcome, ifMatch: request.ifMatch });
+    if (this.log.length > REQUEST_LOG_LIMIT) this.log.splice(0, this.log.length - REQUEST_LOG_LIMIT);
     const key = `${method} ${endpoint} ${String(outcome)}`;
     const entry = this.counts.get(key) ?? { method, endpoint, outcome, count: 0 };
     entry.count += 1;
@@ -41,6 +58,11 @@ export class RequestStats {
 
   requestCounts(): RequestCount[] {
     return [...this.counts.values()].map((entry) => ({ ...entry }));
+  }
+
+  /** The latest requests (up to REQUEST_LOG_LIMIT), oldest first. */
+  requestLog(): LoggedRequest[] {
+    return this.log.map((entry) => ({ ...entry }));
   }
 
   /** Requests to `endpoint`, whatever their outcome. */

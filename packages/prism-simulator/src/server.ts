@@ -19,7 +19,7 @@ import { inspectSimulator, type SimulatorInspection } from './inspection.ts';
 import { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS, Inventory, type ClusterSeed, type ImageSeed, type PrismCentralSeed, type SubnetSeed } from './inventory.ts';
 import { servePrismEndpoint } from './prism-api.ts';
 import { PRISM_BASE_PATH, kindOfPath, matchEndpoint, type SimulatedEndpoint } from './prism-endpoints.ts';
-import { RequestStats } from './request-stats.ts';
+import { RequestStats, type LoggedRequest } from './request-stats.ts';
 import { TaskRunner, isoSeconds } from './tasks.ts';
 import { V4Api } from './v4-api.ts';
 import { isV4Path, matchV4Endpoint, v4NamespaceOf } from './v4-endpoints.ts';
@@ -91,6 +91,8 @@ export interface PrismSimulator {
   faults: FaultController;
   /** A snapshot of VMs and traffic counts. */
   inspect(): SimulatorInspection;
+  /** Every Prism request (v3 and v4, not /__sim) in the order answered: the latest REQUEST_LOG_LIMIT of them. */
+  requestLog(): LoggedRequest[];
   /** Closes every connection, cancels running tasks and stops listening. */
   stop(): Promise<void>;
 }
@@ -145,7 +147,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     res.once('close', end);
     const decision = faults.decideRequest(endpoint);
     const finish = (reply: HttpReply | 'drop'): void => {
-      stats.record(method, endpoint ?? 'unknown', reply === 'drop' ? 'dropped' : reply.status);
+      stats.record(method, endpoint ?? 'unknown', reply === 'drop' ? 'dropped' : reply.status, { path: req.url ?? '', ifMatch: req.headers['if-match'] !== undefined });
       if (reply === 'drop') req.socket.destroy();
       else writeReply(res, reply);
     };
@@ -247,6 +249,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     categories: structuredClone(options.categories ?? DEFAULT_CATEGORIES),
     faults,
     inspect,
+    requestLog: () => stats.requestLog(),
     stop: () => {
       stopped ??= new Promise<void>((resolve) => {
         stopping.abort();

@@ -15,9 +15,10 @@ import type { HttpReply } from './http-io.ts';
 import type { Inventory } from './inventory.ts';
 import type { TaskFailure, TaskRunner, TaskView } from './tasks.ts';
 import { V4Categories } from './v4-categories.ts';
-import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH, isV4InventoryEndpoint, type V4EndpointMatch, type V4InventoryEndpoint, type V4PowerAction } from './v4-endpoints.ts';
+import { CLUSTERMGMT_PHYSICAL_GPU_PROFILES, CLUSTERMGMT_VIRTUAL_GPU_PROFILES, PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH, isV4InventoryEndpoint, type V4EndpointMatch, type V4InventoryEndpoint, type V4PowerAction } from './v4-endpoints.ts';
 import { v4Envelope, v4Object } from './v4-envelope.ts';
 import { V4ApiError, fromV3Error, invalidArgument, v4ErrorReply, vmNotFoundV4 } from './v4-errors.ts';
+import { gpuProfilesResponseType, serveGpuProfiles } from './v4-gpu-profiles.ts';
 import { serveV4Inventory, v4InventoryResponseType } from './v4-inventory.ts';
 import { v4ListReply } from './v4-list.ts';
 import { ODataError, parseODataFilter } from './v4-odata.ts';
@@ -153,6 +154,10 @@ export class V4Api {
         return this.categories.list(request.url);
       case `GET ${PRISM_CATEGORIES_PATH}/{extId}`:
         return this.categories.get(match.param, request.url);
+      case CLUSTERMGMT_PHYSICAL_GPU_PROFILES:
+        return serveGpuProfiles('physical', match.param, request.url, this.deps.inventory, this.deps.store.all());
+      case CLUSTERMGMT_VIRTUAL_GPU_PROFILES:
+        return serveGpuProfiles('virtual', match.param, request.url, this.deps.inventory, this.deps.store.all());
       default:
         throw new Error(`${match.endpoint} is not a read`);
     }
@@ -374,6 +379,10 @@ function responseTypeOf(endpoint: Exclude<V4EndpointMatch['endpoint'], V4Invento
       return 'prism.v4.config.CreateCategoryApiResponse';
     case `DELETE ${PRISM_CATEGORIES_PATH}/{extId}`:
       return 'prism.v4.config.DeleteCategoryApiResponse';
+    case CLUSTERMGMT_PHYSICAL_GPU_PROFILES:
+      return gpuProfilesResponseType('physical');
+    case CLUSTERMGMT_VIRTUAL_GPU_PROFILES:
+      return gpuProfilesResponseType('virtual');
     case 'OPTIONS /api/{namespace}/unversioned/info':
       return undefined;
   }

@@ -1,7 +1,7 @@
 // The Prism Central v4 endpoints the simulator serves, named `METHOD /full/path-template` (v4 namespaces live under
 // different roots, so the names carry the whole path). Paths and methods are those of Nutanix's v4.2 SDKs
 // (vmm-go-client/v4 api/vm_api.go and api/images_api.go, prism-go-client/v4 api/tasks_api.go and
-// api/categories_api.go, clustermgmt-go-client/v4 api/clusters_api.go and api/storage_containers_api.go,
+// api/categories_api.go, clustermgmt-go-client/v4 api/clusters_api.go (with the GPU profiles) and api/storage_containers_api.go,
 // networking-go-client/v4 api/subnets_api.go, client/api_client.go).
 
 export const VMM_VMS_PATH = '/api/vmm/v4.2/ahv/config/vms';
@@ -31,6 +31,10 @@ export type V4InventoryEndpoint = (typeof V4_INVENTORY_ENDPOINTS)[number];
 export function isV4InventoryEndpoint(endpoint: V4Endpoint): endpoint is V4InventoryEndpoint {
   return (V4_INVENTORY_ENDPOINTS as readonly string[]).includes(endpoint);
 }
+
+/** A cluster's GPU profiles (clustermgmt-go-client/v4 api/clusters_api.go ListPhysicalGpuProfiles, ListVirtualGpuProfiles). */
+export const CLUSTERMGMT_PHYSICAL_GPU_PROFILES = `GET ${CLUSTERMGMT_CLUSTERS_PATH}/{clusterExtId}/physical-gpu-profiles` as const;
+export const CLUSTERMGMT_VIRTUAL_GPU_PROFILES = `GET ${CLUSTERMGMT_CLUSTERS_PATH}/{clusterExtId}/virtual-gpu-profiles` as const;
 
 /** Power actions the simulator carries out; each is `POST …/vms/{extId}/$actions/<action>` with no body. */
 export const V4_POWER_ACTIONS = ['power-on', 'power-off', 'power-cycle', 'reset'] as const;
@@ -62,6 +66,8 @@ export const V4_ENDPOINTS = [
   `POST ${PRISM_CATEGORIES_PATH}`,
   `DELETE ${PRISM_CATEGORIES_PATH}/{extId}`,
   ...V4_INVENTORY_ENDPOINTS,
+  CLUSTERMGMT_PHYSICAL_GPU_PROFILES,
+  CLUSTERMGMT_VIRTUAL_GPU_PROFILES,
 ] as const;
 
 export type V4Endpoint = (typeof V4_ENDPOINTS)[number];

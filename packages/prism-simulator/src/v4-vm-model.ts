@@ -85,6 +85,17 @@ export function renderV4Vm(vm: VmRecord, context: RenderContext): Record<string,
     disks: resources.disk_list.filter((d) => d.device_properties.device_type === 'DISK').map(renderDisk),
     cdRoms: resources.disk_list.filter((d) => d.device_properties.device_type === 'CDROM').map(renderCdRom),
     nics: resources.nic_list.map((nic) => renderNic(nic, vm, guestHasAddresses, context.inventory)),
+    ...(Array.isArray(resources.gpu_list) && resources.gpu_list.length > 0 ? { gpus: resources.gpu_list.filter(isPlainObject).map(renderGpu) } : {}),
+  });
+}
+
+/** A v3 `gpu_list` entry as a `vmm.v4.ahv.config.Gpu`. */
+function renderGpu(gpu: Record<string, unknown>): Record<string, unknown> {
+  return v4Object(`${CONFIG}.Gpu`, {
+    mode: gpu.mode,
+    vendor: gpu.vendor,
+    deviceId: gpu.device_id,
+    ...(typeof gpu.name === 'string' ? { name: gpu.name } : {}),
   });
 }
 
@@ -278,6 +289,45 @@ function nicInput(item: unknown, index: number): NicInput {
   };
 }
 
+const GPU_MODES = ['PASSTHROUGH_GRAPHICS', 'PASSTHROUGH_COMPUTE', 'VIRTUAL'] as const;
+const GPU_VENDORS = ['NVIDIA', 'INTEL', 'AMD', 'UNKNOWN'] as const;
+
+/** `gpus[]` (`vmm.v4.ahv.config.Gpu`: mode, vendor, deviceId, name) as v3 `gpu_list` entries. */
+function gpuInputs(body: Json): Json[] | undefined {
+  const list = field(body, 'gpus', '', isArray, 'an array');
+  return list?.map((item, index) => {
+    const path = `gpus[${index}].`;
+    if (!isObject(item)) throw invalidArgument(`gpus[${index}]: not an object.`);
+    const mode = oneOf(item, 'mode', path, GPU_MODES);
+    const vendor = oneOf(item, 'vendor', path, GPU_VENDORS);
+    const deviceId = field(item, 'deviceId', path, isInt, 'a non-negative integer');
+    if (mode === undefined || vendor === undefined || deviceId === undefined) throw invalidArgument(`gpus[${index}]: a GPU needs mode, vendor and deviceId.`);
+    const name = field(item, 'name', path, isString, 'a string');
+    return { mode, vendor, device_id: deviceId, ...(name === undefined ? {} : { name }) };
+  });
+}
+
+/**
+ * `guestCustomization` with a `vmm.v4.ahv.config.CloudInit` config (what CAPX sends: base64 `metadata` and a
+ * `Userdata` script) as v3 `guest_customization.cloud_init`. Sysprep and custom key-value scripts are refused rather
+ * than dropped.
+ */
+function guestCustomizationInput(body: Json): Json | undefined {
+  const params = field(body, 'guestCustomization', '', isObject, 'an object');
+  if (!params) return undefined;
+  const config = field(params, 'config', 'guestCustomization.', isObject, 'an object');
+  const type = config?.$objectType ?? params.$configItemDiscriminator;
+  if (config === undefined || type !== `${CONFIG}.CloudInit`) throw invalidArgument(`guestCustomization.config: ${JSON.stringify(type)} is not supported by the simulator (it takes a vmm.v4.ahv.config.CloudInit config).`);
+  const path = 'guestCustomization.config.';
+  oneOf(config, 'datasourceType', path, ['CONFIG_DRIVE_V2']);
+  const metadata = field(config, 'metadata', path, isString, 'a string');
+  const script = field(config, 'cloudInitScript', path, isObject, 'an object');
+  const scriptType = script?.$objectType ?? config.$cloudInitScriptItemDiscriminator ?? `${CONFIG}.Userdata`;
+  if (script !== undefined && scriptType !== `${CONFIG}.Userdata`) throw invalidArgument(`${path}cloudInitScript: ${JSON.stringify(scriptType)} is not supported by the simulator (it takes a vmm.v4.ahv.config.Userdata script).`);
+  const userData = script ? field(script, 'value', `${path}cloudInitScript.`, isString, 'a string') : undefined;
+  return { cloud_init: { ...(userData === undefined ? {} : { user_data: userData }), ...(metadata === undefined ? {} : { meta_data: metadata }) } };
+}
+
 function bootConfigInput(body: Json): Json | undefined {
   const boot = field(body, 'bootConfig', '', isObject, 'an object');
   if (!boot) return undefined;
@@ -303,6 +353,8 @@ export function createIntentFromV4(body: unknown, categories: CategoryStore): Vm
   const nics = field(body, 'nics', '', isArray, 'an array') ?? [];
   const boot = bootConfigInput(body);
   const mapping = categoriesMapping(body, categories);
+  const gpus = gpuInputs(body);
+  const guestCustomization = guestCustomizationInput(body);
   return {
     metadata: { kind: 'vm', ...(mapping ? { use_categories_mapping: true, categories_mapping: mapping } : {}) },
     spec: {
@@ -313,6 +365,8 @@ export function createIntentFromV4(body: unknown, categories: CategoryStore): Vm
         ...cpuAndMemory(body),
         ...(powerState === undefined ? {} : { power_state: powerState }),
         ...(boot ? { boot_config: boot } : {}),
+        ...(gpus ? { gpu_list: gpus } : {}),
+        ...(guestCustomization ? { guest_customization: guestCustomization } : {}),
         disk_list: [...disks.map((d, i) => diskInput(d, i, 'DISK')), ...cdRoms.map((d, i) => diskInput(d, i, 'CDROM'))],
         nic_list: nics.map(nicInput),
       },
