@@ -7,6 +7,7 @@ require (
 	github.com/nutanix/ntnx-api-golang-clients/networking-go-client/v4 v4.2.1
 	github.com/nutanix/ntnx-api-golang-clients/prism-go-client/v4 v4.2.1
 	github.com/nutanix/ntnx-api-golang-clients/vmm-go-client/v4 v4.2.1
+	prism-simulator.test/sdk-decoding v0.0.0
 )
 
 require (
@@ -16,3 +17,6 @@ require (
 	github.com/sirupsen/logrus v1.9.0 // indirect
 	golang.org/x/sys v0.0.0-20220715151400-c0bba94af5f8 // indirect
 )
+
+// The decoding check it shares with ../capx-v4-sequence.
+replace prism-simulator.test/sdk-decoding => ../sdk-decoding

@@ -25,7 +25,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +36,7 @@ import (
 	vmmclient "github.com/nutanix/ntnx-api-golang-clients/vmm-go-client/v4/client"
 	vmmconfig "github.com/nutanix/ntnx-api-golang-clients/vmm-go-client/v4/models/vmm/v4/ahv/config"
 	vmmerror "github.com/nutanix/ntnx-api-golang-clients/vmm-go-client/v4/models/vmm/v4/error"
+	sdkdecoding "prism-simulator.test/sdk-decoding"
 )
 
 type env struct {
@@ -63,64 +63,9 @@ func step(format string, args ...interface{}) {
 
 func ptr[T any](v T) *T { return &v }
 
-// undecoded lists what the SDK could not place in a decoded value: fields in $unknownFields and enum values
-// that decoded as $UNKNOWN.
-func undecoded(value reflect.Value, path string, problems *[]string) {
-	if !value.IsValid() {
-		return
-	}
-	if getName := value.MethodByName("GetName"); getName.IsValid() && value.Kind() == reflect.Int && getName.Type().NumIn() == 0 {
-		if name := getName.Call(nil)[0].String(); name == "$UNKNOWN" {
-			*problems = append(*problems, path+": enum value the SDK does not know")
-		}
-		return
-	}
-	switch value.Kind() {
-	case reflect.Ptr, reflect.Interface:
-		if !value.IsNil() {
-			undecoded(value.Elem(), path, problems)
-		}
-	case reflect.Slice:
-		for i := 0; i < value.Len(); i++ {
-			undecoded(value.Index(i), fmt.Sprintf("%s[%d]", path, i), problems)
-		}
-	case reflect.Struct:
-		if !value.CanAddr() {
-			// A struct held in an interface (a one-of's value); GetValue() needs a pointer receiver.
-			copied := reflect.New(value.Type()).Elem()
-			copied.Set(value)
-			value = copied
-		}
-		t := value.Type()
-		for i := 0; i < value.NumField(); i++ {
-			f := t.Field(i)
-			if f.Name == "UnknownFields_" {
-				if m, ok := value.Field(i).Interface().(map[string]interface{}); ok && len(m) > 0 {
-					keys := make([]string, 0, len(m))
-					for k := range m {
-						keys = append(keys, k)
-					}
-					*problems = append(*problems, fmt.Sprintf("%s: fields the SDK does not know: %v", path, keys))
-				}
-				continue
-			}
-			if !f.IsExported() {
-				// The one-of holders keep their value in unexported fields; GetValue() reaches it.
-				continue
-			}
-			undecoded(value.Field(i), path+"."+f.Name, problems)
-		}
-		if getValue := value.Addr().MethodByName("GetValue"); getValue.IsValid() && getValue.Type().NumIn() == 0 {
-			undecoded(getValue.Call(nil)[0], path+"<one-of>", problems)
-		}
-	}
-}
-
 func checkDecoded(what string, value interface{}) {
-	var problems []string
-	undecoded(reflect.ValueOf(value), what, &problems)
-	if len(problems) > 0 {
-		fail("%s did not decode cleanly:\n  %s", what, strings.Join(problems, "\n  "))
+	if err := sdkdecoding.Check(what, value); err != nil {
+		fail("%v", err)
 	}
 }
 

@@ -1,0 +1,3 @@
+module prism-simulator.test/sdk-decoding
+
+go 1.26.0
