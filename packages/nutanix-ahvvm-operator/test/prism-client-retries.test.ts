@@ -2,8 +2,8 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PrismApiError, PrismRateLimitedError, PrismTransportError } from '../src/prism/prism-errors.ts';
-import { taskUuidOf, type PrismClient } from '../src/prism/prism-client.ts';
-import type { PrismVmIntent } from '../src/prism/prism-types.ts';
+import { taskUuidOf, type PrismClient } from '../src/prism/v3/prism-client.ts';
+import type { PrismVmIntent } from '../src/prism/v3/prism-types.ts';
 import { clientFor, outcomesOf, recordingSleep, requestsTo, startSimulator } from './simulator.ts';
 
 const UNKNOWN_VM = '0b5c3a10-0000-4000-8000-000000000000';

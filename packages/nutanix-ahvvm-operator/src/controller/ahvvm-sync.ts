@@ -1,5 +1,5 @@
 import type { AhvVm } from '../api/ahvvm-resource.ts';
-import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import type { PrismVm, PrismVmIntent } from '../prism/v3/prism-types.ts';
 import { observedVmStatus } from '../desired/observed-vm.ts';
 import { describeChanges, planUpdate, type UpdateStep } from '../desired/update-plan.ts';
 import type { VmDiff } from '../desired/vm-diff.ts';

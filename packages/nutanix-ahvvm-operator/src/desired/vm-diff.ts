@@ -1,4 +1,4 @@
-import type { PrismDisk, PrismNic, PrismPowerState, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import type { PrismDisk, PrismNic, PrismPowerState, PrismVm, PrismVmIntent } from '../prism/v3/prism-types.ts';
 import { actualPowerState } from './observed-vm.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_UUID, IMAGE_UUID, OTHER_SUBNET_UUID, OWNER_UID, SUBNET_UUID, desiredIntent } from '../../test/prism-vm-fixture.ts';
-import { descriptionWithOwnerMarker } from '../desired/ownership-marker.ts';
-import { PrismApiError } from '../prism/prism-errors.ts';
-import type { PrismV4Client, PrismV4DeviceWrite, PrismV4Vm } from '../prism/prism-v4-client.ts';
+import { CLUSTER_UUID, IMAGE_UUID, OTHER_SUBNET_UUID, OWNER_UID, SUBNET_UUID, desiredIntent } from '../../../test/prism-vm-fixture.ts';
+import { descriptionWithOwnerMarker } from '../../desired/ownership-marker.ts';
+import { PrismApiError } from '../prism-errors.ts';
+import type { PrismV4Client, PrismV4DeviceWrite, PrismV4Vm } from './prism-v4-client.ts';
 import { ETAG_MISMATCH_GROUP, PrismV4VmApi } from './v4-vm-api.ts';
 
 const VM: PrismV4Vm = { extId: 'vm-1', name: 'web', numSockets: 1, numCoresPerSocket: 1, memorySizeBytes: 1024 ** 3, powerState: 'ON', cluster: { extId: 'c-1' } };

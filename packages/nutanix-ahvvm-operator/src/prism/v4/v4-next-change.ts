@@ -1,5 +1,5 @@
-import type { PrismDisk, PrismNic, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
-import { dataDisks, diffVm, diskSizeMib, type FieldChange } from './vm-diff.ts';
+import type { PrismDisk, PrismNic, PrismVm, PrismVmIntent } from '../v3/prism-types.ts';
+import { dataDisks, diffVm, diskSizeMib, type FieldChange } from '../../desired/vm-diff.ts';
 
 /**
  * The next request that brings a v4 VM closer to its AhvVm in an `apply-spec` step.
