@@ -58,7 +58,7 @@ describe('planning and applying updates on Prism v4', () => {
       if (plan.kind !== 'steps') throw new Error(`expected steps, got ${JSON.stringify(plan)}`);
       const [step] = plan.steps;
       if (step === undefined) throw new Error('a plan of no steps');
-      const task = await client.waitForTask(await api.applyStep(await current(), step, intent), { operation: step.action, pollIntervalMs: 10 });
+      const task = await client.waitForTask(await api.applyStep(await current(), step, intent, plan.diff), { operation: step.action, pollIntervalMs: 10 });
       outcomes.push(`${step.action}:${task.status}`);
     }
     throw new Error('the VM did not converge in 20 passes');

@@ -38,6 +38,9 @@ export interface VmDiff {
 
 const MIB = 1024 * 1024;
 
+/** The diff of a VM that is as asked (`planUpdate`'s `in-sync`, whose plan carries none). */
+export const NO_CHANGES: VmDiff = Object.freeze({ hotPlug: [], powerCycle: [], impossible: [], power: undefined, none: true });
+
 export function diffVm(current: PrismVm, desired: PrismVmIntent): VmDiff {
   const isOn = actualPowerState(current) === 'ON';
   const hotPlug: FieldChange[] = [];

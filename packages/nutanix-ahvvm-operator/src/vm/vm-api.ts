@@ -1,5 +1,6 @@
 import type { InventoryLookupOptions, PrismInventoryKind, PrismTask, PrismVm, PrismVmIntent } from '../prism/v3/prism-types.ts';
 import type { UpdateStep } from '../desired/update-plan.ts';
+import type { VmDiff } from '../desired/vm-diff.ts';
 
 /** Which Prism Central API the operator speaks for VMs: `auto` asks the PC once per connection (v4 where served). */
 export type PrismApiSetting = 'v3' | 'v4' | 'auto';
@@ -48,9 +49,10 @@ export interface PrismVmApi {
   /**
    * Sends one update step for `current` (as just read by `getVm`); returns its task. v3 makes an `apply-spec` in one
    * PUT; v4 makes it one request at a time (the VM's configuration, then each disk and NIC), so the same step is
-   * planned again until the VM matches.
+   * planned again until the VM matches. `diff` is the one the plan was made from (`planUpdate`), so the VM is compared
+   * with its AhvVm once per reconcile.
    */
-  applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent): Promise<string>;
+  applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent, diff: VmDiff): Promise<string>;
   /** Deletes `current` (as just read); its task, or undefined when it is already gone. */
   deleteVm(current: PrismVm): Promise<string | undefined>;
   getTask(uuid: string): Promise<PrismTask | undefined>;

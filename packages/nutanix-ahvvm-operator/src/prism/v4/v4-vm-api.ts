@@ -4,6 +4,7 @@ import { isTask, type InventoryLookupOptions, type PrismInventoryKind, type Pris
 import { isStaleEtag, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from './prism-v4-client.ts';
 import { prismTaskFromV4, prismVmFromV4, v4CreateBody, v4DiskBody, v4GrownDiskBody, v4NicBody, v4UpdateBody } from './v4-vm-translation.ts';
 import type { UpdateStep } from '../../desired/update-plan.ts';
+import type { VmDiff } from '../../desired/vm-diff.ts';
 import { nextV4Change, type V4Change } from './v4-next-change.ts';
 import type { CreateAccepted, PreparationProblem, PrismVmApi } from '../../vm/vm-api.ts';
 import { isEditConflict } from '../edit-conflict.ts';
@@ -74,7 +75,7 @@ export class PrismV4VmApi implements PrismVmApi {
     return { uuid: undefined, taskUuid, alreadyExisted: false };
   }
 
-  async applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent): Promise<string> {
+  async applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent, diff: VmDiff): Promise<string> {
     const { vm, etag } = await this.#withEtag(current);
     switch (step.action) {
       case 'power-off':
@@ -82,7 +83,7 @@ export class PrismV4VmApi implements PrismVmApi {
       case 'power-on':
         return this.#client.powerAction(vm.extId, 'power-on', etag);
       case 'apply-spec': {
-        const change = nextV4Change(current, desired);
+        const change = nextV4Change(current, desired, diff);
         if (change.kind === 'vm') return this.#client.updateVm(vm.extId, v4UpdateBody(vm, desired, this.#extIdOf), etag);
         return this.#client.changeDevice(vm.extId, deviceWrite(vm, change), etag);
       }
