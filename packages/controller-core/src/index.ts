@@ -82,6 +82,7 @@ export {
   type ReconcileLogContext,
 } from './log.ts';
 
+export { outsideRequestScope, requestSignal, withRequestSignal } from './client/request-scope.ts';
 export { KubeClient, type ApplyConfiguration, type ApplyOptions, type DeleteOptions, type GetOptions, type JsonPatchOperation, type KubeClientOptions, type ListOptions, type ObjectList, type Patch, type WatchOptions as ClientWatchOptions, type WriteOptions } from './client/kube-client.ts';
 export { resourcePath } from './client/resource-path.ts';
 export { loadClusterAuth, type LoadOptions as ClusterAuthLoadOptions } from './client/kubeconfig/load-cluster-auth.ts';

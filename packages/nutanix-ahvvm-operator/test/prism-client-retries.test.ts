@@ -1,5 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
+import { withRequestSignal } from '@k8s-operators/controller-core';
+import { waitFor } from '@k8s-operators/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PrismApiError, PrismRateLimitedError, PrismTransportError } from '../src/prism/prism-errors.ts';
 import { taskUuidOf, type PrismClient } from '../src/prism/v3/prism-client.ts';
@@ -31,6 +33,19 @@ describe('PrismClient retries', () => {
     client = clientFor(simulator, { sleep: recorder.sleep, ...options });
     return client;
   }
+
+  it('ends with the reconcile that sent it: an outage\'s retries stop when the reconcile is aborted', async () => {
+    // Found by the soak: during a Prism outage a lost leadership aborted a reconcile waiting between retries, which
+    // went on waiting; 5 s later the operator exited. The wait here ends only when aborted, as a long back-off would.
+    client = clientFor(simulator, { sleep: (_ms, signal) => new Promise((_resolve, reject) => { signal?.addEventListener('abort', () => { reject(signal.reason as Error); }); }) });
+    simulator.faults.add({ kind: 'error', endpoint: 'GET /vms/{uuid}', status: 503 });
+    const reconcile = new AbortController();
+    const answer = withRequestSignal(reconcile.signal, () => client.getVm(UNKNOWN_VM)).catch((error: unknown) => error);
+    await waitFor(() => requestsTo(simulator, 'GET', 'GET /vms/{uuid}') === 1, { what: 'the first request' });
+    reconcile.abort(new Error('leader election lost'));
+    expect(await answer).toEqual(new Error('leader election lost'));
+    expect(requestsTo(simulator, 'GET', 'GET /vms/{uuid}')).toBe(1);
+  });
 
   async function createdVm(name: string): Promise<string> {
     const [uuid = ''] = await client.createIdempotenceIdentifiers(1);

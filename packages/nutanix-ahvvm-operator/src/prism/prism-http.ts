@@ -1,6 +1,6 @@
 import { getCACertificates } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseRetryAfter } from '@k8s-operators/controller-core';
+import { parseRetryAfter, requestSignal } from '@k8s-operators/controller-core';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { PrismCredentials } from '../config/prism-credentials.ts';
 import {
@@ -44,7 +44,7 @@ export interface PrismHttpOptions {
   retry?: Partial<RetryPolicy>;
   metrics?: PrismMetricsSink;
   /** How the client waits between attempts. Default: a real timer. Tests pass one that records the waits. */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Spreads backoff waits (0 ≤ r < 1). Default Math.random. */
   random?: () => number;
 }
@@ -116,7 +116,7 @@ export class PrismHttp {
   readonly #timeoutMs: number;
   readonly #retry: RetryPolicy;
   readonly #metrics: PrismMetricsSink;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
 
   constructor(options: PrismHttpOptions) {
@@ -127,7 +127,7 @@ export class PrismHttp {
     this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#metrics = options.metrics ?? NO_PRISM_METRICS;
-    this.#sleep = options.sleep ?? ((ms) => sleep(ms));
+    this.#sleep = options.sleep ?? ((ms, signal) => sleep(ms, undefined, { signal }));
     this.#random = options.random ?? Math.random;
     const { caCertPem, insecureSkipVerify } = options.tls;
     this.#agent = new Agent({
@@ -141,14 +141,20 @@ export class PrismHttp {
     });
   }
 
-  /** Sends `call`, logging in and retrying as needed; returns 2xx and accepted answers, throws typed errors otherwise. */
+  /**
+   * Sends `call`, logging in and retrying as needed; returns 2xx and accepted answers, throws typed errors otherwise.
+   * Sent from a reconcile, it ends when the reconcile is aborted (lost leadership, a stop, its timeout): while waiting
+   * for a permit, for an answer, or between retries. Otherwise an outage's retries would hold the reconcile past the
+   * 5 s the controller waits for it, and the process would exit.
+   */
   async send(call: PrismCall): Promise<PrismAnswer> {
+    const signal = requestSignal(undefined);
     const label: PrismRequestLabel = { method: call.method, path: call.path };
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
     let attempt = 1;
     let loggedInAgain = false;
     for (;;) {
-      const result = await this.#semaphore.run(() => this.#attempt(call, payload));
+      const result = await this.#semaphore.run(() => this.#attempt(call, payload, signal), signal);
       if (result.kind === 'fatal') throw result.error;
       if (result.kind === 'answer' && result.status === 401) {
         // An expired session gets one fresh Basic login; a refused Basic login is final, so bad credentials cost one
@@ -165,7 +171,7 @@ export class PrismHttp {
       }
       const delay = retryDelayMs(outcomeOf(result), call.repeatability, attempt, this.#retry, this.#random);
       if (delay === undefined) throw finalError(label, result);
-      await this.#sleep(delay);
+      await this.#sleep(delay, signal);
       attempt += 1;
     }
   }
@@ -175,7 +181,7 @@ export class PrismHttp {
     return this.#agent.close();
   }
 
-  async #attempt(call: PrismCall, payload: string | undefined): Promise<AttemptResult> {
+  async #attempt(call: PrismCall, payload: string | undefined, signal: AbortSignal | undefined): Promise<AttemptResult> {
     const cookies = this.#session.header();
     const headers: Record<string, string> = {
       ...call.headers,
@@ -192,6 +198,7 @@ export class PrismHttp {
         method: call.method,
         headers,
         body: payload,
+        signal,
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
       });
@@ -208,6 +215,8 @@ export class PrismHttp {
         sentCookies: cookies,
       };
     } catch (error) {
+      // An abort is the reconcile's end, not Prism's answer: no retry, no typed Prism error.
+      if (signal?.aborted === true) throw signal.reason;
       const label = { method: call.method, path: call.path };
       const failure = errorCode(error);
       if (TLS_VERIFICATION_CODES.has(failure)) return { kind: 'fatal', error: new PrismTlsError(label, failure, error) };

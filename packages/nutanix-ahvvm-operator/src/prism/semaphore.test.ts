@@ -47,4 +47,20 @@ describe('Semaphore', () => {
   it('refuses a limit below one', () => {
     expect(() => new Semaphore(0)).toThrow(RangeError);
   });
+
+  it('lets a waiter whose signal aborts leave the queue, and gives the next permit to the one behind it', async () => {
+    const semaphore = new Semaphore(1);
+    const holder = deferred();
+    const holding = semaphore.run(() => holder.promise);
+    const reconcile = new AbortController();
+    const abandoned = semaphore.run(() => Promise.resolve('ran'), reconcile.signal).catch((error: unknown) => error);
+    const next = semaphore.run(() => Promise.resolve('next ran'));
+    reconcile.abort(new Error('leader election lost'));
+    expect(await abandoned).toEqual(new Error('leader election lost'));
+    holder.resolve();
+    await holding;
+    expect(await next).toBe('next ran');
+    expect(semaphore.inUse).toBe(0);
+    await expect(semaphore.run(() => Promise.resolve('late'), reconcile.signal)).rejects.toThrow('leader election lost');
+  });
 });

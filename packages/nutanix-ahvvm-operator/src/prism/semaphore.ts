@@ -16,9 +16,9 @@ export class Semaphore {
     return this.#inUse;
   }
 
-  /** Runs `work` once a permit is free and gives the permit back when it settles. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    await this.#acquire();
+  /** Runs `work` once a permit is free and gives the permit back when it settles; `signal` ends the wait for a permit. */
+  async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.#acquire(signal);
     try {
       return await work();
     } finally {
@@ -26,13 +26,26 @@ export class Semaphore {
     }
   }
 
-  #acquire(): Promise<void> {
+  #acquire(signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
     if (this.#inUse < this.limit) {
       this.#inUse += 1;
       return Promise.resolve();
     }
     // The permit passes straight from the releaser to the next waiter, so #inUse never dips in between.
-    return new Promise((resolve) => this.#waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      const granted = (): void => {
+        signal?.removeEventListener('abort', abandoned);
+        resolve();
+      };
+      const abandoned = (): void => {
+        // Still queued, so no permit was passed to it: leaving the queue is all there is to undo.
+        this.#waiting.splice(this.#waiting.indexOf(granted), 1);
+        reject(signal?.reason as Error);
+      };
+      signal?.addEventListener('abort', abandoned, { once: true });
+      this.#waiting.push(granted);
+    });
   }
 
   #release(): void {
