@@ -23,11 +23,12 @@ import { BackupStoreError, type BackupKey } from '../stores/store.ts';
 import { completedStatus, failedStatus, runningStatus } from '../desired/desired-backup-status.ts';
 import { BACKUP_JOB_LABEL, backupJobName, type BackupJobTarget } from '../desired/desired-backup-job.ts';
 import { recordBackup } from '../metrics/postgresql-metrics.ts';
-import { deleteBackupJob, findBackupJob, JOB_NAME_LABEL, jobOutcome, startBackupJob, type BackupJob, type JobOutcome } from './backup-jobs.ts';
+import { deleteBackupJob, findBackupJob, JOB_NAME_LABEL, jobOutcome, startBackupJob, type BackupJob } from './backup-jobs.ts';
 import { readDatabasePassword } from './database-password.ts';
 import { podAddress, servingPod } from './database-pods.ts';
 import { BACKUP_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { backupsOf, podsOf } from './operator-indexes.ts';
+import { STORE_CHECK_ATTEMPTS, STORE_CHECK_INTERVAL_MS, StoreRefusals } from './store-refusals.ts';
 
 /** Only the operator's backup Jobs are cached. */
 export const JOB_SCOPE = { labelSelector: BACKUP_JOB_LABEL };
@@ -51,7 +52,11 @@ function databaseKeyOf(backup: PostgreSQLBackup): string {
   return `${backup.metadata.namespace ?? ''}/${backup.spec.postgresql}`;
 }
 
-type Published = { ok: true; manifest: BackupManifest | undefined } | { ok: false; message: string };
+/** What the store says was published; `ask-again`: it refused, and has not yet refused STORE_CHECK_ATTEMPTS times. */
+type Published =
+  | { ok: true; manifest: BackupManifest | undefined }
+  | { ok: false; message: string }
+  | { ok: 'ask-again'; message: string; attempt: number };
 
 /** What a backup about to start runs against, or why it must wait. */
 type StartPlan =
@@ -76,6 +81,7 @@ type StartPlan =
 export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBackup> {
   readonly #context: OperatorContext;
   readonly #enqueue: (key: string, reason: QueueReasonInput) => void;
+  readonly #refusals = new StoreRefusals();
 
   /** `enqueue` queues another backup of the controller (to wake one that waited for this one). */
   constructor(context: OperatorContext, enqueue: (key: string, reason: QueueReasonInput) => void) {
@@ -121,7 +127,7 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
   }
 
   /** Waits for the backup's Job to finish, then records what it did: once, whichever replica leads. */
-  async #followJob(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, job: BackupJob, ctx: ReconcileContext): Promise<undefined> {
+  async #followJob(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, job: BackupJob, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
     const { manager, locks } = this.#context;
     const databaseKey = databaseKeyOf(backup);
     const name = backup.metadata.name ?? '';
@@ -130,7 +136,14 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
     const pods = await manager.reader.list(Resources.Pod, { scope: JOB_SCOPE, namespace: job.metadata?.namespace ?? '', matchingLabels: { [JOB_NAME_LABEL]: job.metadata?.name ?? '' } });
     const outcome = await jobOutcome(manager.client, job, pods);
     if (!outcome.finished) return undefined;
-    const status = await this.#statusAfterJob(backup, resolved, job, outcome);
+    let status: PostgreSQLBackupStatus;
+    if (outcome.succeeded) {
+      const published = await this.#publishedManifest(backup, resolved, ctx);
+      if (published.ok === 'ask-again') return this.#askAgain(published, ctx);
+      status = this.#statusOfSucceededJob(backup, job, published);
+    } else {
+      status = failedStatus(backup, outcome.error, this.#context.now());
+    }
     await this.#writeStatus(backup, status);
     try {
       await this.#reportJobOutcome(backup, resolved.trigger, job, status, outcome.seconds, ctx);
@@ -141,10 +154,8 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
     return undefined;
   }
 
-  /** Completed only when the Job succeeded and its manifest is published: the Job's word is not enough. */
-  async #statusAfterJob(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, job: BackupJob, outcome: JobOutcome & { finished: true }): Promise<PostgreSQLBackupStatus> {
-    if (!outcome.succeeded) return failedStatus(backup, outcome.error, this.#context.now());
-    const published = await this.#publishedManifest(backup, resolved);
+  /** Completed only when its manifest is published: the Job's word is not enough. */
+  #statusOfSucceededJob(backup: PostgreSQLBackup, job: BackupJob, published: Exclude<Published, { ok: 'ask-again' }>): PostgreSQLBackupStatus {
     if (!published.ok) return failedStatus(backup, published.message, this.#context.now());
     if (published.manifest !== undefined) return completedStatus(published.manifest);
     return failedStatus(backup, `the backup Job ${job.metadata?.name ?? ''} succeeded, but the bucket holds no manifest for it: nothing was published`, this.#context.now());
@@ -173,13 +184,30 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
 
   /**
    * The manifest of a Running backup, from the store it was written to. A store that cannot be built (its Secret or
-   * key gone) will not come back by itself: the backup fails saying so. A store that refuses or cannot be reached is
-   * an error, retried with the queue's back-off.
+   * key gone) will not come back by itself: the backup fails saying so. One that refuses or cannot be reached is asked
+   * again, a bounded number of times (store-refusals.ts).
    */
-  async #publishedManifest(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup): Promise<Published> {
+  async #publishedManifest(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, ctx: ReconcileContext): Promise<Published> {
     const lookup = await this.#context.stores.lookup(backup.metadata.namespace ?? '', resolved.writtenTo);
     if (!lookup.ok) return { ok: false, message: `its store cannot be used to check what was published, so it does not count: ${lookup.message}` };
-    return { ok: true, manifest: await lookup.store.manifest(backupKey(backup)) };
+    const uid = backup.metadata.uid ?? '';
+    try {
+      const manifest = await lookup.store.manifest(backupKey(backup));
+      this.#refusals.forget(uid);
+      return { ok: true, manifest };
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      const message = (error as Error).message;
+      const attempt = this.#refusals.count(uid);
+      if (attempt < STORE_CHECK_ATTEMPTS) return { ok: 'ask-again', message, attempt };
+      this.#refusals.forget(uid);
+      return { ok: false, message: `its store refused ${String(attempt)} times, ${String(STORE_CHECK_INTERVAL_MS / 1000)} s apart, to say what was published, so it does not count: ${message}` };
+    }
+  }
+
+  #askAgain(refused: Published & { ok: 'ask-again' }, ctx: ReconcileContext): ReconcileResult {
+    ctx.log.warn({ attempt: refused.attempt, of: STORE_CHECK_ATTEMPTS, reason: refused.message }, 'the store refused to say what the backup published; asking again');
+    return { requeueAfterMs: STORE_CHECK_INTERVAL_MS };
   }
 
   /** The Event on the backup, and on its PostgreSQL so `kubectl describe pg` shows it too. */
@@ -191,9 +219,10 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
   }
 
   /** Running without its Job: Completed when its manifest was published before the operator stopped, else Failed. */
-  async #recoverInterrupted(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> {
+  async #recoverInterrupted(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
     const name = backup.metadata.name ?? '';
-    const published = await this.#publishedManifest(backup, resolved);
+    const published = await this.#publishedManifest(backup, resolved, ctx);
+    if (published.ok === 'ask-again') return this.#askAgain(published, ctx);
     if (!published.ok) {
       await this.#writeStatus(backup, failedStatus(backup, published.message, this.#context.now()));
       await this.#eventOnBackupAndDatabase(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name}: ${published.message}` });
@@ -311,6 +340,7 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
    * PostgreSQL's `onDelete.backups` decides their fate then (Delete has removed them already, Retain keeps them).
    */
   async #deleteStoredDump(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> {
+    this.#refusals.forget(backup.metadata.uid ?? '');
     if (!hasFinalizer(backup, BACKUP_FINALIZER)) return undefined;
     const { manager, stores } = this.#context;
     const namespace = await manager.client.get(Resources.Namespace, { name: backup.metadata.namespace ?? '' });

@@ -567,6 +567,22 @@ describe('backups in S3', () => {
     );
   });
 
+  test('a running backup whose store keeps refusing fails with the store\'s reason after 5 checks, instead of being retried forever', async () => {
+    diagnoseOnFailure();
+    // What a new leader finds after the credentials Secret was changed to a key the bucket refuses: the Secret exists,
+    // so the store can be built, but it never answers. Until recorded, a Running backup holds up its database's backups.
+    await apply(JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'refused-credentials' }, stringData: { accessKeyId: s3.credentials.accessKeyId, secretAccessKey: 'not-the-secret-access-key' } }));
+    await apply(JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'orphan-2' }, spec: { postgresql: 'orphan' } }));
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Pending', 'postgresqlbackup/orphan-2', '--timeout=60s']);
+    const status = { phase: 'Running', startTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), s3: { bucket: BUCKET, endpoint: s3.endpoint, forcePathStyle: true, credentialsSecret: 'refused-credentials' } };
+    await cluster.kubectlOk(['-n', NS, 'patch', 'postgresqlbackup/orphan-2', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+    // Five checks, 30 s apart: two minutes, then the verdict.
+    await cluster.kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Failed', 'postgresqlbackup/orphan-2', '--timeout=240s']);
+    expect((await backupOf('orphan-2')).status?.error).toMatch(new RegExp(
+      `^its store refused 5 times, 30 s apart, to say what was published, so it does not count: S3 at ${s3.endpoint} .*${s3.credentials.accessKeyId}`,
+    ));
+  }, 300_000);
+
   test('an S3 outage while a backup runs fails it with a clear condition, lists nothing partial, and the next backup succeeds', async () => {
     diagnoseOnFailure();
     // The store, through a forwarder this test can cut: while cut, connections are reset and new ones refused.
@@ -647,8 +663,9 @@ describe('least privilege for Secrets', () => {
     expect(secretRequests.filter((r) => r.verb !== 'get' && !(r.verb === 'create' && r.namespace === OPERATOR_NS))).toEqual([]);
     const secretReads = secretRequests.filter((r) => r.verb === 'get' && !ownCertificate(r));
     // Every PostgreSQL of this spec, the seed's included, names a Secret "<name>-password" in its own namespace, the
-    // ones with a bucket name s3-credentials, and one backup's status names deleted-credentials (a Secret since gone).
-    const named = new Set(['s3-credentials', 'deleted-credentials']);
+    // ones with a bucket name s3-credentials, and two backups' statuses name deleted-credentials (a Secret since gone)
+    // and refused-credentials (a key the bucket refuses).
+    const named = new Set(['s3-credentials', 'deleted-credentials', 'refused-credentials']);
     expect(secretReads.filter((r) => r.namespace !== NS || !((r.name ?? '').endsWith('-password') || named.has(r.name ?? '')))).toEqual([]);
   });
 });
