@@ -18,7 +18,7 @@ export {
   type CreatedVm,
   type PrismClientOptions,
   type WaitForTaskOptions,
-} from './prism/v3/prism-client.ts';
+} from './prism/prism-client.ts';
 export {
   CLUSTERMGMT_CONFIG_PATH,
   NETWORKING_CONFIG_PATH,
@@ -36,7 +36,7 @@ export {
   type PrismV4Task,
   type PrismV4Vm,
   type PrismV4VmInput,
-} from './prism/v4/prism-v4-client.ts';
+} from './prism/prism-v4-client.ts';
 export {
   DEFAULT_MAX_CONCURRENT_REQUESTS,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -73,7 +73,7 @@ export {
   type PrismVmMetadata,
   type PrismVmResources,
   type PrismVmSpec,
-} from './prism/v3/prism-types.ts';
+} from './prism/prism-types.ts';
 
 export {
   MAX_USER_DATA_BASE64_LENGTH,
@@ -89,7 +89,7 @@ export {
 } from './desired/desired-vm.ts';
 export { diffVm, type FieldChange, type VmDiff } from './desired/vm-diff.ts';
 export { describeChanges, planUpdate, type PlanUpdateOptions, type UpdatePlan, type UpdateStep } from './desired/update-plan.ts';
-export { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './prism/v3/put-body.ts';
+export { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './desired/apply-desired.ts';
 export { findOwnedVm, type OwnedVmLookup } from './controller/find-owned-vm.ts';
 export { descriptionWithOwnerMarker, ownerUidOf } from './desired/ownership-marker.ts';
 export { BUSY_VM_STATES, actualPowerState, ipAddressesOf, observedVmStatus, type ObservedVmStatus } from './desired/observed-vm.ts';

@@ -2,7 +2,7 @@
 
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { resolveAhvVmSpec } from '../src/api/resolved-ahvvm-spec.ts';
-import type { PrismDisk, PrismNic, PrismVm, PrismVmIntent } from '../src/prism/v3/prism-types.ts';
+import type { PrismDisk, PrismNic, PrismVm, PrismVmIntent } from '../src/prism/prism-types.ts';
 import { desiredVmSpec, type AhvVmIdentity, type DesiredVmContext } from '../src/desired/desired-vm.ts';
 
 export const OWNER_UID = '92cf13c0-c68f-4ef8-8d18-ade4aac450df';

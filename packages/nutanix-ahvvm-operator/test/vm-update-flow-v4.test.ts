@@ -7,11 +7,11 @@ import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { resolveAhvVmSpec } from '../src/api/resolved-ahvvm-spec.ts';
-import { vmExtIdOf, type PrismV4Client } from '../src/prism/v4/prism-v4-client.ts';
-import type { PrismVm, PrismVmIntent } from '../src/prism/v3/prism-types.ts';
+import { vmExtIdOf, type PrismV4Client } from '../src/prism/prism-v4-client.ts';
+import type { PrismVm, PrismVmIntent } from '../src/prism/prism-types.ts';
 import { desiredVmSpec, type DesiredVmContext } from '../src/desired/desired-vm.ts';
 import { planUpdate } from '../src/desired/update-plan.ts';
-import { PrismV4VmApi } from '../src/prism/v4/v4-vm-api.ts';
+import { PrismV4VmApi } from '../src/vm/v4-vm-api.ts';
 import { desiredVmContextFor, requestsTo, startSimulator, v4ClientFor } from './simulator.ts';
 
 const UID = '0f4c1d2e-3b4f-4c8d-9e0a-1b2c3d4e5f61';
@@ -58,7 +58,7 @@ describe('planning and applying updates on Prism v4', () => {
       if (plan.kind !== 'steps') throw new Error(`expected steps, got ${JSON.stringify(plan)}`);
       const [step] = plan.steps;
       if (step === undefined) throw new Error('a plan of no steps');
-      const task = await client.waitForTask(await api.applyStep(await current(), step, intent, plan.diff), { operation: step.action, pollIntervalMs: 10 });
+      const task = await client.waitForTask(await api.applyStep(await current(), step, intent), { operation: step.action, pollIntervalMs: 10 });
       outcomes.push(`${step.action}:${task.status}`);
     }
     throw new Error('the VM did not converge in 20 passes');

@@ -1,5 +1,5 @@
 import type { AhvVm } from '../api/ahvvm-resource.ts';
-import type { PrismVm, PrismVmIntent } from '../prism/v3/prism-types.ts';
+import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { withCloudInitUserData } from '../desired/desired-vm.ts';
 import { findOwnedVm, type OwnedVmLookup } from './find-owned-vm.ts';
 import { observedVmStatus } from '../desired/observed-vm.ts';

@@ -1,8 +1,8 @@
 import type { AhvVm } from '../api/ahvvm-resource.ts';
-import type { PrismVm, PrismVmIntent } from '../prism/v3/prism-types.ts';
+import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { observedVmStatus } from '../desired/observed-vm.ts';
 import { describeChanges, planUpdate, type UpdateStep } from '../desired/update-plan.ts';
-import { NO_CHANGES, type VmDiff } from '../desired/vm-diff.ts';
+import type { VmDiff } from '../desired/vm-diff.ts';
 import { available, failed, pending, Reason, readyReasonOf } from '../desired/desired-ahvvm-status.ts';
 import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
 import { eventActionOf, reasonWhileRunning, submittedTask, type TaskOperation } from './task-record.ts';
@@ -30,7 +30,7 @@ export async function sync(deps: PhaseDeps, run: PhaseRun, vm: PrismVm, intent: 
       if (vm.status.state === 'ERROR') {
         // A failed change leaves the VM in ERROR until an update succeeds (TF #131); its own spec clears it.
         const detail = vm.status.message_list?.map((m) => m.message ?? m.reason).join('; ') ?? 'no detail';
-        return applyStep(deps, run, vm, intent, { action: 'apply-spec' }, NO_CHANGES, `Prism shows VM ${uuid} in ERROR (${detail}); sending its spec again to clear it`);
+        return applyStep(deps, run, vm, intent, { action: 'apply-spec' }, `Prism shows VM ${uuid} in ERROR (${detail}); sending its spec again to clear it`);
       }
       await scope.report(available(`VM ${uuid} matches the spec`), { ...observed, powerCycleInProgress: undefined });
       return deps.requeue.inSync(awaitsAddress(vm, observed.ipAddresses));
@@ -44,26 +44,18 @@ export async function sync(deps: PhaseDeps, run: PhaseRun, vm: PrismVm, intent: 
       }
       // Recorded before the VM goes off, so that a reconcile after a restart still powers it on again.
       if (plan.powerCycle && scope.status.powerCycleInProgress !== true) await scope.record({ powerCycleInProgress: true });
-      return applyStep(deps, run, vm, intent, step, plan.diff, messageFor(step, uuid, plan.diff));
+      return applyStep(deps, run, vm, intent, step, messageFor(step, uuid, plan.diff));
     }
   }
 }
 
-/** One PUT, built from the VM as just read and the plan's diff; its task is followed by requeueing. */
-async function applyStep(
-  deps: PhaseDeps,
-  { scope, api, ctx }: PhaseRun,
-  vm: PrismVm,
-  intent: PrismVmIntent,
-  step: UpdateStep,
-  diff: VmDiff,
-  message: string,
-): Promise<Result> {
+/** One PUT, built from the VM as just read; its task is followed by requeueing. */
+async function applyStep(deps: PhaseDeps, { scope, api, ctx }: PhaseRun, vm: PrismVm, intent: PrismVmIntent, step: UpdateStep, message: string): Promise<Result> {
   const uuid = vm.metadata.uuid;
   const operation: TaskOperation = step.action === 'apply-spec' ? 'update' : step.action;
   let task: string;
   try {
-    task = await api.applyStep(vm, step, intent, diff);
+    task = await api.applyStep(vm, step, intent);
   } catch (error) {
     if (!api.isEditConflict(error)) throw error;
     // The VM changed between our GET and PUT: read it again and plan afresh.

@@ -1,4 +1,4 @@
-import type { PrismVm } from '../prism/v3/prism-types.ts';
+import type { PrismVm } from '../prism/prism-types.ts';
 import { ownerUidOf } from '../desired/ownership-marker.ts';
 
 /**

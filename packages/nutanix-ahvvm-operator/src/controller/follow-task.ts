@@ -1,6 +1,6 @@
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
-import { isTaskFinished } from '../prism/v3/prism-types.ts';
-import { vmUuidOfTask } from '../prism/v4/v4-vm-translation.ts';
+import { isTaskFinished } from '../prism/prism-types.ts';
+import { vmUuidOfTask } from '../prism/v4-vm-translation.ts';
 import type { PrismVmApi } from '../vm/vm-api.ts';
 import type { AhvVmReporter } from './ahvvm-reporter.ts';
 import type { AhvVmScope } from './ahvvm-scope.ts';

@@ -1,5 +1,5 @@
 import type { AhvVmStatus } from '../api/ahvvm-resource.ts';
-import { TERMINAL_TASK_STATUSES, type PrismTask } from '../prism/v3/prism-types.ts';
+import { TERMINAL_TASK_STATUSES, type PrismTask } from '../prism/prism-types.ts';
 import { Reason } from '../desired/desired-ahvvm-status.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { AhvVmSpec } from '../api/ahvvm-resource.ts';
 import type { ResolvedAhvVmSpec } from '../api/resolved-ahvvm-spec.ts';
-import type { PrismDisk, PrismNic, PrismReference, PrismVmIntent, PrismVmResources } from '../prism/v3/prism-types.ts';
+import type { PrismDisk, PrismNic, PrismReference, PrismVmIntent, PrismVmResources } from '../prism/prism-types.ts';
 import { descriptionWithOwnerMarker } from './ownership-marker.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { PrismPowerState, PrismVm } from '../prism/v3/prism-types.ts';
+import type { PrismPowerState, PrismVm } from '../prism/prism-types.ts';
 
 /**
  * Facts read off a VM as Prism shows it. `status` is what was last applied and `spec` the latest accepted intent;

@@ -1,4 +1,4 @@
-import type { PrismVm, PrismVmIntent } from '../prism/v3/prism-types.ts';
+import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { BUSY_VM_STATES, actualPowerState } from './observed-vm.ts';
 import { diffVm, type FieldChange, type VmDiff } from './vm-diff.ts';
 

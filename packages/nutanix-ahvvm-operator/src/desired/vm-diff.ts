@@ -1,4 +1,4 @@
-import type { PrismDisk, PrismNic, PrismPowerState, PrismVm, PrismVmIntent } from '../prism/v3/prism-types.ts';
+import type { PrismDisk, PrismNic, PrismPowerState, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { actualPowerState } from './observed-vm.ts';
 
 /**
@@ -37,9 +37,6 @@ export interface VmDiff {
 }
 
 const MIB = 1024 * 1024;
-
-/** The diff of a VM that is as asked (`planUpdate`'s `in-sync`, whose plan carries none). */
-export const NO_CHANGES: VmDiff = Object.freeze({ hotPlug: [], powerCycle: [], impossible: [], power: undefined, none: true });
 
 export function diffVm(current: PrismVm, desired: PrismVmIntent): VmDiff {
   const isOn = actualPowerState(current) === 'ON';

@@ -1,5 +1,5 @@
 import { PrismApiError } from './prism-errors.ts';
-import type { PrismTask } from './v3/prism-types.ts';
+import type { PrismTask } from './prism-types.ts';
 
 /**
  * A PUT based on a stale `spec_version`, or sent while another change runs, is an edit conflict. Older Prism Central

@@ -1,6 +1,9 @@
-import type { InventoryLookupOptions, PrismInventoryKind, PrismTask, PrismVm, PrismVmIntent } from '../prism/v3/prism-types.ts';
+import { isEditConflict } from '../prism/edit-conflict.ts';
+import type { PrismClient } from '../prism/prism-client.ts';
+import { PrismApiError } from '../prism/prism-errors.ts';
+import type { InventoryLookupOptions, PrismInventoryKind, PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import { putBodyFor } from '../desired/apply-desired.ts';
 import type { UpdateStep } from '../desired/update-plan.ts';
-import type { VmDiff } from '../desired/vm-diff.ts';
 
 /** Which Prism Central API the operator speaks for VMs: `auto` asks the PC once per connection (v4 where served). */
 export type PrismApiSetting = 'v3' | 'v4' | 'auto';
@@ -49,10 +52,9 @@ export interface PrismVmApi {
   /**
    * Sends one update step for `current` (as just read by `getVm`); returns its task. v3 makes an `apply-spec` in one
    * PUT; v4 makes it one request at a time (the VM's configuration, then each disk and NIC), so the same step is
-   * planned again until the VM matches. `diff` is the one the plan was made from (`planUpdate`), so the VM is compared
-   * with its AhvVm once per reconcile.
+   * planned again until the VM matches.
    */
-  applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent, diff: VmDiff): Promise<string>;
+  applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent): Promise<string>;
   /** Deletes `current` (as just read); its task, or undefined when it is already gone. */
   deleteVm(current: PrismVm): Promise<string | undefined>;
   getTask(uuid: string): Promise<PrismTask | undefined>;
@@ -60,4 +62,68 @@ export interface PrismVmApi {
   isEditConflict(failure: unknown): boolean;
   /** A create token that can never make a VM again (v3: a 409 for an idempotence UUID whose VM is gone). */
   isSpentCreateToken(error: unknown): boolean;
+}
+
+/** `client_identifier` of the idempotence UUIDs the operator reserves. */
+const IDEMPOTENCE_CLIENT = 'nutanix-ahvvm-operator';
+
+/** The v3 API: VMs, their `spec_version`ed PUTs (power changes included), idempotence UUIDs and the v3 inventory lists. */
+export class PrismV3VmApi implements PrismVmApi {
+  readonly version = 'v3';
+  readonly createTokenIsVmUuid = true;
+  readonly #client: PrismClient;
+
+  constructor(client: PrismClient) {
+    this.#client = client;
+  }
+
+  prepare(): Promise<PreparationProblem | undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  listEntityUuidsByName(kind: PrismInventoryKind, name: string, options?: InventoryLookupOptions): Promise<string[]> {
+    return this.#client.listEntityUuidsByName(kind, name, options);
+  }
+
+  getVm(uuid: string): Promise<PrismVm | undefined> {
+    return this.#client.getVm(uuid);
+  }
+
+  listVmsByName(name: string): Promise<PrismVm[]> {
+    return this.#client.listVmsByName(name);
+  }
+
+  async newCreateToken(): Promise<string> {
+    const [reserved] = await this.#client.createIdempotenceIdentifiers(1, { clientIdentifier: IDEMPOTENCE_CLIENT });
+    if (reserved === undefined) throw new Error('Prism reserved no idempotence UUID');
+    return reserved;
+  }
+
+  createVm(intent: PrismVmIntent, token: string): Promise<CreateAccepted> {
+    return this.#client.createVm(intent, { idempotenceUuid: token });
+  }
+
+  applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent): Promise<string> {
+    return this.#client.updateVm(current.metadata.uuid, putBodyFor(step, current, desired));
+  }
+
+  deleteVm(current: PrismVm): Promise<string | undefined> {
+    return this.#client.deleteVm(current.metadata.uuid);
+  }
+
+  getTask(uuid: string): Promise<PrismTask | undefined> {
+    return this.#client.getTask(uuid);
+  }
+
+  isEditConflict(failure: unknown): boolean {
+    return (failure instanceof PrismApiError || isTask(failure)) && isEditConflict(failure);
+  }
+
+  isSpentCreateToken(error: unknown): boolean {
+    return error instanceof PrismApiError && error.method === 'POST' && error.path === '/vms' && error.status === 409;
+  }
+}
+
+export function isTask(value: unknown): value is PrismTask {
+  return typeof value === 'object' && value !== null && typeof (value as PrismTask).uuid === 'string' && typeof (value as PrismTask).status === 'string';
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { desiredIntent } from '../../../test/prism-vm-fixture.ts';
-import { diffVm } from '../../desired/vm-diff.ts';
+import { desiredIntent } from '../../test/prism-vm-fixture.ts';
+import { diffVm } from '../desired/vm-diff.ts';
 import type { PrismV4Task, PrismV4Vm } from './prism-v4-client.ts';
 import { prismTaskFromV4, prismVmFromV4, UNNAMED_CATEGORY_PREFIX, v4CreateBody, v4UpdateBody, vmUuidOfTask } from './v4-vm-translation.ts';
 

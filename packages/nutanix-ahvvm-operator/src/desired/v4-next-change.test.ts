@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CDROM, IMAGE_UUID, OTHER_SUBNET_UUID, SUBNET_UUID, desiredIntent, disk, nic, prismVm } from '../../../test/prism-vm-fixture.ts';
-import type { PrismVm, PrismVmIntent } from '../v3/prism-types.ts';
-import { diffVm } from '../../desired/vm-diff.ts';
-import { nextV4Change as nextChange } from './v4-next-change.ts';
-
-/** As the reconciler calls it: with the diff its plan was made from. */
-const nextV4Change = (vm: PrismVm, desired: PrismVmIntent) => nextChange(vm, desired, diffVm(vm, desired));
+import { CDROM, IMAGE_UUID, OTHER_SUBNET_UUID, SUBNET_UUID, desiredIntent, disk, nic, prismVm } from '../../test/prism-vm-fixture.ts';
+import { nextV4Change } from './v4-next-change.ts';
 
 const SEED = { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 } as const;
 const current = prismVm({ power: 'ON', disks: [CDROM, disk(0, 8192, IMAGE_UUID)], nics: [nic(SUBNET_UUID, '10.0.0.5', 0)] });

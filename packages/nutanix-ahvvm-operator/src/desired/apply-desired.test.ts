@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CDROM, IMAGE_UUID, OTHER_SUBNET_UUID, SUBNET_UUID, desiredIntent, disk, nic, prismVm } from '../../../test/prism-vm-fixture.ts';
-import { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './put-body.ts';
+import { CDROM, IMAGE_UUID, OTHER_SUBNET_UUID, SUBNET_UUID, desiredIntent, disk, nic, prismVm } from '../../test/prism-vm-fixture.ts';
+import { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './apply-desired.ts';
 
 const SEED = { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 } as const;
 

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { PrismApiError } from '../prism-errors.ts';
-import { isTask, type InventoryLookupOptions, type PrismInventoryKind, type PrismTask, type PrismVm, type PrismVmIntent } from '../v3/prism-types.ts';
-import { isStaleEtag, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from './prism-v4-client.ts';
-import { prismTaskFromV4, prismVmFromV4, v4CreateBody, v4DiskBody, v4GrownDiskBody, v4NicBody, v4UpdateBody } from './v4-vm-translation.ts';
-import type { UpdateStep } from '../../desired/update-plan.ts';
-import type { VmDiff } from '../../desired/vm-diff.ts';
-import { nextV4Change, type V4Change } from './v4-next-change.ts';
-import type { CreateAccepted, PreparationProblem, PrismVmApi } from '../../vm/vm-api.ts';
-import { isEditConflict } from '../edit-conflict.ts';
+import { PrismApiError } from '../prism/prism-errors.ts';
+import type { InventoryLookupOptions, PrismInventoryKind, PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import { isStaleEtag, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from '../prism/prism-v4-client.ts';
+import { prismTaskFromV4, prismVmFromV4, v4CreateBody, v4DiskBody, v4GrownDiskBody, v4NicBody, v4UpdateBody } from '../prism/v4-vm-translation.ts';
+import type { UpdateStep } from '../desired/update-plan.ts';
+import { nextV4Change, type V4Change } from '../desired/v4-next-change.ts';
+import { isTask, type CreateAccepted, type PreparationProblem, type PrismVmApi } from './vm-api.ts';
+import { isEditConflict } from '../prism/edit-conflict.ts';
 
 /** The task error group of a v4 change that was queued behind another and found the ETag moved (TF PR #1047). */
 export const ETAG_MISMATCH_GROUP = 'VM_ETAG_MISMATCH';
@@ -75,7 +74,7 @@ export class PrismV4VmApi implements PrismVmApi {
     return { uuid: undefined, taskUuid, alreadyExisted: false };
   }
 
-  async applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent, diff: VmDiff): Promise<string> {
+  async applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent): Promise<string> {
     const { vm, etag } = await this.#withEtag(current);
     switch (step.action) {
       case 'power-off':
@@ -83,7 +82,7 @@ export class PrismV4VmApi implements PrismVmApi {
       case 'power-on':
         return this.#client.powerAction(vm.extId, 'power-on', etag);
       case 'apply-spec': {
-        const change = nextV4Change(current, desired, diff);
+        const change = nextV4Change(current, desired);
         if (change.kind === 'vm') return this.#client.updateVm(vm.extId, v4UpdateBody(vm, desired, this.#extIdOf), etag);
         return this.#client.changeDevice(vm.extId, deviceWrite(vm, change), etag);
       }

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PrismConfig } from '../../config/prism-config.ts';
-import { PrismApiError, PrismTaskTimeoutError } from '../prism-errors.ts';
-import { PrismHttp, type PrismHttpOptions } from '../prism-http.ts';
-import { NO_PRISM_METRICS, type PrismMetricsSink } from '../prism-metrics-sink.ts';
+import type { PrismConfig } from '../config/prism-config.ts';
+import { PrismApiError, PrismTaskTimeoutError } from './prism-errors.ts';
+import { PrismHttp, type PrismHttpOptions } from './prism-http.ts';
+import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
 import {
   isTaskFinished,
   type InventoryLookupOptions,

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PrismConfig } from '../../config/prism-config.ts';
-import type { PrismClientOptions, WaitForTaskOptions } from '../v3/prism-client.ts';
-import { PrismApiError, PrismTaskTimeoutError } from '../prism-errors.ts';
-import { PrismHttp } from '../prism-http.ts';
-import { NO_PRISM_METRICS, type PrismMetricsSink } from '../prism-metrics-sink.ts';
-import type { InventoryLookupOptions, PrismInventoryKind } from '../v3/prism-types.ts';
+import type { PrismConfig } from '../config/prism-config.ts';
+import type { PrismClientOptions, WaitForTaskOptions } from './prism-client.ts';
+import { PrismApiError, PrismTaskTimeoutError } from './prism-errors.ts';
+import { PrismHttp } from './prism-http.ts';
+import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
+import type { InventoryLookupOptions, PrismInventoryKind } from './prism-types.ts';
 
 /**
  * The Prism Central v4 operations the operator needs — VMM v4.2 VMs, Prism v4.2 tasks and categories, and the

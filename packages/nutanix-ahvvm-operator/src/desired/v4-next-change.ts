@@ -1,5 +1,5 @@
-import type { PrismDisk, PrismNic, PrismVm, PrismVmIntent } from '../v3/prism-types.ts';
-import { dataDisks, diskSizeMib, type FieldChange, type VmDiff } from '../../desired/vm-diff.ts';
+import type { PrismDisk, PrismNic, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import { dataDisks, diffVm, diskSizeMib, type FieldChange } from './vm-diff.ts';
 
 /**
  * The next request that brings a v4 VM closer to its AhvVm in an `apply-spec` step.
@@ -24,8 +24,8 @@ export type V4Change =
 
 const isDeviceChange = (change: FieldChange): boolean => /^(disks|nics)\[/.test(change.field);
 
-/** `diff` is `diffVm(current, desired)` as the plan made it: the VM is not compared again here. */
-export function nextV4Change(current: PrismVm, desired: PrismVmIntent, diff: VmDiff): V4Change {
+export function nextV4Change(current: PrismVm, desired: PrismVmIntent): V4Change {
+  const diff = diffVm(current, desired);
   if ([...diff.hotPlug, ...diff.powerCycle].some((change) => !isDeviceChange(change))) return { kind: 'vm' };
   return nextDiskChange(current, desired) ?? nextNicChange(current, desired) ?? { kind: 'vm' };
 }

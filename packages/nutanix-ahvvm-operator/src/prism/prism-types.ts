@@ -135,7 +135,3 @@ export const TERMINAL_TASK_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED',
 export function isTaskFinished(task: PrismTask): boolean {
   return TERMINAL_TASK_STATUSES.includes(task.status);
 }
-
-export function isTask(value: unknown): value is PrismTask {
-  return typeof value === 'object' && value !== null && typeof (value as PrismTask).uuid === 'string' && typeof (value as PrismTask).status === 'string';
-}

@@ -1,6 +1,6 @@
 import type { PrismV4Task, PrismV4Vm, PrismV4VmInput } from './prism-v4-client.ts';
 import { VM_ENTITY_REL } from './prism-v4-client.ts';
-import type { PrismDisk, PrismNic, PrismTask, PrismVm, PrismVmIntent } from '../v3/prism-types.ts';
+import type { PrismDisk, PrismNic, PrismTask, PrismVm, PrismVmIntent } from './prism-types.ts';
 
 /**
  * v4 VMs and tasks in the v3 shapes the operator's pure logic reads (`diffVm`, `planUpdate`, `observedVmStatus`,

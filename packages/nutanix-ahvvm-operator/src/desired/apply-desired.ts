@@ -1,7 +1,7 @@
-import type { PrismDisk, PrismNic, PrismPowerState, PrismVm, PrismVmIntent } from './prism-types.ts';
-import { actualPowerState } from '../../desired/observed-vm.ts';
-import type { UpdateStep } from '../../desired/update-plan.ts';
-import { diskSizeMib, isDataDisk } from '../../desired/vm-diff.ts';
+import type { PrismDisk, PrismNic, PrismPowerState, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
+import { actualPowerState } from './observed-vm.ts';
+import type { UpdateStep } from './update-plan.ts';
+import { diskSizeMib, isDataDisk } from './vm-diff.ts';
 
 /**
  * PUT bodies. A v3 PUT replaces the whole spec: whatever it leaves out goes back to defaults, and a disk or NIC sent

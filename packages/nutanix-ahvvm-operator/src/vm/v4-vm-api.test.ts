@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_UUID, IMAGE_UUID, OTHER_SUBNET_UUID, OWNER_UID, SUBNET_UUID, desiredIntent } from '../../../test/prism-vm-fixture.ts';
-import { descriptionWithOwnerMarker } from '../../desired/ownership-marker.ts';
-import { diffVm } from '../../desired/vm-diff.ts';
-import type { PrismVmIntent } from '../v3/prism-types.ts';
-import { PrismApiError } from '../prism-errors.ts';
-import type { PrismV4Client, PrismV4DeviceWrite, PrismV4Vm } from './prism-v4-client.ts';
+import { CLUSTER_UUID, IMAGE_UUID, OTHER_SUBNET_UUID, OWNER_UID, SUBNET_UUID, desiredIntent } from '../../test/prism-vm-fixture.ts';
+import { descriptionWithOwnerMarker } from '../desired/ownership-marker.ts';
+import { PrismApiError } from '../prism/prism-errors.ts';
+import type { PrismV4Client, PrismV4DeviceWrite, PrismV4Vm } from '../prism/prism-v4-client.ts';
 import { ETAG_MISMATCH_GROUP, PrismV4VmApi } from './v4-vm-api.ts';
 
 const VM: PrismV4Vm = { extId: 'vm-1', name: 'web', numSockets: 1, numCoresPerSocket: 1, memorySizeBytes: 1024 ** 3, powerState: 'ON', cluster: { extId: 'c-1' } };
@@ -58,9 +56,9 @@ describe('PrismV4VmApi', () => {
     const vm = await api.getVm('vm-1');
     if (vm === undefined) throw new Error('unreachable');
     const desired = desiredIntent({ num_sockets: 2 });
-    await api.applyStep(vm, { action: 'power-off' }, desired, diffVm(vm, desired));
-    await api.applyStep(vm, { action: 'apply-spec' }, desired, diffVm(vm, desired));
-    await api.applyStep(vm, { action: 'power-on' }, desired, diffVm(vm, desired));
+    await api.applyStep(vm, { action: 'power-off' }, desired);
+    await api.applyStep(vm, { action: 'apply-spec' }, desired);
+    await api.applyStep(vm, { action: 'power-on' }, desired);
     await api.deleteVm(vm);
     expect(calls).toEqual(['GET vm-1', 'power-off vm-1 e1', 'PUT vm-1 e1 sockets=2', 'power-on vm-1 e1', 'DELETE vm-1 e1']);
   });
@@ -128,10 +126,9 @@ describe('PrismV4VmApi', () => {
     const seed = { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 } as const;
     const vm = await api.getVm('vm-1');
     if (vm === undefined) throw new Error('unreachable');
-    const applySpec = (desired: PrismVmIntent) => api.applyStep(vm, { action: 'apply-spec' }, desired, diffVm(vm, desired));
-    await applySpec(desiredIntent({ ...seed, disks: [{ image: { uuid: IMAGE_UUID }, size_mib: 16384 }] }));
-    await applySpec(desiredIntent({ ...seed, nics: [{ subnet: { uuid: OTHER_SUBNET_UUID } }] }));
-    await applySpec(desiredIntent({ ...seed, nics: [] }));
+    await api.applyStep(vm, { action: 'apply-spec' }, desiredIntent({ ...seed, disks: [{ image: { uuid: IMAGE_UUID }, size_mib: 16384 }] }));
+    await api.applyStep(vm, { action: 'apply-spec' }, desiredIntent({ ...seed, nics: [{ subnet: { uuid: OTHER_SUBNET_UUID } }] }));
+    await api.applyStep(vm, { action: 'apply-spec' }, desiredIntent({ ...seed, nics: [] }));
     expect(calls.slice(1).map((call) => call.replace(/ \{.*/, ''))).toEqual(['disk vm-1 disk-0 e1', 'nic vm-1 nic-0 e1', 'nic vm-1 nic-0 e1 delete']);
     // The grown disk is the disk as read with the new size and no data source (an existing disk is never re-imaged).
     expect(JSON.parse(calls[1]?.slice(calls[1].indexOf('{')) ?? '')).toEqual({
