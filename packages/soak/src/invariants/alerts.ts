@@ -1,6 +1,6 @@
 // The shipped alerts against the faults the soak injected: every alert that fired is explained by a fault that can
 // cause it, and every fault that should page someone did.
-import type { AlertExpectation, AlertFiring, DisruptionRecord, FaultRecord, InvariantResult, SoakTimeline } from '../timeline.ts';
+import type { AlertExpectation, AlertFiring, DisruptionKind, FaultKind, FaultRecord, InvariantResult, SoakTimeline } from '../timeline.ts';
 import { durationText, timeText } from './evidence-text.ts';
 import { invariantResult, type Finding } from './invariant-result.ts';
 
@@ -23,8 +23,9 @@ const LATE_FIRING_MS = 5 * MS_PER_MINUTE;
 export function checkUnexplainedAlerts(timeline: SoakTimeline): InvariantResult {
   return invariantResult('alerts.unexplained', timeline.alerts.flatMap((firing): Finding[] => {
     const expectation = timeline.alertExpectations.find((candidate) => candidate.alert === firing.alert);
-    if (expectation && (timeline.faults.some((fault) => explains(fault, firing, expectation))
-      || timeline.disruptions.some((disruption) => disruptionExplains(disruption, firing, expectation)))) return [];
+    // A workload disruption is an instant cause, as a kill is: it began and ended at once.
+    const causes = [...timeline.faults, ...timeline.disruptions.map(({ kind, at }) => ({ kind, startAt: at, endAt: at }))];
+    if (expectation && causes.some((cause) => explains(cause, firing, expectation))) return [];
     const why = expectation
       ? `no fault or workload disruption of a kind that explains it (${expectation.explainedBy.join(', ') || 'none listed'}) happened before it `
         + `and ended less than ${durationText(AFTERMATH_MS)} before its condition held (for: ${expectation.forSeconds} s)`
@@ -73,14 +74,10 @@ export function alertsBesideFaults(timeline: SoakTimeline): AlertBesideFaults[] 
   }));
 }
 
-function explains(fault: FaultRecord, firing: AlertFiring, expectation: AlertExpectation): boolean {
+/** A fault or disruption of a kind that explains the alert, begun by its firing and ended at most AFTERMATH_MS before its condition held. */
+function explains(cause: Pick<FaultRecord, 'startAt' | 'endAt'> & { kind: FaultKind | DisruptionKind }, firing: AlertFiring, expectation: AlertExpectation): boolean {
   const conditionHeldFrom = firing.firstSeenAt - expectation.forSeconds * 1000;
-  return expectation.explainedBy.includes(fault.kind) && fault.startAt <= firing.firstSeenAt && fault.endAt + AFTERMATH_MS >= conditionHeldFrom;
-}
-
-function disruptionExplains(disruption: DisruptionRecord, firing: AlertFiring, expectation: AlertExpectation): boolean {
-  const conditionHeldFrom = firing.firstSeenAt - expectation.forSeconds * 1000;
-  return expectation.explainedBy.includes(disruption.kind) && disruption.at <= firing.firstSeenAt && disruption.at + AFTERMATH_MS >= conditionHeldFrom;
+  return expectation.explainedBy.includes(cause.kind) && cause.startAt <= firing.firstSeenAt && cause.endAt + AFTERMATH_MS >= conditionHeldFrom;
 }
 
 /** The error of the last backup of the alert's database that failed by the time it fired: where on-call starts. */
