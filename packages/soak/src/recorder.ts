@@ -14,7 +14,7 @@ export function newRecorder(seed: number, cluster: 'local' | 'kind'): Recorder {
     faults: [], disruptions: [], prismInventory: [], ahvVms: [], finalAhvVmUids: [], finalPrismVms: [],
     writerAcks: [], backups: [], readyEndpoints: [],
     stores: { objects: [], incompleteUploads: [], liveBackups: [], retainedOnPurpose: [] },
-    wanted: [], probes: [], endpointSamples: [], processSamples: [], crashes: [], queueDepth: [],
+    wanted: [], probes: [], endpointSamples: [], processSamples: [], crashes: [], queueDepth: [], machineLoad: [],
     settle: { queueDepth: { 'maintpage-operator': 0, 'postgresql-operator': 0, 'nutanix-ahvvm-operator': 0 }, stuckFinalizers: [], staleObservedGeneration: [], uncheckable: [] },
     alerts: [], alertExpectations: [],
   };

@@ -12,6 +12,7 @@ import { injectFault, type FaultTargets } from './faults/inject-fault.ts';
 import { install, type Installed } from './install.ts';
 import { alertsBesideFaults, checkAllInvariants, LEAK_SLOPE_MIB_PER_HOUR, retainedObjects, rssSlopes, switchLatencies } from './invariants/index.ts';
 import { aborted, repeat, sleep } from './loop.ts';
+import { observeMachine } from './observers/machine-observer.ts';
 import { observeOperators } from './observers/operator-observer.ts';
 import { observePrometheus } from './observers/prometheus-observer.ts';
 import type { SoakOptions } from './options.ts';
@@ -90,7 +91,7 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     const liveViolations = (): number => checkAllInvariants({ ...recorder, observedUntil: Date.now() }).filter((r) => JUDGED_DURING_RUN.test(r.invariant)).reduce((n, r) => n + r.violations.length, 0);
 
     // The operators are watched through the settle as well: a crash there is as much a finding as one under faults.
-    const observation = Promise.all([maintpage.observe(observing.signal), observeOperators(cluster, recorder, injectedKills, observing.signal, errors.onError)]);
+    const observation = Promise.all([maintpage.observe(observing.signal), observeOperators(cluster, recorder, injectedKills, observing.signal, errors.onError), observeMachine(recorder, observing.signal, errors.onError)]);
     const loops = [
       observePrometheus(prometheus, recorder, running.signal, errors.onError),
       nutanix.sample(running.signal),
@@ -111,7 +112,9 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
       })(),
       runFaults(plan, targets, started, running.signal, recorder, say),
       repeat(running.signal, 15_000, () => {
-        say(`soak: ${minutes(Date.now() - started)} of ${minutes(options.durationMs)}: ${String(recorder.faults.length)} faults injected, ${String(liveViolations())} violations so far`);
+        const machine = recorder.machineLoad.at(-1);
+        const load = machine ? `; machine CPU ${String(Math.round(machine.cpuBusyPercent))} % busy, load ${machine.load1.toFixed(1)} on ${String(machine.cores)} cores` : '';
+        say(`soak: ${minutes(Date.now() - started)} of ${minutes(options.durationMs)}: ${String(recorder.faults.length)} faults injected, ${String(liveViolations())} violations so far${load}`);
         return Promise.resolve();
       }, () => undefined),
     ];
@@ -139,7 +142,7 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
       startedAt: recorder.startedAt, settleStartedAt: recorder.settleStartedAt, endedAt: recorder.endedAt,
       faults: recorder.faults, invariants,
       rss: Object.fromEntries(rssSlopes(recorder).map((slope) => [slope.operator, slope])),
-      processSamples: recorder.processSamples, queueDepth: recorder.queueDepth,
+      processSamples: recorder.processSamples, queueDepth: recorder.queueDepth, machineLoad: recorder.machineLoad,
       switchLatencyMs: switchLatencies(recorder),
       alerts: alertsBesideFaults(recorder),
       retainedObjects: retainedObjects(recorder).map((o) => `${o.store}: ${o.key}`),

@@ -179,6 +179,14 @@ export interface CrashRecord {
 
 export interface QueueDepthSample { operator: OperatorName; at: number; depth: number }
 
+/**
+ * The machine the run shares with the cluster, every 10 s: a timing finding (a probe that timed out, a slow switch)
+ * means something else when every core was busy. `cpuBusyPercent` is the share of all cores' time spent not idle
+ * since the previous sample; `load1` is the kernel's one-minute load average, counting tasks waiting for a core or
+ * for I/O; `cores` is how many the soak could use.
+ */
+export interface MachineLoadSample { at: number; load1: number; cores: number; cpuBusyPercent: number }
+
 /** What the settle found, per operator. */
 export interface SettleFindings {
   /** Work queue depth after the settle (from Prometheus). */
@@ -234,6 +242,7 @@ export interface SoakTimeline {
   processSamples: ProcessSample[];
   crashes: CrashRecord[];
   queueDepth: QueueDepthSample[];
+  machineLoad: MachineLoadSample[];
   settle: SettleFindings;
   alerts: AlertFiring[];
   alertExpectations: AlertExpectation[];

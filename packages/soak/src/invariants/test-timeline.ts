@@ -33,6 +33,7 @@ export function emptyTimeline(overrides: Partial<SoakTimeline> = {}): SoakTimeli
     processSamples: [],
     crashes: [],
     queueDepth: [],
+    machineLoad: [],
     settle: {
       queueDepth: { 'maintpage-operator': 0, 'postgresql-operator': 0, 'nutanix-ahvvm-operator': 0 },
       stuckFinalizers: [],

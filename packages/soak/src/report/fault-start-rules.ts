@@ -9,7 +9,6 @@ export type ChartLayer = Extract<TopLevelSpec, { layer: unknown }>['layer'][numb
  * A vertical rule at each fault's start, colored by fault kind, to lay over a time chart so that a rise can be read
  * against what was done at the time. None when no fault was injected, so that no empty fault legend is drawn. The
  * color domain is the kinds injected in FAULT_KINDS' order: every chart of one report colors a kind the same.
- * A chart with this layer needs `resolve: { scale: { color: 'independent' } }` to keep its own color legend.
  */
 export function faultStartRules(faults: readonly FaultRecord[], startedAt: number): ChartLayer[] {
   if (faults.length === 0) return [];
@@ -22,4 +21,18 @@ export function faultStartRules(faults: readonly FaultRecord[], startedAt: numbe
       color: { field: 'kind', type: 'nominal', title: 'fault started', scale: { domain: kinds, scheme: 'tableau20' } },
     },
   }];
+}
+
+/**
+ * A time chart of the run: `layers` drawn over the faults' starts (the faults first, so the measurements lie on top),
+ * each keeping its own color legend.
+ */
+export function chartOverFaultStarts(chart: { title: string; height: number; faults: readonly FaultRecord[]; startedAt: number; layers: ChartLayer[] }): TopLevelSpec {
+  return {
+    title: chart.title,
+    width: 720,
+    height: chart.height,
+    layer: [...faultStartRules(chart.faults, chart.startedAt), ...chart.layers],
+    resolve: { scale: { color: 'independent' } },
+  };
 }

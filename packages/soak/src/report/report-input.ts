@@ -1,6 +1,6 @@
 // What the report writer is given: the run's recorded data and the invariant checkers' verdicts, already worked out.
 // The writer only arranges and renders this; it decides nothing, so the report says exactly what the soak found.
-import type { AlertFiring, FaultRecord, InvariantResult, OperatorName, ProcessSample, QueueDepthSample } from '../timeline.ts';
+import type { AlertFiring, FaultRecord, InvariantResult, MachineLoadSample, OperatorName, ProcessSample, QueueDepthSample } from '../timeline.ts';
 
 /** One operator's resident memory over the run, as the leak check measured it. */
 export interface RssTrend {
@@ -31,6 +31,8 @@ export interface SoakReportInput {
   rss: Partial<Record<OperatorName, RssTrend>>;
   processSamples: ProcessSample[];
   queueDepth: QueueDepthSample[];
+  /** The machine's load over the run, shown beside each violation and in its own chart. */
+  machineLoad: MachineLoadSample[];
   /** MaintPage switch latencies: from a wanted change to the Service serving what was wanted. */
   switchLatencyMs: { duringFaults: number[]; withoutFaults: number[] };
   /** Each alert that fired, with the faults beside it in time. */

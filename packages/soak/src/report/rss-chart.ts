@@ -1,6 +1,6 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { FaultRecord, ProcessSample } from '../timeline.ts';
-import { faultStartRules } from './fault-start-rules.ts';
+import { chartOverFaultStarts } from './fault-start-rules.ts';
 import { noDataChart } from './no-data-chart.ts';
 import { OPERATOR_COLOR } from './operator-color.ts';
 import { MINUTES_SINCE_START_AXIS, minutesSinceStart } from './time-axis.ts';
@@ -14,24 +14,20 @@ const TITLE = 'Operator RSS (MiB)';
  */
 export function rssChart(samples: readonly ProcessSample[], faults: readonly FaultRecord[], startedAt: number): TopLevelSpec {
   if (samples.length === 0) return noDataChart(TITLE);
-  return {
+  return chartOverFaultStarts({
     title: TITLE,
-    width: 720,
     height: 320,
-    // The faults first, so that the measurements are drawn over them.
-    layer: [
-      ...faultStartRules(faults, startedAt),
-      {
-        data: { values: samples.map((sample) => ({ minutes: minutesSinceStart(startedAt, sample.at), rssMiB: sample.rssMiB, operator: sample.operator, pod: sample.pod })) },
-        mark: 'line',
-        encoding: {
-          x: MINUTES_SINCE_START_AXIS,
-          y: { field: 'rssMiB', type: 'quantitative', title: 'RSS (MiB)' },
-          color: OPERATOR_COLOR,
-          detail: { field: 'pod', type: 'nominal' },
-        },
+    faults,
+    startedAt,
+    layers: [{
+      data: { values: samples.map((sample) => ({ minutes: minutesSinceStart(startedAt, sample.at), rssMiB: sample.rssMiB, operator: sample.operator, pod: sample.pod })) },
+      mark: 'line',
+      encoding: {
+        x: MINUTES_SINCE_START_AXIS,
+        y: { field: 'rssMiB', type: 'quantitative', title: 'RSS (MiB)' },
+        color: OPERATOR_COLOR,
+        detail: { field: 'pod', type: 'nominal' },
       },
-    ],
-    resolve: { scale: { color: 'independent' } },
-  };
+    }],
+  });
 }

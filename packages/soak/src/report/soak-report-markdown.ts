@@ -1,6 +1,7 @@
 // soak-report.md: the report for a platform engineer deciding whether to trust the operators in production. Rendered
 // from the same SoakReport as soak-report.json, so the two cannot disagree; times are shown as mm:ss since the start.
 import { OPERATORS } from '../timeline.ts';
+import { SATURATED_CPU_PERCENT, type MachineLoadAt } from './machine-load.ts';
 import type { LatencySummary, SoakReport } from './soak-report.ts';
 
 /** Beyond this many, the listing points to the JSON: a report with thousands of violations must stay readable. */
@@ -68,9 +69,35 @@ function invariantsSection(report: SoakReport): string[] {
 
 function violationsSection(report: SoakReport): string[] {
   if (report.violations.length === 0) return ['## Violations', '', 'None.'];
-  const listed = report.violations.slice(0, VIOLATIONS_LISTED).map((violation) => `- ${sinceStart(report, violation.at)} **${violation.invariant}**: ${violation.evidence}`);
+  const listed = report.violations.slice(0, VIOLATIONS_LISTED).map((violation) => {
+    const machine = violation.machine ? ` _(machine then: ${machineLoadText(violation.machine)})_` : '';
+    return `- ${sinceStart(report, violation.at)} **${violation.invariant}**: ${violation.evidence}${machine}`;
+  });
   const rest = report.violations.length - listed.length;
   return ['## Violations', '', ...listed, ...(rest > 0 ? ['', `… and ${rest} more, see soak-report.json.`] : [])];
+}
+
+const percent = (value: number): string => `${Math.round(value)} %`;
+
+function machineLoadText(machine: MachineLoadAt): string {
+  return `CPU ${percent(machine.cpuBusyPercent)} busy, load ${machine.load1.toFixed(1)} on ${plural(machine.cores, 'core', 'cores')}`;
+}
+
+function machineLoadSection(report: SoakReport): string[] {
+  const load = report.machineLoad;
+  if (load === null) return ['## Machine load', '', 'The machine was not sampled.'];
+  return [
+    '## Machine load',
+    '',
+    `The machine the cluster, the operators and the soak shared, sampled every 10 s (${plural(load.samples, 'sample', 'samples')}): a timing finding while it was saturated (CPU ${percent(SATURATED_CPU_PERCENT)} busy or more) may be the machine's, and each violation above says the load at its time.`,
+    '',
+    ...table(['measure', 'p50', 'max'], [
+      ['CPU busy', percent(load.cpuBusyPercent.p50), percent(load.cpuBusyPercent.max)],
+      [`load average (1 min, ${plural(load.cores, 'core', 'cores')})`, load.load1.p50.toFixed(1), load.load1.max.toFixed(1)],
+    ]),
+    '',
+    `Saturated in ${percent(load.saturatedSamplesPercent)} of the samples.`,
+  ];
 }
 
 function rssSection(report: SoakReport): string[] {
@@ -145,6 +172,7 @@ export function renderSoakReportMarkdown(report: SoakReport, charts: readonly Ch
     violationsSection(report),
     rssSection(report),
     switchLatencySection(report),
+    machineLoadSection(report),
     alertsSection(report),
     workloadSection(report),
     retainedSection(report),

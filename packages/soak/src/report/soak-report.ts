@@ -2,6 +2,7 @@
 // so what people read and what a pipeline checks cannot disagree. Times are ISO 8601 (UTC); durations in seconds.
 import { percentile } from '../invariants/index.ts';
 import { FAULT_KINDS, OPERATORS, type FaultKind, type OperatorName } from '../timeline.ts';
+import { machineLoadAt, summarizeMachineLoad, type MachineLoadAt, type MachineLoadSummary } from './machine-load.ts';
 import type { SoakReportInput } from './report-input.ts';
 
 export interface ScheduledFault { id: string; kind: FaultKind; target: string; startAt: string; endAt: string; detail: string }
@@ -26,13 +27,15 @@ export interface SoakReport {
   faultSchedule: ScheduledFault[];
   /** Every invariant checked, with its count of violations. */
   invariants: Record<string, number>;
-  /** Every violation, in time order. */
-  violations: { invariant: string; at: string; evidence: string }[];
+  /** Every violation, in time order, with the machine's load then where it was sampled. */
+  violations: { invariant: string; at: string; evidence: string; machine?: MachineLoadAt }[];
   /** Alerts that fired, with the ids of the faults beside each. */
   alerts: { alert: string; labels: Record<string, string>; firstSeenAt: string; lastSeenAt: string; faults: string[] }[];
   rssLeakThresholdMiBPerHour: number;
   rssMiB: Partial<Record<OperatorName, { start: number; end: number; slopePerHour: number; judged: boolean; pod: string; spanMinutes: number }>>;
   switchLatencyMs: { duringFaults: LatencySummary; withoutFaults: LatencySummary };
+  /** The machine the run shared with the cluster; null when it was not sampled. */
+  machineLoad: MachineLoadSummary | null;
   workload: Record<string, number>;
   retainedObjects: string[];
 }
@@ -54,7 +57,10 @@ export function buildSoakReport(input: SoakReportInput): SoakReport {
   const violations = input.invariants
     .flatMap((result) => result.violations)
     .sort((a, b) => a.at - b.at)
-    .map((violation) => ({ invariant: violation.invariant, at: iso(violation.at), evidence: violation.evidence }));
+    .map((violation) => {
+      const machine = machineLoadAt(input.machineLoad, violation.at);
+      return { invariant: violation.invariant, at: iso(violation.at), evidence: violation.evidence, ...(machine && { machine }) };
+    });
   const rssMiB: SoakReport['rssMiB'] = {};
   for (const operator of OPERATORS) {
     const trend = input.rss[operator];
@@ -86,6 +92,7 @@ export function buildSoakReport(input: SoakReportInput): SoakReport {
     rssLeakThresholdMiBPerHour: input.leakSlopeMiBPerHour,
     rssMiB,
     switchLatencyMs: { duringFaults: summarizeLatencies(input.switchLatencyMs.duringFaults), withoutFaults: summarizeLatencies(input.switchLatencyMs.withoutFaults) },
+    machineLoad: summarizeMachineLoad(input.machineLoad) ?? null,
     workload: input.workload,
     retainedObjects: input.retainedObjects,
   };

@@ -19,6 +19,13 @@ const lostRow: Violation = { invariant: 'acknowledged-rows-survive', at: minutes
 /** 61 wrong answers, so that the listing (capped at 50) has 11 left over with the lost row. */
 const wrongPages: Violation[] = Array.from({ length: 61 }, (_, i) => ({ invariant: 'maintpage-serves-wanted', at: minutes(30) + i * 1000, evidence: `app shop answered 200 at request ${i + 1} while maintenance was wanted` }));
 
+/** Every 10 s through the run and settle; the machine was saturated from 12:00 to 13:00, when the row was lost. */
+const machineLoad = Array.from({ length: 45 * 6 + 1 }, (_, i) => {
+  const at = startedAt + i * 10_000;
+  const saturated = at >= minutes(12) && at <= minutes(13);
+  return { at, cores: 2, cpuBusyPercent: saturated ? 98 : 35, load1: saturated ? 4.6 : 0.8 };
+});
+
 function runInput(overrides: Partial<SoakReportInput> = {}): SoakReportInput {
   return {
     seed: 1234,
@@ -41,6 +48,7 @@ function runInput(overrides: Partial<SoakReportInput> = {}): SoakReportInput {
       { operator: 'maintpage-operator' as const, pod: 'maintpage-operator-7c9f', at: minutes(minute), rssMiB: 61 + minute / 10, openFds: 20, sockets: 4 },
       { operator: 'postgresql-operator' as const, pod: 'postgresql-operator-55d1', at: minutes(minute), rssMiB: 80 + minute / 3, openFds: 30, sockets: 6 },
     ]),
+    machineLoad,
     queueDepth: [0, 5, 6, 20, 21, 40].map((minute) => ({ operator: 'nutanix-ahvvm-operator' as const, at: minutes(minute), depth: minute === 21 ? 7 : 0 })),
     switchLatencyMs: { duringFaults: [900, 4100, 1200], withoutFaults: [310, 250, 290, 330] },
     alerts: [{ firing: { alert: 'PrismUnreachable', labels: { severity: 'warning' }, firstSeenAt: minutes(21), lastSeenAt: minutes(24) }, faults: [prismOutage] }],
@@ -78,7 +86,7 @@ describe('a run that broke invariants', () => {
     expect(json.faultSchedule.map((fault) => [fault.id, fault.startAt, fault.endAt])).toEqual([['f1', '2025-03-01T09:05:00.000Z', '2025-03-01T09:05:00.000Z'], ['f2', '2025-03-01T09:20:00.000Z', '2025-03-01T09:23:00.000Z']]);
     expect(json.invariants).toEqual({ 'acknowledged-rows-survive': 1, 'maintpage-serves-wanted': 61, 'no-orphan-vms': 0 });
     expect(json.violations).toHaveLength(62);
-    expect(json.violations[0]).toEqual({ invariant: 'acknowledged-rows-survive', at: '2025-03-01T09:12:34.000Z', evidence: lostRow.evidence });
+    expect(json.violations[0]).toEqual({ invariant: 'acknowledged-rows-survive', at: '2025-03-01T09:12:34.000Z', evidence: lostRow.evidence, machine: { cpuBusyPercent: 98, load1: 4.6, cores: 2 } });
   });
 
   test('soak-report.json: alerts with their faults, RSS, nearest-rank switch latencies, workload and retained objects', () => {
@@ -91,6 +99,8 @@ describe('a run that broke invariants', () => {
     expect(json.switchLatencyMs).toEqual({ duringFaults: { p50: 1200, p99: 4100, count: 3 }, withoutFaults: { p50: 290, p99: 330, count: 4 } });
     expect(json.workload).toEqual({ 'maintpage toggles': 12, 'databases created': 2 });
     expect(json.retainedObjects).toEqual(['bucket/shop/1/backup-0003.tar.zst']);
+    // 7 of the 271 samples, 12:00 to 13:00 every 10 s, were saturated.
+    expect(json.machineLoad).toEqual({ cores: 2, samples: 271, cpuBusyPercent: { p50: 35, max: 98 }, load1: { p50: 0.8, max: 4.6 }, saturatedSamplesPercent: (7 * 100) / 271 });
   });
 
   test('soak-report.md: FAILED with the counts, how to reproduce, and each violation at mm:ss with its evidence', () => {
@@ -101,13 +111,13 @@ describe('a run that broke invariants', () => {
     expect(markdown).toContain('| follower-kill | 0 |');
     expect(markdown).toContain('| maintpage-serves-wanted | 61 | BROKEN |');
     expect(markdown).toContain('| no-orphan-vms | 0 | held |');
-    expect(markdown).toContain(`- 12:34 **acknowledged-rows-survive**: ${lostRow.evidence}`);
+    expect(markdown).toContain(`- 12:34 **acknowledged-rows-survive**: ${lostRow.evidence} _(machine then: CPU 98 % busy, load 4.6 on 2 cores)_`);
   });
 
   test('soak-report.md: lists the first 50 violations and points to the JSON for the rest', () => {
     const listed = markdown.split('\n').filter((line) => /^- \d\d:\d\d \*\*/.test(line));
     expect(listed).toHaveLength(50);
-    expect(listed.at(-1)).toBe('- 30:48 **maintpage-serves-wanted**: app shop answered 200 at request 49 while maintenance was wanted');
+    expect(listed.at(-1)).toBe('- 30:48 **maintpage-serves-wanted**: app shop answered 200 at request 49 while maintenance was wanted _(machine then: CPU 35 % busy, load 0.8 on 2 cores)_');
     expect(markdown).toContain('… and 12 more, see soak-report.json.');
   });
 
@@ -122,12 +132,19 @@ describe('a run that broke invariants', () => {
     expect(markdown).toContain('![Operator RSS over time](rss.svg)');
     expect(markdown).toContain('![MaintPage switch latency](switch-latency.svg)');
     expect(markdown).toContain('![Work queue depth over time](queue-depth.svg)');
+    expect(markdown).toContain('![Machine load over time](machine-load.svg)');
   });
 
-  test('the three charts are SVG drawn from the run\'s data, rendered without loading anything', async () => {
-    expect(written.charts).toEqual(['rss.svg', 'switch-latency.svg', 'queue-depth.svg'].map((file) => join(root, 'failed', file)));
-    const [rss, latency, queue] = await Promise.all(written.charts.map((path) => readFile(path, 'utf8')));
-    for (const svg of [rss, latency, queue]) expect(svg).toMatch(/^<svg /);
+  test('soak-report.md: the machine\'s load over the run, and how much of it was saturated', () => {
+    expect(markdown).toContain('| CPU busy | 35 % | 98 % |');
+    expect(markdown).toContain('| load average (1 min, 2 cores) | 0.8 | 4.6 |');
+    expect(markdown).toContain('Saturated in 3 % of the samples.');
+  });
+
+  test('the four charts are SVG drawn from the run\'s data, rendered without loading anything', async () => {
+    expect(written.charts).toEqual(['rss.svg', 'switch-latency.svg', 'queue-depth.svg', 'machine-load.svg'].map((file) => join(root, 'failed', file)));
+    const [rss, latency, queue, machine] = await Promise.all(written.charts.map((path) => readFile(path, 'utf8')));
+    for (const svg of [rss, latency, queue, machine]) expect(svg).toMatch(/^<svg /);
     // Lines per Pod, and the faults injected in the fault legend (and only those).
     expect(rss).toContain('pod: postgresql-operator-55d1');
     expect(rss).toContain('prism-outage');
@@ -136,6 +153,8 @@ describe('a run that broke invariants', () => {
     expect(latency).toContain('without faults (n = 4)');
     expect(queue).toContain('nutanix-ahvvm-operator');
     expect(queue).toContain('leader-kill');
+    expect(machine).toContain('CPU busy');
+    expect(machine).toContain('load average per core');
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 });
@@ -151,17 +170,21 @@ test('a run that broke nothing PASSED, in the JSON and in the headline', async (
 });
 
 test('a run that measured nothing still writes every chart, each titled "no data"', async () => {
-  const written = await writeSoakReport(join(root, 'empty'), runInput({ faults: [], processSamples: [], queueDepth: [], switchLatencyMs: { duringFaults: [], withoutFaults: [] }, rss: {}, alerts: [] }));
+  const written = await writeSoakReport(join(root, 'empty'), runInput({ faults: [], processSamples: [], queueDepth: [], machineLoad: [], switchLatencyMs: { duringFaults: [], withoutFaults: [] }, rss: {}, alerts: [] }));
   const titles = await Promise.all(written.charts.map(async (path) => {
     const svg = await readFile(path, 'utf8');
     expect(svg).toMatch(/^<svg /);
     return /aria-label="Title text '([^']*)'"/.exec(svg)?.[1];
   }));
-  expect(titles).toEqual(['Operator RSS (MiB): no data', 'MaintPage switch latency (ms): no data', 'Work queue depth: no data']);
+  expect(titles).toEqual(['Operator RSS (MiB): no data', 'MaintPage switch latency (ms): no data', 'Work queue depth: no data', 'Machine load (% of all cores): no data']);
   const json = JSON.parse(await readFile(written.jsonPath, 'utf8')) as SoakReport;
   expect(json.switchLatencyMs).toEqual({ duringFaults: { p50: null, p99: null, count: 0 }, withoutFaults: { p50: null, p99: null, count: 0 } });
   expect(Object.values(json.faults).every((count) => count === 0)).toBe(true);
   const markdown = await readFile(written.markdownPath, 'utf8');
   expect(markdown).toContain('| during faults | 0 | - | - |');
   expect(markdown).toContain('No RSS was measured.');
+  expect(markdown).toContain('## Machine load\n\nThe machine was not sampled.');
+  expect(json.machineLoad).toBeNull();
+  // No sample, so no violation claims a load.
+  expect(json.violations.every((violation) => violation.machine === undefined)).toBe(true);
 });
