@@ -17,6 +17,7 @@ export { LOW_PRIORITY, WorkQueue, type QueueItem, type WorkQueueOptions, type Wo
 
 export { createMetrics, type ControllerCoreMetrics, type ReconcileResult as ReconcileResultLabel } from './metrics/create-metrics.ts';
 export type { InformerMetrics } from './metrics/informer-metrics.ts';
+export { metricsOn, type MetricDefinitions } from './metrics/metric-definitions.ts';
 export type { WorkQueueMetrics, WorkQueueMetricsProvider, WorkQueueState } from './metrics/workqueue-metrics.ts';
 export {
   RECONCILE_TIME_BUCKETS,

@@ -1,6 +1,7 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry, type Counter, type Gauge, type Histogram } from 'prom-client';
 import { RECONCILE_TIME_BUCKETS, REST_CLIENT_DURATION_BUCKETS } from './buckets.ts';
 import { registerInformerMetrics, type InformerMetrics } from './informer-metrics.ts';
+import { metricsOn } from './metric-definitions.ts';
 import {
   registerWorkQueueMetrics,
   type WorkQueueMetrics,
@@ -67,58 +68,19 @@ export interface ControllerCoreMetrics extends WorkQueueMetricsProvider {
  */
 export function createMetrics(registry: Registry = new Registry()): ControllerCoreMetrics {
   collectDefaultMetrics({ register: registry });
-  const registers = [registry];
   const workQueues = registerWorkQueueMetrics(registry);
+  const define = metricsOn(registry);
+  // controller-runtime's reconcile metrics are all per controller, with no other label.
+  const perController = ['controller'] as const;
 
-  const reconcileTotal = new Counter({
-    name: 'controller_runtime_reconcile_total',
-    help: 'Total number of reconciliations per controller',
-    labelNames: ['controller', 'result'] as const,
-    registers,
-  });
-  const reconcileErrors = new Counter({
-    name: 'controller_runtime_reconcile_errors_total',
-    help: 'Total number of reconciliation errors per controller',
-    labelNames: ['controller'] as const,
-    registers,
-  });
-  const terminalReconcileErrors = new Counter({
-    name: 'controller_runtime_terminal_reconcile_errors_total',
-    help: 'Total number of terminal reconciliation errors per controller',
-    labelNames: ['controller'] as const,
-    registers,
-  });
-  const reconcilePanics = new Counter({
-    name: 'controller_runtime_reconcile_panics_total',
-    help: 'Total number of reconciliation panics per controller',
-    labelNames: ['controller'] as const,
-    registers,
-  });
-  const reconcileTimeouts = new Counter({
-    name: 'controller_runtime_reconcile_timeouts_total',
-    help: 'Total number of reconciliation timeouts per controller',
-    labelNames: ['controller'] as const,
-    registers,
-  });
-  const reconcileTime = new Histogram({
-    name: 'controller_runtime_reconcile_time_seconds',
-    help: 'Length of time per reconciliation per controller',
-    labelNames: ['controller'] as const,
-    buckets: [...RECONCILE_TIME_BUCKETS],
-    registers,
-  });
-  const maxConcurrentReconciles = new Gauge({
-    name: 'controller_runtime_max_concurrent_reconciles',
-    help: 'Maximum number of concurrent reconciles per controller',
-    labelNames: ['controller'] as const,
-    registers,
-  });
-  const activeWorkers = new Gauge({
-    name: 'controller_runtime_active_workers',
-    help: 'Number of currently used workers per controller',
-    labelNames: ['controller'] as const,
-    registers,
-  });
+  const reconcileTotal = define.counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']);
+  const reconcileErrors = define.counter('controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', perController);
+  const terminalReconcileErrors = define.counter('controller_runtime_terminal_reconcile_errors_total', 'Total number of terminal reconciliation errors per controller', perController);
+  const reconcilePanics = define.counter('controller_runtime_reconcile_panics_total', 'Total number of reconciliation panics per controller', perController);
+  const reconcileTimeouts = define.counter('controller_runtime_reconcile_timeouts_total', 'Total number of reconciliation timeouts per controller', perController);
+  const reconcileTime = define.histogram('controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', perController, RECONCILE_TIME_BUCKETS);
+  const maxConcurrentReconciles = define.gauge('controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', perController);
+  const activeWorkers = define.gauge('controller_runtime_active_workers', 'Number of currently used workers per controller', perController);
 
   const reconcileResults: readonly ReconcileResult[] = ['error', 'requeue_after', 'requeue', 'success'];
 
@@ -132,41 +94,18 @@ export function createMetrics(registry: Registry = new Registry()): ControllerCo
     reconcileTime,
     maxConcurrentReconciles,
     activeWorkers,
-    restClientRequests: new Counter({
-      name: 'rest_client_requests_total',
-      help: 'Number of HTTP requests, partitioned by status code, method, and host.',
-      labelNames: ['code', 'method', 'host'] as const,
-      registers,
-    }),
-    restClientRequestDuration: new Histogram({
-      name: 'rest_client_request_duration_seconds',
-      help: 'Request latency in seconds. Broken down by verb, and host.',
-      labelNames: ['verb', 'host'] as const,
-      buckets: [...REST_CLIENT_DURATION_BUCKETS],
-      registers,
-    }),
-    restClientRequestRetries: new Counter({
-      name: 'rest_client_request_retries_total',
-      help: 'Number of request retries, partitioned by status code, verb, and host.',
-      labelNames: ['code', 'verb', 'host'] as const,
-      registers,
-    }),
-    leaderElectionMasterStatus: new Gauge({
-      name: 'leader_election_master_status',
-      help:
-        "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' " +
+    restClientRequests: define.counter('rest_client_requests_total', 'Number of HTTP requests, partitioned by status code, method, and host.', ['code', 'method', 'host']),
+    restClientRequestDuration: define.histogram('rest_client_request_duration_seconds', 'Request latency in seconds. Broken down by verb, and host.', ['verb', 'host'], REST_CLIENT_DURATION_BUCKETS),
+    restClientRequestRetries: define.counter('rest_client_request_retries_total', 'Number of request retries, partitioned by status code, verb, and host.', ['code', 'verb', 'host']),
+    leaderElectionMasterStatus: define.gauge(
+      'leader_election_master_status',
+      "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' " +
         'is the string used to identify the lease. Please make sure to group by name.',
-      labelNames: ['name'] as const,
-      registers,
-    }),
+      ['name'],
+    ),
     // Ours: controller-runtime exits on a lost lease, so its users count container restarts; this manager campaigns
     // again and stays up, so it counts here what would otherwise go unseen.
-    leadershipLost: new Counter({
-      name: 'leader_election_lost_total',
-      help: 'Leaderships this process lost because it could not renew the lease within the renew deadline; it then stopped every reconcile and campaigned again.',
-      labelNames: ['name'] as const,
-      registers,
-    }),
+    leadershipLost: define.counter('leader_election_lost_total', 'Leaderships this process lost because it could not renew the lease within the renew deadline; it then stopped every reconcile and campaigned again.', ['name']),
     informers: registerInformerMetrics(registry),
     workQueue(name: string, readState: () => WorkQueueState): WorkQueueMetrics {
       return workQueues.workQueue(name, readState);

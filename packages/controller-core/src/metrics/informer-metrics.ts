@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Registry } from 'prom-client';
+import { metricsOn } from './metric-definitions.ts';
 
 /**
  * Watch-liveness metrics of our own (controller-runtime has none): a watch that silently stopped (client-node #596,
@@ -23,14 +24,13 @@ export interface InformerMetrics {
 export function registerInformerMetrics(registry: Registry): InformerMetrics {
   const reporters = new Set<{ resource: string; lastEventAt: () => number }>();
 
-  new Gauge({
-    name: 'informer_last_event_age_seconds',
-    help:
-      'Seconds since the informer last received a watch event or bookmark (or since its watch started, before the ' +
+  const define = metricsOn(registry);
+  define.gauge(
+    'informer_last_event_age_seconds',
+    'Seconds since the informer last received a watch event or bookmark (or since its watch started, before the ' +
       'first). A value that keeps growing means a stalled watch.',
-    labelNames: ['resource'] as const,
-    registers: [registry],
-    collect() {
+    ['resource'],
+    function collect() {
       this.reset();
       const now = Date.now();
       // Two informers on one resource (different selectors) share the label: report the stalest, the one to worry about.
@@ -41,21 +41,11 @@ export function registerInformerMetrics(registry: Registry): InformerMetrics {
       }
       for (const [resource, age] of ages) this.set({ resource }, age);
     },
-  });
+  );
 
   return {
-    relists: new Counter({
-      name: 'informer_relists_total',
-      help: 'Number of times the informer listed the resource again after its initial list.',
-      labelNames: ['resource'] as const,
-      registers: [registry],
-    }),
-    watchRestarts: new Counter({
-      name: 'informer_watch_restarts_total',
-      help: 'Number of times the informer re-opened its watch, by the reason the previous watch ended.',
-      labelNames: ['resource', 'reason'] as const,
-      registers: [registry],
-    }),
+    relists: define.counter('informer_relists_total', 'Number of times the informer listed the resource again after its initial list.', ['resource']),
+    watchRestarts: define.counter('informer_watch_restarts_total', 'Number of times the informer re-opened its watch, by the reason the previous watch ended.', ['resource', 'reason']),
     reportLastEvent(resource, lastEventAt) {
       const reporter = { resource, lastEventAt };
       reporters.add(reporter);

@@ -1,5 +1,6 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { WORKQUEUE_DURATION_BUCKETS } from './buckets.ts';
+import { metricsOn } from './metric-definitions.ts';
 
 /**
  * The `workqueue_*` metrics of controller-runtime (`pkg/metrics/workqueue.go`), same names, help, labels and buckets.
@@ -70,72 +71,37 @@ export function registerWorkQueueMetrics(registry: Registry): WorkQueueMetricsPr
     return totals;
   }
 
-  new Gauge({
-    name: 'workqueue_depth',
-    help: 'Current depth of workqueue by workqueue and priority',
-    labelNames: ['name', 'controller', 'priority'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      // As controller-runtime's priority queue does, a priority's series stays once it has had keys (at 0 when empty),
-      // and priority "0" is there from the start.
-      for (const [name, total] of totalsByName()) {
-        const priorities = seenPriorities.get(name) ?? new Set<number>([0]);
-        seenPriorities.set(name, priorities);
-        for (const priority of total.depth.keys()) priorities.add(priority);
-        for (const priority of priorities) this.set({ name, controller: name, priority: String(priority) }, total.depth.get(priority) ?? 0);
-      }
-    },
+  const define = metricsOn(registry);
+  define.gauge('workqueue_depth', 'Current depth of workqueue by workqueue and priority', ['name', 'controller', 'priority'], function collect() {
+    this.reset();
+    // As controller-runtime's priority queue does, a priority's series stays once it has had keys (at 0 when empty),
+    // and priority "0" is there from the start.
+    for (const [name, total] of totalsByName()) {
+      const priorities = seenPriorities.get(name) ?? new Set<number>([0]);
+      seenPriorities.set(name, priorities);
+      for (const priority of total.depth.keys()) priorities.add(priority);
+      for (const priority of priorities) this.set({ name, controller: name, priority: String(priority) }, total.depth.get(priority) ?? 0);
+    }
   });
-  new Gauge({
-    name: 'workqueue_unfinished_work_seconds',
-    help:
-      'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. ' +
+  define.gauge(
+    'workqueue_unfinished_work_seconds',
+    'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. ' +
       'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at ' +
       'which this increases.',
-    labelNames: LABELS,
-    registers: [registry],
-    collect() {
+    LABELS,
+    function collect() {
       this.reset();
       for (const [name, total] of totalsByName()) this.set({ name, controller: name }, total.unfinished);
     },
+  );
+  define.gauge('workqueue_longest_running_processor_seconds', 'How many seconds has the longest running processor for workqueue been running.', LABELS, function collect() {
+    this.reset();
+    for (const [name, total] of totalsByName()) this.set({ name, controller: name }, total.longest);
   });
-  new Gauge({
-    name: 'workqueue_longest_running_processor_seconds',
-    help: 'How many seconds has the longest running processor for workqueue been running.',
-    labelNames: LABELS,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [name, total] of totalsByName()) this.set({ name, controller: name }, total.longest);
-    },
-  });
-  const adds = new Counter({
-    name: 'workqueue_adds_total',
-    help: 'Total number of adds handled by workqueue',
-    labelNames: LABELS,
-    registers: [registry],
-  });
-  const retries = new Counter({
-    name: 'workqueue_retries_total',
-    help: 'Total number of retries handled by workqueue',
-    labelNames: LABELS,
-    registers: [registry],
-  });
-  const queueDuration = new Histogram({
-    name: 'workqueue_queue_duration_seconds',
-    help: 'How long in seconds an item stays in workqueue before being requested',
-    labelNames: LABELS,
-    buckets: [...WORKQUEUE_DURATION_BUCKETS],
-    registers: [registry],
-  });
-  const workDuration = new Histogram({
-    name: 'workqueue_work_duration_seconds',
-    help: 'How long in seconds processing an item from workqueue takes.',
-    labelNames: LABELS,
-    buckets: [...WORKQUEUE_DURATION_BUCKETS],
-    registers: [registry],
-  });
+  const adds = define.counter('workqueue_adds_total', 'Total number of adds handled by workqueue', LABELS);
+  const retries = define.counter('workqueue_retries_total', 'Total number of retries handled by workqueue', LABELS);
+  const queueDuration = define.histogram('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested', LABELS, WORKQUEUE_DURATION_BUCKETS);
+  const workDuration = define.histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes.', LABELS, WORKQUEUE_DURATION_BUCKETS);
 
   return {
     workQueue(name, readState) {

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { metricsOn } from '@k8s-operators/controller-core';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The operator's own metrics, next to controller-core's controller_runtime_* ones. */
 export interface MaintPageMetrics {
@@ -14,16 +15,15 @@ export interface MaintPageMetrics {
 }
 
 export function registerMaintPageMetrics(registry: Registry): MaintPageMetrics {
-  const registers = [registry];
+  const define = metricsOn(registry);
   return {
-    published: new Gauge({ name: 'maintpage_published', help: '1 while the MaintPage serves the maintenance page, else 0', labelNames: ['namespace', 'name'] as const, registers }),
-    switches: new Counter({ name: 'maintpage_switches_total', help: 'Service switches between the app and the maintenance page', labelNames: ['namespace', 'name', 'to'] as const, registers }),
-    switchLatency: new Histogram({
-      name: 'maintpage_switch_latency_seconds',
-      help: 'Seconds from the toggle (or schedule boundary) being observed to the Service pointing at Ready pods of the other set',
-      labelNames: ['to'] as const,
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
-      registers,
-    }),
+    published: define.gauge('maintpage_published', '1 while the MaintPage serves the maintenance page, else 0', ['namespace', 'name']),
+    switches: define.counter('maintpage_switches_total', 'Service switches between the app and the maintenance page', ['namespace', 'name', 'to']),
+    switchLatency: define.histogram(
+      'maintpage_switch_latency_seconds',
+      'Seconds from the toggle (or schedule boundary) being observed to the Service pointing at Ready pods of the other set',
+      ['to'],
+      [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
+    ),
   };
 }

@@ -1,5 +1,6 @@
 import { statfs } from 'node:fs/promises';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { metricsOn } from '@k8s-operators/controller-core';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /**
  * The backup store service's own metrics, served on its `/metrics`. The volume's free space matters most: when it runs
@@ -30,34 +31,29 @@ const volumeSpace: VolumeSpace = async (directory) => {
 
 export function createBackupStoreMetrics(backupDirectory: string, space: VolumeSpace = volumeSpace): BackupStoreMetrics {
   const registry = new Registry();
-  const registers = [registry];
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'postgresql_backup_store_requests_total',
-    help: 'Requests the backup store service answered, by operation (write, read, list, ...; unknown for no route) and HTTP status code',
-    labelNames: ['operation', 'code'] as const,
-    registers,
-  });
-  const duration = new Histogram({
-    name: 'postgresql_backup_store_request_duration_seconds',
-    help: 'Seconds from a request\'s arrival to its answer, by operation; a write lasts as long as its backup\'s pg_dump',
-    labelNames: ['operation'] as const,
-    buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
-    registers,
-  });
-  const receivedBytes = new Counter({ name: 'postgresql_backup_store_received_bytes_total', help: 'Bytes of backup data written to the volume through the service', registers });
-  const sentBytes = new Counter({ name: 'postgresql_backup_store_sent_bytes_total', help: 'Bytes of backup data read from the volume through the service (restores, read-backs)', registers });
+  const define = metricsOn(registry);
+  const requests = define.counter(
+    'postgresql_backup_store_requests_total',
+    'Requests the backup store service answered, by operation (write, read, list, ...; unknown for no route) and HTTP status code',
+    ['operation', 'code'],
+  );
+  const duration = define.histogram(
+    'postgresql_backup_store_request_duration_seconds',
+    'Seconds from a request\'s arrival to its answer, by operation; a write lasts as long as its backup\'s pg_dump',
+    ['operation'],
+    [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
+  );
+  const receivedBytes = define.counter('postgresql_backup_store_received_bytes_total', 'Bytes of backup data written to the volume through the service');
+  const sentBytes = define.counter('postgresql_backup_store_sent_bytes_total', 'Bytes of backup data read from the volume through the service (restores, read-backs)');
   // Each scrape reads the file system once: the registry collects both gauges at the same time, and they share the
   // read in flight. A volume that cannot be read fails the scrape (the target goes down, which alerts) rather than
   // report a made-up 0 or a stale figure.
   let reading: ReturnType<VolumeSpace> | undefined;
   const readSpace = (): ReturnType<VolumeSpace> => (reading ??= space(backupDirectory).finally(() => { reading = undefined; }));
   const fromVolume = (name: string, help: string, pick: (space: { availableBytes: number; sizeBytes: number }) => number): void => {
-    new Gauge({
-      name, help, registers,
-      async collect() {
-        this.set(pick(await readSpace()));
-      },
+    define.gauge(name, help, [], async function collect() {
+      this.set(pick(await readSpace()));
     });
   };
   fromVolume('postgresql_backup_store_volume_available_bytes', 'Bytes the backup volume still has for new backups, read from the file system at each scrape', (read) => read.availableBytes);

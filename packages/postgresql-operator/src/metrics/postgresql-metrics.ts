@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { metricsOn } from '@k8s-operators/controller-core';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { BackupTrigger } from '../api/backup-lifecycle.ts';
 
 /**
@@ -24,51 +25,28 @@ export interface PostgreSQLMetrics {
 const PER_DATABASE = ['namespace', 'postgresql'] as const;
 
 export function registerPostgreSQLMetrics(registry: Registry): PostgreSQLMetrics {
-  const registers = [registry];
+  const define = metricsOn(registry);
   return {
-    lastSuccess: new Gauge({
-      name: 'postgresql_backup_last_success_timestamp_seconds',
-      help: 'Completion time (Unix seconds) of the newest verified backup of the database',
-      labelNames: PER_DATABASE,
-      registers,
-    }),
-    lastFailure: new Gauge({
-      name: 'postgresql_backup_last_failure_timestamp_seconds',
-      help: 'Completion time (Unix seconds) of the newest backup if it failed; 0 once a later backup succeeded',
-      labelNames: PER_DATABASE,
-      registers,
-    }),
-    schedulePeriod: new Gauge({
-      name: 'postgresql_backup_schedule_period_seconds',
-      help: 'Seconds between scheduled backups (absent while the schedule is suspended or invalid)',
-      labelNames: PER_DATABASE,
-      registers,
-    }),
-    lastSize: new Gauge({
-      name: 'postgresql_backup_size_bytes',
-      help: 'Size of the newest verified backup of the database, in bytes',
-      labelNames: PER_DATABASE,
-      registers,
-    }),
-    duration: new Histogram({
-      name: 'postgresql_backup_duration_seconds',
-      help: 'Seconds a backup took, from pg_dump start to the published manifest (or to the failure)',
-      labelNames: ['trigger', 'result'] as const,
-      buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
-      registers,
-    }),
-    backups: new Counter({
-      name: 'postgresql_backups_total',
-      help: 'Backups run by this operator, by trigger and result (completed or failed)',
-      labelNames: ['trigger', 'result'] as const,
-      registers,
-    }),
-    restores: new Counter({
-      name: 'postgresql_restores_total',
-      help: 'Examinations of new database pods before they serve, by result (restored, no_backup, not_empty, no_usable_backup, failed)',
-      labelNames: ['result'] as const,
-      registers,
-    }),
+    lastSuccess: define.gauge('postgresql_backup_last_success_timestamp_seconds', 'Completion time (Unix seconds) of the newest verified backup of the database', PER_DATABASE),
+    lastFailure: define.gauge(
+      'postgresql_backup_last_failure_timestamp_seconds',
+      'Completion time (Unix seconds) of the newest backup if it failed; 0 once a later backup succeeded',
+      PER_DATABASE,
+    ),
+    schedulePeriod: define.gauge('postgresql_backup_schedule_period_seconds', 'Seconds between scheduled backups (absent while the schedule is suspended or invalid)', PER_DATABASE),
+    lastSize: define.gauge('postgresql_backup_size_bytes', 'Size of the newest verified backup of the database, in bytes', PER_DATABASE),
+    duration: define.histogram(
+      'postgresql_backup_duration_seconds',
+      'Seconds a backup took, from pg_dump start to the published manifest (or to the failure)',
+      ['trigger', 'result'],
+      [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    ),
+    backups: define.counter('postgresql_backups_total', 'Backups run by this operator, by trigger and result (completed or failed)', ['trigger', 'result']),
+    restores: define.counter(
+      'postgresql_restores_total',
+      'Examinations of new database pods before they serve, by result (restored, no_backup, not_empty, no_usable_backup, failed)',
+      ['result'],
+    ),
   };
 }
 
