@@ -10,10 +10,10 @@
 //   DELETE of a key with values    -> 409, refused                     (every client deletes the values first)
 //   DELETE of a value a VM carries -> 409, refused                     (CAPX PR #95 / NCN-101935 saw this refused)
 
-import { API_VERSION, PrismApiError, REQUEST_NOT_PROCESSED, addDetail, invalidRequest, type ErrorDetails } from './errors.ts';
-import { FiqlError, parseNameFilter } from './fiql.ts';
+import { API_VERSION, PrismApiError, addDetail, invalidRequest, type ErrorDetails } from './errors.ts';
 import type { HttpReply } from './http-io.ts';
-import { pageOf, sortByName, type SortOrder } from './paging.ts';
+import { listFilter, listReply, parseListInput } from './list-call.ts';
+import { pageOf, sortByName } from './paging.ts';
 import { isPlainObject, validate, type ObjectSchema } from './schema-validation.ts';
 
 const KIND = 'category';
@@ -60,28 +60,6 @@ export interface CategoryPair {
 
 /** Who carries a category value: the names of the VMs (and how many there are). */
 export type CategoryUsage = (key: string, value: string) => string[];
-
-interface ListInput {
-  kind?: string;
-  filter?: string;
-  length?: number;
-  offset?: number;
-  sort_attribute?: string;
-  sort_order?: SortOrder;
-}
-
-/** `category_list_metadata`. */
-const listSchema: ObjectSchema = {
-  type: 'object',
-  properties: {
-    kind: { type: 'string', enum: [KIND] },
-    filter: { type: 'string' },
-    length: { type: 'integer', minimum: 1 },
-    offset: { type: 'integer', minimum: 0 },
-    sort_attribute: { type: 'string' },
-    sort_order: { type: 'string', enum: ['ASCENDING', 'DESCENDING'] },
-  },
-};
 
 /** `category_key`. */
 const keySchema: ObjectSchema = {
@@ -168,11 +146,11 @@ export class CategoryStore {
 
   /** POST /categories/list: the keys, paged and sorted like the other v3 lists; the filter knows `name`. */
   listKeys(body: unknown): HttpReply {
-    const input = parseList(body);
-    const predicate = listPredicate(input.filter, 'name');
+    const input = parseListInput(body, KIND);
+    const predicate = listFilter(input.filter, 'name', KIND);
     const keys = [...this.keys.values()].filter((key) => predicate({ name: key.name }));
     const page = pageOf(sortByName(keys, (key) => key.name, input.sort_attribute, input.sort_order), input);
-    return listReply(input, page.items.map((key) => keyStatus(key)), page.offset, page.totalMatches);
+    return listReply(KIND, input, page, keyStatus);
   }
 
   /** GET /categories/{name}. */
@@ -182,10 +160,7 @@ export class CategoryStore {
 
   /** PUT /categories/{name}: creates the key (201) or replaces its description and capabilities (200). */
   putKey(name: string, body: unknown): HttpReply {
-    const details = validate(keySchema, body);
-    for (const problem of nameProblems(name, 'name')) addDetail(details, 'name', problem);
-    if (isPlainObject(body) && typeof body.name === 'string' && body.name !== name) addDetail(details, 'name', `'${body.name}' is not the key named in the path ('${name}')`);
-    if (Object.keys(details).length > 0) throw invalidRequest(details, KIND);
+    checkPutBody(keySchema, body, 'name', name);
     const input = body as KeyInput;
     const existing = this.keys.get(name);
     const record: CategoryKeyRecord = { name, description: input.description, capabilities: input.capabilities, values: existing?.values ?? new Map<string, CategoryValueRecord>() };
@@ -207,12 +182,12 @@ export class CategoryStore {
   /** POST /categories/{name}/list: the key's values; the filter knows `value`. */
   listValues(name: string, body: unknown): HttpReply {
     const key = this.key(name);
-    const input = parseList(body);
-    const predicate = listPredicate(input.filter, 'value');
+    const input = parseListInput(body, KIND);
+    const predicate = listFilter(input.filter, 'value', KIND);
     const values = [...key.values.values()].filter((value) => predicate({ name: value.value }));
     const sortAttribute = input.sort_attribute === 'value' ? 'name' : input.sort_attribute;
     const page = pageOf(sortByName(values, (value) => value.value, sortAttribute, input.sort_order), input);
-    return listReply(input, page.items.map((value) => valueStatus(key, value)), page.offset, page.totalMatches);
+    return listReply(KIND, input, page, (value) => valueStatus(key, value));
   }
 
   /** GET /categories/{name}/{value}. */
@@ -224,10 +199,7 @@ export class CategoryStore {
   /** PUT /categories/{name}/{value}: creates the value (201) or replaces its description (200). */
   putValue(name: string, value: string, body: unknown): HttpReply {
     const key = this.key(name);
-    const details = validate(valueSchema, body);
-    for (const problem of nameProblems(value, 'value')) addDetail(details, 'value', problem);
-    if (isPlainObject(body) && typeof body.value === 'string' && body.value !== value) addDetail(details, 'value', `'${body.value}' is not the value named in the path ('${value}')`);
-    if (Object.keys(details).length > 0) throw invalidRequest(details, KIND);
+    checkPutBody(valueSchema, body, 'value', value);
     const input = body as ValueInput;
     const existing = key.values.has(value);
     const record: CategoryValueRecord = { value, description: input.description, assignmentRule: input.assignment_rule };
@@ -292,46 +264,23 @@ export function unknownCategories(missing: readonly string[]): PrismApiError {
   return new PrismApiError(422, 'INVALID_REQUEST', `Category ${missing.join(', ')} does not exist; create the key and value (PUT /categories/{name}/{value}) first.`, { details });
 }
 
+/**
+ * A 422 for a PUT body that does not fit its schema, or whose `field` (the key's `name` or the value's `value`) is not a
+ * valid category name or is not the one the path names.
+ */
+function checkPutBody(schema: ObjectSchema, body: unknown, field: 'name' | 'value', inPath: string): void {
+  const details = validate(schema, body);
+  for (const problem of nameProblems(inPath, field)) addDetail(details, field, problem);
+  const named = isPlainObject(body) ? body[field] : undefined;
+  if (typeof named === 'string' && named !== inPath) addDetail(details, field, `'${named}' is not the ${field === 'name' ? 'key' : 'value'} named in the path ('${inPath}')`);
+  if (Object.keys(details).length > 0) throw invalidRequest(details, KIND);
+}
+
 function nameProblems(name: string, what: 'name' | 'value'): string[] {
   const problems: string[] = [];
   if (name.length > NAME_MAX_LENGTH) problems.push(`'${name}' is too long (a category ${what} has at most ${NAME_MAX_LENGTH} characters)`);
   if (!NAME_PATTERN.test(name)) problems.push(`'${name}' does not match '${NAME_PATTERN.source}'`);
   return problems;
-}
-
-function parseList(body: unknown): ListInput {
-  const input = (body ?? {}) as ListInput;
-  const details = validate(listSchema, input);
-  if (Object.keys(details).length > 0) throw invalidRequest(details, KIND);
-  return input;
-}
-
-function listPredicate(filter: string | undefined, selector: string): (entity: { name: string }) => boolean {
-  try {
-    return parseNameFilter(filter, selector);
-  } catch (error) {
-    if (!(error instanceof FiqlError)) throw error;
-    throw new PrismApiError(400, 'INVALID_REQUEST', REQUEST_NOT_PROCESSED, { kind: KIND, details: { filter: [error.message] } });
-  }
-}
-
-function listReply(input: ListInput, entities: unknown[], offset: number, totalMatches: number): HttpReply {
-  return {
-    status: 200,
-    json: {
-      api_version: API_VERSION,
-      metadata: {
-        ...(input.filter === undefined ? {} : { filter: input.filter }),
-        kind: KIND,
-        ...(input.sort_attribute === undefined ? {} : { sort_attribute: input.sort_attribute }),
-        ...(input.sort_order === undefined ? {} : { sort_order: input.sort_order }),
-        offset,
-        length: entities.length,
-        total_matches: totalMatches,
-      },
-      entities,
-    },
-  };
 }
 
 /** `category_key_status` without `api_version` (list entities carry none). */

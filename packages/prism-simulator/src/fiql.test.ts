@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FiqlError, parseNameFilter, parseVmFilter } from './fiql.ts';
+import { FiqlError, parseNameFilter } from './fiql.ts';
+
+/** A POST /vms/list filter, whose one selector is `vm_name`. */
+const parseVmFilter = (filter: string | undefined) => parseNameFilter(filter, 'vm_name');
 
 const names = ['web', 'web-1', 'db', 'Web', 'a,b'];
 const matching = (filter: string | undefined): string[] => {

@@ -26,12 +26,7 @@ export class FiqlError extends Error {
   }
 }
 
-/** Parses a POST /vms/list filter into a predicate; an empty or absent filter matches everything. */
-export function parseVmFilter(filter: string | undefined): EntityPredicate {
-  return parseNameFilter(filter, 'vm_name');
-}
-
-/** Parses a filter whose only selector is `selector`, the entity's name. */
+/** Parses a filter whose only selector is `selector`, the entity's name; an empty or absent filter matches everything. */
 export function parseNameFilter(filter: string | undefined, selector: string): EntityPredicate {
   if (filter === undefined || filter.trim() === '') return () => true;
   const parser = new Parser(filter, selector);

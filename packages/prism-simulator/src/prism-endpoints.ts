@@ -1,6 +1,7 @@
 // The Prism Central v3 endpoints the simulator serves, named `METHOD /path-template`. The names are what
 // fault rules match on and what the request log counts by.
 
+import { templateMatcher } from './endpoint-templates.ts';
 import { V4_ENDPOINTS, type V4Endpoint } from './v4-endpoints.ts';
 
 export const PRISM_BASE_PATH = '/api/nutanix/v3';
@@ -46,30 +47,12 @@ export interface EndpointMatch {
   params: string[];
 }
 
-const TEMPLATES = PRISM_ENDPOINTS.map((endpoint) => {
-  const [method = '', template = ''] = endpoint.split(' ');
-  const pattern = new RegExp(`^${template.replace(/\{[a-z_]+\}/g, '([^/]+)')}/?$`);
-  return { endpoint, method, pattern };
-});
+const matchTemplate = templateMatcher(PRISM_ENDPOINTS);
 
 /** Matches a path below the base path (e.g. `/vms/list`); undefined when no endpoint serves it. */
 export function matchEndpoint(method: string, path: string): EndpointMatch | undefined {
-  for (const { endpoint, method: expected, pattern } of TEMPLATES) {
-    if (expected !== method) continue;
-    const match = pattern.exec(path);
-    if (!match) continue;
-    const params = match.slice(1).map(decodeSegment);
-    return { endpoint, param: params[0], params };
-  }
-  return undefined;
-}
-
-function decodeSegment(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
+  const match = matchTemplate(method, path);
+  return match && { endpoint: match.endpoint, param: match.params[0], params: match.params };
 }
 
 /**

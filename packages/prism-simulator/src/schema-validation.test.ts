@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { listMetadataSchema } from './list-call.ts';
 import { validate } from './schema-validation.ts';
-import { vmIntentSchema, vmListSchema } from './vm-schema.ts';
+import { vmIntentSchema } from './vm-schema.ts';
 
 const minimal = { metadata: { kind: 'vm' }, spec: { name: 'NewVM', resources: {} } };
 
@@ -58,6 +59,8 @@ describe('the vm_intent_input schema', () => {
 });
 
 describe('the vm_list_metadata schema', () => {
+  const vmListSchema = listMetadataSchema('vm');
+
   it('bounds length and offset', () => {
     expect(validate(vmListSchema, { length: 0, offset: -1 })).toEqual({
       length: ['0 is less than the minimum of 1'],

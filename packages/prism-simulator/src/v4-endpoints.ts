@@ -4,6 +4,8 @@
 // api/categories_api.go, clustermgmt-go-client/v4 api/clusters_api.go (with the GPU profiles) and api/storage_containers_api.go,
 // networking-go-client/v4 api/subnets_api.go, client/api_client.go).
 
+import { templateMatcher } from './endpoint-templates.ts';
+
 export const VMM_VMS_PATH = '/api/vmm/v4.2/ahv/config/vms';
 export const PRISM_TASKS_PATH = '/api/prism/v4.2/config/tasks';
 export const PRISM_CATEGORIES_PATH = '/api/prism/v4.2/config/categories';
@@ -80,12 +82,7 @@ export interface V4EndpointMatch {
   childParam: string;
 }
 
-const TEMPLATES = V4_ENDPOINTS.map((endpoint) => {
-  const [method = '', template = ''] = endpoint.split(' ');
-  const escaped = template.replace(/[$.]/g, (c) => `\\${c}`);
-  const pattern = new RegExp(`^${escaped.replace(/\{[a-zA-Z]+\}/g, '([^/]+)')}/?$`);
-  return { endpoint, method, pattern };
-});
+const matchTemplate = templateMatcher(V4_ENDPOINTS);
 
 /** Whether `path` is one a v4 client addresses (so that errors about it take the v4 shape). */
 export function isV4Path(path: string): boolean {
@@ -98,19 +95,6 @@ export function v4NamespaceOf(path: string): string {
 }
 
 export function matchV4Endpoint(method: string, path: string): V4EndpointMatch | undefined {
-  for (const { endpoint, method: expected, pattern } of TEMPLATES) {
-    if (expected !== method) continue;
-    const match = pattern.exec(path);
-    if (!match) continue;
-    return { endpoint, param: decoded(match[1] ?? ''), childParam: decoded(match[2] ?? '') };
-  }
-  return undefined;
-}
-
-function decoded(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+  const match = matchTemplate(method, path);
+  return match && { endpoint: match.endpoint, param: match.params[0] ?? '', childParam: match.params[1] ?? '' };
 }

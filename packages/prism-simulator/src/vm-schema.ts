@@ -1,5 +1,5 @@
-// The parts of the v3.1 swagger (`vm_intent_input`, `vm_list_metadata`, `idempotence_identifiers_input`)
-// that the simulator checks. Keys that are not listed pass through untouched, as most of `vm_resources`
+// The parts of the v3.1 swagger (`vm_intent_input`, `idempotence_identifiers_input`; `vm_list_metadata` is
+// list-call.ts's) that the simulator checks. Keys that are not listed pass through untouched, as most of `vm_resources`
 // does; the listed ones are checked for the types, enums and bounds the swagger gives.
 
 import type { ArraySchema, ObjectSchema, Schema } from './schema-validation.ts';
@@ -149,19 +149,6 @@ export const vmIntentSchema: ObjectSchema = {
   },
 };
 
-/** `vm_list_metadata`. */
-export const vmListSchema: ObjectSchema = {
-  type: 'object',
-  properties: {
-    kind: { type: 'string', enum: ['vm'] },
-    filter: { type: 'string' },
-    length: { type: 'integer', minimum: 1 },
-    offset: { type: 'integer', minimum: 0 },
-    sort_attribute: { type: 'string' },
-    sort_order: { type: 'string', enum: ['ASCENDING', 'DESCENDING'] },
-  },
-};
-
 /** `idempotence_identifiers_input`. */
 export const idempotenceInputSchema: ObjectSchema = {
   type: 'object',
@@ -231,15 +218,6 @@ export interface VmIntentInput {
     resources: ResourcesInput;
     [key: string]: unknown;
   };
-}
-
-export interface VmListInput {
-  kind?: 'vm';
-  filter?: string;
-  length?: number;
-  offset?: number;
-  sort_attribute?: string;
-  sort_order?: 'ASCENDING' | 'DESCENDING';
 }
 
 export interface IdempotenceInput {

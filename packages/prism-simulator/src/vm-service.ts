@@ -3,16 +3,16 @@
 
 import { randomUUID } from 'node:crypto';
 import { unknownCategories, vmCategoryAssignment, type CategoryStore } from './categories.ts';
-import { API_VERSION, EDIT_CONFLICT_MESSAGE, EDIT_CONFLICT_REASON, PrismApiError, REQUEST_NOT_PROCESSED, addDetail, invalidRequest, vmNotFound } from './errors.ts';
-import { FiqlError, parseVmFilter, type EntityPredicate } from './fiql.ts';
+import { API_VERSION, EDIT_CONFLICT_MESSAGE, EDIT_CONFLICT_REASON, PrismApiError, addDetail, invalidRequest, vmNotFound } from './errors.ts';
 import { NOT_SUPPORTED_ERROR_CODE, hotplugViolations } from './hotplug-rules.ts';
 import type { HttpReply } from './http-io.ts';
 import type { IdempotenceRegistry } from './idempotence.ts';
 import type { Inventory } from './inventory.ts';
+import { listFilter, listReply, parseListInput } from './list-call.ts';
 import { pageOf, sortByName } from './paging.ts';
 import { isPlainObject, validate } from './schema-validation.ts';
 import type { TaskFailure, TaskRunner } from './tasks.ts';
-import { vmIntentSchema, vmListSchema, type VmIntentInput, type VmListInput } from './vm-schema.ts';
+import { vmIntentSchema, type VmIntentInput } from './vm-schema.ts';
 import { buildVmSpec } from './vm-spec-builder.ts';
 import type { Reference, VmClientMetadata, VmPhase, VmRecord, VmState, VmStore } from './vm-store.ts';
 import { renderVm } from './vm-view.ts';
@@ -268,35 +268,12 @@ export class VmService {
   }
 
   list(body: unknown): HttpReply {
-    const input = (body ?? {}) as VmListInput;
-    const details = validate(vmListSchema, input);
-    if (Object.keys(details).length > 0) throw invalidRequest(details);
-    let predicate: EntityPredicate;
-    try {
-      predicate = parseVmFilter(input.filter);
-    } catch (error) {
-      if (!(error instanceof FiqlError)) throw error;
-      throw new PrismApiError(400, 'INVALID_REQUEST', REQUEST_NOT_PROCESSED, { details: { filter: [error.message] } });
-    }
+    const input = parseListInput(body, 'vm');
+    const predicate = listFilter(input.filter, 'vm_name', 'vm');
     const nameOf = (vm: VmRecord): string => (vm.applied ?? vm.spec).name;
     const matches = this.options.store.listable().filter((vm) => predicate({ name: nameOf(vm) }));
     const page = pageOf(sortByName(matches, nameOf, input.sort_attribute, input.sort_order), input);
-    return {
-      status: 200,
-      json: {
-        api_version: API_VERSION,
-        metadata: {
-          ...(input.filter === undefined ? {} : { filter: input.filter }),
-          kind: 'vm',
-          ...(input.sort_attribute === undefined ? {} : { sort_attribute: input.sort_attribute }),
-          ...(input.sort_order === undefined ? {} : { sort_order: input.sort_order }),
-          offset: page.offset,
-          length: page.items.length,
-          total_matches: page.totalMatches,
-        },
-        entities: page.items.map((vm) => renderVm(vm, this.options.timings.learnedIpMs)),
-      },
-    };
+    return listReply('vm', input, page, (vm) => renderVm(vm, this.options.timings.learnedIpMs));
   }
 
   inspect(): InspectedVm[] {
