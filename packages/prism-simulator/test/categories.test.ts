@@ -10,6 +10,11 @@ interface CategoryListJson {
   entities: { name: string; value?: string; description?: string; system_defined: boolean }[];
 }
 
+/** The whole body of a categories API error: the v3 error shape with kind `category` and one message. */
+function categoryError(code: number, reason: string, message: string): ErrorJson {
+  return { api_version: '3.1', code, kind: 'category', message_list: [{ reason, message }], state: 'ERROR' };
+}
+
 describe('the categories API', () => {
   const prism = useFastSimulator({ categories: [{ name: 'Environment', values: ['Dev', 'Prod'] }, { name: 'AppTier', description: 'tiers', values: [] }] });
 
@@ -72,7 +77,7 @@ describe('the categories API', () => {
     ] as const) {
       const reply = await prism.client.request(method, path, method === 'PUT' ? { value: 'x' } : undefined);
       expect(reply.status, `${method} ${path}`).toBe(404);
-      expect(reply.json).toEqual({ api_version: '3.1', code: 404, kind: 'category', message_list: [{ reason: 'ENTITY_NOT_FOUND', message: 'Category Nope does not exist.' }], state: 'ERROR' });
+      expect(reply.json).toEqual(categoryError(404, 'ENTITY_NOT_FOUND', 'Category Nope does not exist.'));
       // TF's category-key acceptance test and CAPX's getCategoryKey look for exactly this reason.
       expect(goError(reply)).toContain('ENTITY_NOT_FOUND');
     }
@@ -126,13 +131,7 @@ describe('the categories API', () => {
     for (const method of ['GET', 'DELETE'] as const) {
       const reply = await prism.client.request(method, '/categories/Environment/Nope');
       expect(reply.status).toBe(404);
-      expect(reply.json).toEqual({
-        api_version: '3.1',
-        code: 404,
-        kind: 'category',
-        message_list: [{ reason: 'CATEGORY_NAME_VALUE_MISMATCH', message: 'Category Environment has no value Nope.' }],
-        state: 'ERROR',
-      });
+      expect(reply.json).toEqual(categoryError(404, 'CATEGORY_NAME_VALUE_MISMATCH', 'Category Environment has no value Nope.'));
       expect(goError(reply)).toContain('CATEGORY_NAME_VALUE_MISMATCH');
     }
   });
@@ -152,13 +151,7 @@ describe('the categories API', () => {
     expect((await prism.client.request('PUT', '/categories/Owner/alice', { value: 'alice' })).status).toBe(201);
     const refused = await prism.client.request('DELETE', '/categories/Owner');
     expect(refused.status).toBe(409);
-    expect(refused.json).toEqual({
-      api_version: '3.1',
-      code: 409,
-      kind: 'category',
-      message_list: [{ reason: 'CATEGORY_KEY_HAS_VALUES', message: 'Category Owner still has 1 value(s) (alice); delete them before the key.' }],
-      state: 'ERROR',
-    });
+    expect(refused.json).toEqual(categoryError(409, 'CATEGORY_KEY_HAS_VALUES', 'Category Owner still has 1 value(s) (alice); delete them before the key.'));
     expect(goError(refused)).toContain('CATEGORY_KEY_HAS_VALUES');
     expect((await prism.client.request('GET', '/categories/Owner/alice')).status).toBe(200);
     expect((await prism.client.request('DELETE', '/categories/Owner/alice')).status).toBe(200);

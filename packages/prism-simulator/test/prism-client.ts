@@ -19,6 +19,18 @@ export interface Reply {
   json: unknown;
 }
 
+/** A response as tests look at it: the body as text and, when it is JSON, parsed (a 401's body, for one, is not). */
+export async function readReply(response: Response): Promise<Reply> {
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text) as unknown;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
 export interface ErrorJson {
   api_version: string;
   code: number;
@@ -163,14 +175,7 @@ export class PrismTestClient {
       },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text) as unknown;
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
+    return readReply(response);
   }
 
   async createVm(spec: SpecJson, metadata: Record<string, unknown> = {}): Promise<{ uuid: string; taskUuid: string; reply: Reply }> {
@@ -200,18 +205,9 @@ export class PrismTestClient {
     return reply.json as TaskJson;
   }
 
-  /**
-   * Polls the task until it is no longer QUEUED or RUNNING, for up to 30 s: bounded by time, as a count of polls
-   * lasts less the faster the machine.
-   */
-  async waitForTask(uuid: string, timeoutMs = 30_000): Promise<TaskJson> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const task = await this.getTask(uuid);
-      if (task.status !== 'QUEUED' && task.status !== 'RUNNING') return task;
-      if (Date.now() > deadline) throw new Error(`task ${uuid} did not finish within ${timeoutMs / 1000} s: ${task.status}`);
-      await sleep(10);
-    }
+  /** Polls the task until it is no longer QUEUED or RUNNING, for up to 30 s. */
+  waitForTask(uuid: string, timeoutMs = 30_000): Promise<TaskJson> {
+    return pollUntilTaskEnds(uuid, (id) => this.getTask(id), timeoutMs);
   }
 
   /** The documented update flow: GET, copy spec and metadata (not status), change, PUT. */
@@ -227,6 +223,20 @@ export class PrismTestClient {
     const reply = await this.putVm(uuid, change);
     if (reply.status !== 202) throw new Error(`PUT answered ${reply.status}: ${reply.text}`);
     return this.waitForTask((reply.json as AcceptedJson).status.execution_context.task_uuid);
+  }
+}
+
+/**
+ * Reads a task (v3 or v4: both say QUEUED and RUNNING until it ends) until it ends. Bounded by time, not by a count of
+ * polls: 400 polls of a fast machine took under 3 s, less than a task a test slows on purpose (a slow-task fault of 3 s).
+ */
+export async function pollUntilTaskEnds<T extends { status: string }>(id: string, read: (id: string) => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const task = await read(id);
+    if (task.status !== 'QUEUED' && task.status !== 'RUNNING') return task;
+    if (Date.now() > deadline) throw new Error(`task ${id} did not finish within ${timeoutMs / 1000} s: ${task.status}`);
+    await sleep(10);
   }
 }
 

@@ -1,6 +1,6 @@
-// A simulator shared by the tests of one describe block, for the HTTP-level tests.
+// Simulators for the HTTP-level tests: one shared by the tests of a describe block, or one of a test's own.
 
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import type { PrismSimulator, PrismSimulatorOptions } from '../src/index.ts';
 import { PrismTestClient, startFastSimulator } from './prism-client.ts';
 
@@ -37,4 +37,14 @@ export function useFastSimulator<Client>(
     get simulator() { return get().simulator; },
     get client() { return get().client; },
   };
+}
+
+/**
+ * Starts a fast simulator of the calling test's own, for a test whose settings (slow timings, a clock, the edit-conflict
+ * mode) or state no other test may share; it stops when the test ends, passed or failed.
+ */
+export async function startSimulatorForTest(options: PrismSimulatorOptions = {}): Promise<SimulatorFixture<PrismTestClient>> {
+  const simulator = await startFastSimulator(options);
+  onTestFinished(() => simulator.stop());
+  return { simulator, client: new PrismTestClient(simulator) };
 }

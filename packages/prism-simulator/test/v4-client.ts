@@ -2,9 +2,8 @@
 // the test chooses one (or none), If-Match when given, and task polling. It shows what a client sees.
 
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PRISM_TASKS_PATH, VMM_VMS_PATH, type PrismSimulator } from '../src/index.ts';
-import type { Reply } from './prism-client.ts';
+import { pollUntilTaskEnds, readReply, type Reply } from './prism-client.ts';
 
 export interface AppMessageJson {
   $objectType: string;
@@ -117,14 +116,7 @@ export class V4TestClient {
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text) as unknown;
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
+    return readReply(response);
   }
 
   async createVm(body: unknown, options: V4Options = {}): Promise<{ taskExtId: string; reply: Reply }> {
@@ -139,18 +131,9 @@ export class V4TestClient {
     return (reply.json as { data: V4TaskJson }).data;
   }
 
-  /**
-   * Polls the task until it ends, for up to 30 s. Bounded by time, not by a count of polls: 400 polls of a fast
-   * machine took under 3 s, less than a task a test slows on purpose (a slow-task fault of 3 s).
-   */
-  async waitForTask(extId: string, timeoutMs = 30_000): Promise<V4TaskJson> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const task = await this.getTask(extId);
-      if (task.status !== 'QUEUED' && task.status !== 'RUNNING') return task;
-      if (Date.now() > deadline) throw new Error(`task ${extId} did not finish within ${timeoutMs / 1000} s: ${task.status}`);
-      await sleep(10);
-    }
+  /** Polls the task until it ends, for up to 30 s. */
+  waitForTask(extId: string, timeoutMs = 30_000): Promise<V4TaskJson> {
+    return pollUntilTaskEnds(extId, (id) => this.getTask(id), timeoutMs);
   }
 
   /** Creates a VM, waits for its task, and returns its extId. */

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_IMAGES, DEFAULT_SUBNETS, type PrismSimulator } from '../src/index.ts';
-import { PrismTestClient, firstMessage, startFastSimulator, type AcceptedJson, type ErrorJson, type ListJson, type SpecJson } from './prism-client.ts';
-import { useFastSimulator } from './use-simulator.ts';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_IMAGES, DEFAULT_SUBNETS } from '../src/index.ts';
+import { firstMessage, type AcceptedJson, type ErrorJson, type ListJson, type SpecJson } from './prism-client.ts';
+import { startSimulatorForTest, useFastSimulator } from './use-simulator.ts';
 
 const [ipamSubnet, dhcpSubnet] = DEFAULT_SUBNETS;
 const [image] = DEFAULT_IMAGES;
@@ -150,12 +150,8 @@ describe('VM create, read and delete', () => {
 });
 
 describe('VMs in flight', () => {
-  let simulator: PrismSimulator | undefined;
-  afterEach(() => simulator?.stop());
-
   it('shows a VM being created as PENDING/RUNNING, with a RUNNING task below 100%, and does not list it', async () => {
-    simulator = await startFastSimulator({ timings: { createMs: 60_000 } });
-    const client = new PrismTestClient(simulator);
+    const { simulator, client } = await startSimulatorForTest({ timings: { createMs: 60_000 } });
     const { uuid, taskUuid } = await client.createVm({ name: 'slow', resources: {} });
     const vm = await client.getVm(uuid);
     expect(['PENDING', 'RUNNING']).toContain(vm.status.state);
@@ -170,8 +166,7 @@ describe('VMs in flight', () => {
   });
 
   it('queues a delete behind the running create and reports the same task for a repeated DELETE', async () => {
-    simulator = await startFastSimulator({ timings: { createMs: 60_000 } });
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest({ timings: { createMs: 60_000 } });
     const { uuid } = await client.createVm({ name: 'queued', resources: {} });
     const first = (await client.request('DELETE', `/vms/${uuid}`)).json as { status: { execution_context: { task_uuid: string } } };
     const second = (await client.request('DELETE', `/vms/${uuid}`)).json as { status: { execution_context: { task_uuid: string } } };
@@ -183,8 +178,7 @@ describe('VMs in flight', () => {
   });
 
   it('keeps a VM being deleted visible as DELETE_PENDING until the task completes', async () => {
-    simulator = await startFastSimulator({ timings: { deleteMs: 60_000 } });
-    const client = new PrismTestClient(simulator);
+    const { simulator, client } = await startSimulatorForTest({ timings: { deleteMs: 60_000 } });
     const vm = await client.createReadyVm({ name: 'deleting', resources: {} });
     await client.request('DELETE', `/vms/${vm.metadata.uuid}`);
     expect((await client.getVm(vm.metadata.uuid)).status.state).toBe('DELETE_PENDING');
@@ -193,12 +187,8 @@ describe('VMs in flight', () => {
 });
 
 describe('IP addresses', () => {
-  let simulator: PrismSimulator | undefined;
-  afterEach(() => simulator?.stop());
-
   it('shows a LEARNED address on a non-IPAM subnet only while the VM runs', async () => {
-    simulator = await startFastSimulator();
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest();
     const vm = await client.createReadyVm({ name: 'dhcp', resources: { nic_list: [{ subnet_reference: { kind: 'subnet', uuid: dhcpSubnet.uuid } }] } });
     expect(vm.status.resources?.nic_list[0]?.ip_endpoint_list).toEqual([]);
 
@@ -213,16 +203,14 @@ describe('IP addresses', () => {
   });
 
   it('shows the LEARNED address only after the guest has run for learnedIpMs', async () => {
-    simulator = await startFastSimulator({ timings: { learnedIpMs: 60_000 } });
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest({ timings: { learnedIpMs: 60_000 } });
     const vm = await client.createReadyVm({ name: 'booting', resources: { power_state: 'ON', nic_list: [{ subnet_reference: { kind: 'subnet', uuid: dhcpSubnet.uuid } }] } });
     expect(vm.status.resources?.power_state).toBe('ON');
     expect(vm.status.resources?.nic_list[0]?.ip_endpoint_list).toEqual([]);
   });
 
   it('never hands the same IPAM address to two VMs', async () => {
-    simulator = await startFastSimulator();
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest();
     const spec = (name: string): SpecJson => ({ name, resources: { nic_list: [{ subnet_reference: { kind: 'subnet', uuid: ipamSubnet.uuid } }] } });
     const vms = await Promise.all(['a', 'b', 'c'].map((name) => client.createReadyVm(spec(name))));
     const ips = vms.map((vm) => vm.spec.resources.nic_list[0]?.ip_endpoint_list[0]?.ip);
@@ -230,8 +218,7 @@ describe('IP addresses', () => {
   });
 
   it('honours a requested IPAM address and fails the task when it is taken', async () => {
-    simulator = await startFastSimulator();
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest();
     const withIp: SpecJson = { name: 'fixed', resources: { nic_list: [{ subnet_reference: { kind: 'subnet', uuid: ipamSubnet.uuid }, ip_endpoint_list: [{ ip: '10.40.10.50', type: 'ASSIGNED' }] }] } };
     const vm = await client.createReadyVm(withIp);
     expect(vm.spec.resources.nic_list[0]?.ip_endpoint_list).toEqual([{ ip: '10.40.10.50', type: 'ASSIGNED' }]);

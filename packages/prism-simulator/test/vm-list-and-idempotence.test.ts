@@ -1,7 +1,6 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PrismSimulator } from '../src/index.ts';
-import { PrismTestClient, firstMessage, startFastSimulator, type ListJson } from './prism-client.ts';
-import { useFastSimulator } from './use-simulator.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { firstMessage, type ListJson } from './prism-client.ts';
+import { startSimulatorForTest, useFastSimulator } from './use-simulator.ts';
 
 describe('POST /vms/list', () => {
   const prism = useFastSimulator();
@@ -59,12 +58,8 @@ describe('POST /vms/list', () => {
 
 describe('idempotence identifiers', () => {
   const clock = { now: Date.UTC(2024, 11, 10, 16, 52, 24) };
-  let simulator: PrismSimulator | undefined;
-  afterEach(() => simulator?.stop());
-
   it('issues, shows and deletes a client identifier’s UUIDs with the recorded shapes', async () => {
-    simulator = await startFastSimulator({ now: () => clock.now });
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest({ now: () => clock.now });
     const created = await client.request('POST', '/idempotence_identifiers', { client_identifier: 'testclient', count: 2, valid_duration_in_minutes: 10 });
     expect(created.status).toBe(200);
     expect(created.json).toEqual({ client_identifier: 'testclient', count: 2, expiration_time: '2024-12-10T17:02:24Z', uuid_list: [expect.any(String), expect.any(String)] });
@@ -78,8 +73,7 @@ describe('idempotence identifiers', () => {
   });
 
   it('creates the VM under the reserved uuid, and a retried POST with it gets 409 instead of a second VM', async () => {
-    simulator = await startFastSimulator({ now: () => clock.now });
-    const client = new PrismTestClient(simulator);
+    const { simulator, client } = await startSimulatorForTest({ now: () => clock.now });
     const { uuid_list: [uuid = ''] } = (await client.request('POST', '/idempotence_identifiers', { count: 1 })).json as { uuid_list: string[] };
 
     const first = await client.createVm({ name: 'exactly-once', resources: {} }, { uuid });
@@ -98,8 +92,7 @@ describe('idempotence identifiers', () => {
   });
 
   it('fails the create task for an expired identifier (pc.2022.1+ reports it asynchronously)', async () => {
-    simulator = await startFastSimulator({ now: () => clock.now });
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest({ now: () => clock.now });
     const { uuid_list: [uuid = ''] } = (await client.request('POST', '/idempotence_identifiers', { count: 1, valid_duration_in_minutes: 1 })).json as { uuid_list: string[] };
     clock.now += 60_000;
     const { taskUuid } = await client.createVm({ name: 'too-late', resources: {} }, { uuid });

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_SUBNETS, type PrismSimulator } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SUBNETS } from '../src/index.ts';
 import { PrismTestClient, firstMessage, startFastSimulator, type AcceptedJson, type NicJson, type VmJson } from './prism-client.ts';
-import { useFastSimulator } from './use-simulator.ts';
+import { startSimulatorForTest, useFastSimulator } from './use-simulator.ts';
 
 const [ipamSubnet] = DEFAULT_SUBNETS;
 if (!ipamSubnet) throw new Error('default seeds changed');
@@ -144,12 +144,8 @@ describe('PUT /vms/{uuid}', () => {
 });
 
 describe('edit conflicts', () => {
-  let simulator: PrismSimulator | undefined;
-  afterEach(() => simulator?.stop());
-
   it('async-task mode (default): a stale spec_version gets 202 and an edit-conflict task failure; the VM is untouched', async () => {
-    simulator = await startFastSimulator();
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest();
     const vm = await client.createReadyVm({ name: 'async-conflict', resources: {} });
     await client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.num_sockets = 2; });
 
@@ -165,8 +161,7 @@ describe('edit conflicts', () => {
   });
 
   it('sync-409 mode: a stale spec_version gets a synchronous 409 with an ERROR body', async () => {
-    simulator = await startFastSimulator({ editConflicts: 'sync-409' });
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest({ editConflicts: 'sync-409' });
     const vm = await client.createReadyVm({ name: 'sync-conflict', resources: {} });
     const reply = await client.putVm(vm.metadata.uuid, (spec) => { spec.resources.num_sockets = 2; }, { spec_version: 5 });
     expect(reply.status).toBe(409);
@@ -176,16 +171,14 @@ describe('edit conflicts', () => {
   });
 
   it('refuses a second change while one is in flight, even with the version the GET shows', async () => {
-    simulator = await startFastSimulator({ editConflicts: 'sync-409', timings: { updateMs: 60_000 } });
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest({ editConflicts: 'sync-409', timings: { updateMs: 60_000 } });
     const vm = await client.createReadyVm({ name: 'in-flight', resources: {} });
     expect((await client.putVm(vm.metadata.uuid, (spec) => { spec.resources.num_sockets = 2; })).status).toBe(202);
     expect((await client.putVm(vm.metadata.uuid, (spec) => { spec.resources.num_sockets = 3; })).status).toBe(409);
   });
 
   it('deletes without any version check', async () => {
-    simulator = await startFastSimulator({ editConflicts: 'sync-409' });
-    const client = new PrismTestClient(simulator);
+    const { client } = await startSimulatorForTest({ editConflicts: 'sync-409' });
     const vm = await client.createReadyVm({ name: 'no-version-delete', resources: {} });
     await client.updateVm(vm.metadata.uuid, (spec) => { spec.resources.num_sockets = 2; });
     const reply = await client.request('DELETE', `/vms/${vm.metadata.uuid}`);
