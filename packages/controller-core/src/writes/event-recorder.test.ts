@@ -230,6 +230,21 @@ describe('EventRecorder', () => {
     expect(api.list().map((event) => event.reason)).toEqual(['A', 'B', 'C']);
   });
 
+  it('lets ended series go within a series window, without waiting to be full', async () => {
+    const events = recorder({ seriesWindowMs: 60_000 });
+    const gadgets = Array.from({ length: 50 }, (_, i) => ({ ...gadget, metadata: { ...gadget.metadata, name: `g${String(i)}`, uid: `uid-g${String(i)}` } }));
+    for (const each of gadgets) events.event(each, failed);
+    await events.flush();
+    expect(events.tracked).toBe(50);
+
+    // Objects deleted long ago: their series end with the window and are let go at the next new series.
+    await vi.advanceTimersByTimeAsync(121_000);
+    events.event(gadget, failed);
+    await events.flush();
+    expect(events.tracked).toBe(1);
+    expect(api.list()).toHaveLength(51);
+  });
+
   it('cuts long notes to the 1024-byte limit with an ellipsis', async () => {
     const events = recorder();
     events.event(gadget, { ...failed, note: 'x'.repeat(5000) });

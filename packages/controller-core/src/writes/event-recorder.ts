@@ -125,6 +125,8 @@ export class EventRecorder {
   #writing: Series | undefined;
   #draining: Promise<void> | undefined;
   #dropped = 0;
+  /** When ended series were last let go. */
+  #sweptAt = Number.NEGATIVE_INFINITY;
   /** Whether the last new series was dropped, so a full recorder logs once rather than per event. */
   #overflowing = false;
 
@@ -146,6 +148,11 @@ export class EventRecorder {
     this.#minWriteIntervalMs = options.minWriteIntervalMs ?? 30_000;
     this.#maxSeries = options.maxSeries ?? 4096;
     this.#logger = (options.logger ?? createLogger()).child({ component: 'event-recorder' });
+  }
+
+  /** Series tracked now: those that may still recur or write, and ended ones for up to one series window. */
+  get tracked(): number {
+    return this.#series.size;
   }
 
   /** Events not recorded because `maxSeries` series were already tracked. */
@@ -240,9 +247,14 @@ export class EventRecorder {
   }
 
   #hasRoom(now: number): boolean {
-    if (this.#series.size < this.#maxSeries) return true;
-    for (const [key, series] of this.#series) {
-      if (this.#ended(series, now)) this.#series.delete(key);
+    // Ended series are let go once per series window, not only when the recorder is full: each holds its Event's body,
+    // and an operator that creates and deletes objects all day would otherwise grow to hold maxSeries of them (several
+    // MiB, seen as RSS growing for hours in the soak) long after the objects are gone.
+    if (this.#series.size >= this.#maxSeries || now - this.#sweptAt >= this.#seriesWindowMs) {
+      for (const [key, series] of this.#series) {
+        if (this.#ended(series, now)) this.#series.delete(key);
+      }
+      this.#sweptAt = now;
     }
     return this.#series.size < this.#maxSeries;
   }
