@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import { stringify } from 'yaml';
 
 const run = promisify(execFile);
@@ -47,6 +48,27 @@ export async function createKeyPair(dir: string, name: string): Promise<KeyPair>
   await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
     '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', `/CN=${name}`]);
   return { cert: await readFile(certFile), key: await readFile(keyFile), certFile, keyFile };
+}
+
+/** A test file's temporary directory and, under its `pki/`, key pairs named as asked. */
+export type TestPki<Name extends string> = { readonly dir: string } & Readonly<Record<Name, KeyPair>>;
+
+/**
+ * Makes the directory and the key pairs `names` in beforeAll and removes the directory in afterAll, for the tests of
+ * the calling file or describe block; read the fields inside tests and hooks, once beforeAll has run.
+ */
+export function useTestPki<Name extends string>(...names: Name[]): TestPki<Name> {
+  const pki: Record<string, unknown> = {};
+  let directory: Awaited<ReturnType<typeof temporaryDirectory>> | undefined;
+  beforeAll(async () => {
+    directory = await temporaryDirectory();
+    pki.dir = directory.path;
+    for (const name of names) pki[name] = await createKeyPair(join(directory.path, 'pki'), name);
+  });
+  afterAll(async () => {
+    await directory?.remove();
+  });
+  return pki as TestPki<Name>;
 }
 
 export const base64 = (data: Buffer | string): string => Buffer.from(data).toString('base64');

@@ -74,6 +74,16 @@ function controllerWith(reconciler: Reconciler, options: Partial<Omit<Controller
   return { controller, count };
 }
 
+/** A started controller whose worker is reconciling `ns/a` with a call that ignores its signal until `r.first.open()`. */
+async function reconcilingKeyThatIgnoresItsSignal() {
+  const r = firstCallIgnoresItsSignal();
+  const { controller } = controllerWith(r.reconciler);
+  controller.start();
+  controller.enqueue('ns/a', { event: 'Added' });
+  await vi.waitFor(() => { expect(r.signals).toHaveLength(1); });
+  return { r, controller };
+}
+
 describe('Controller: a key whose reconcile was aborted stays held until the reconcile returns', () => {
   it('does not reconcile a timed-out key again while the reconcile that ignores its signal still runs', async () => {
     const r = firstCallIgnoresItsSignal();
@@ -101,11 +111,7 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
   });
 
   it('stop() aborts the signal after its grace period, yet holds the key and resolves only once the reconcile returned', async () => {
-    const r = firstCallIgnoresItsSignal();
-    const { controller } = controllerWith(r.reconciler);
-    controller.start();
-    controller.enqueue('ns/a', { event: 'Added' });
-    await vi.waitFor(() => { expect(r.signals).toHaveLength(1); });
+    const { r, controller } = await reconcilingKeyThatIgnoresItsSignal();
 
     let stopped = false;
     const stopping = controller.stop(20).then(() => { stopped = true; });
@@ -154,11 +160,7 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
   });
 
   it('stopNow() (leadership lost) aborts the signal at once and resolves only once the reconcile has returned', async () => {
-    const r = firstCallIgnoresItsSignal();
-    const { controller } = controllerWith(r.reconciler);
-    controller.start();
-    controller.enqueue('ns/a', { event: 'Added' });
-    await vi.waitFor(() => { expect(r.signals).toHaveLength(1); });
+    const { r, controller } = await reconcilingKeyThatIgnoresItsSignal();
 
     let stopped = false;
     const stopping = controller.stopNow().then(() => { stopped = true; });

@@ -18,6 +18,14 @@ async function settle(): Promise<void> {
 }
 
 /** Starts a `get()` and records its result once it resolves, so a test can check whether it has. */
+/** The queue's one delayed key becomes ready `ms` from now, and not a millisecond before (fake timers). */
+function expectReadyIn(queue: WorkQueue, ms: number): void {
+  vi.advanceTimersByTime(ms - 1);
+  expect(queue.len()).toBe(0);
+  vi.advanceTimersByTime(1);
+  expect(queue.len()).toBe(1);
+}
+
 function pendingGet(queue: WorkQueue): { result: () => QueueItem | undefined | 'pending' } {
   let result: QueueItem | undefined | 'pending' = 'pending';
   void queue.get().then((item) => {
@@ -143,10 +151,7 @@ describe('WorkQueue', () => {
     it('makes the key ready when the delay has passed, not before', () => {
       const queue = new WorkQueue({ name: 'test' });
       queue.addAfter('a', 1000, { event: 'RequeueAfter' });
-      vi.advanceTimersByTime(999);
-      expect(queue.len()).toBe(0);
-      vi.advanceTimersByTime(1);
-      expect(queue.len()).toBe(1);
+      expectReadyIn(queue, 1000);
     });
 
     it('lets a later call with an earlier deadline win, and runs the key once', async () => {
@@ -222,19 +227,13 @@ describe('WorkQueue', () => {
       queue.forget('a');
       expect(queue.numRequeues('a')).toBe(0);
       queue.addRateLimited('a');
-      vi.advanceTimersByTime(4);
-      expect(queue.len()).toBe(0);
-      vi.advanceTimersByTime(1);
-      expect(queue.len()).toBe(1);
+      expectReadyIn(queue, 5);
     });
 
     it('uses the backoff it is given', () => {
       const queue = new WorkQueue({ name: 'test', backoff: { when: () => 1000, retries: () => 0, forget: () => undefined } });
       queue.addRateLimited('a');
-      vi.advanceTimersByTime(999);
-      expect(queue.len()).toBe(0);
-      vi.advanceTimersByTime(1);
-      expect(queue.len()).toBe(1);
+      expectReadyIn(queue, 1000);
     });
   });
 

@@ -1,18 +1,9 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { base64, createKeyPair, singleContext, temporaryDirectory, writeKubeconfig, type KeyPair } from '../../../test/kubeconfig-fixtures.ts';
+import { expect, it } from 'vitest';
+import { base64, singleContext, writeKubeconfig, useTestPki } from '../../../test/kubeconfig-fixtures.ts';
 import { loadClusterAuth } from './load-cluster-auth.ts';
 
-let dir: Awaited<ReturnType<typeof temporaryDirectory>>;
-let ca: KeyPair;
-
-beforeAll(async () => {
-  dir = await temporaryDirectory();
-  ca = await createKeyPair(join(dir.path, 'pki'), 'ca');
-});
-afterAll(async () => {
-  await dir.remove();
-});
+const pki = useTestPki('ca');
 
 /**
  * An OIDC id-token as client-node reads it: it decodes the JWT's `exp` and, while that is in the future, sends the
@@ -26,7 +17,7 @@ function idToken(expiresInSeconds: number): string {
 it('a user with an oidc auth-provider goes through client-node and sends the id-token', async () => {
   const token = idToken(3600);
   const kubeconfig = await writeKubeconfig(
-    join(dir.path, 'oidc/config'),
+    join(pki.dir, 'oidc/config'),
     singleContext(
       { server: 'https://api.example:6443/', 'certificate-authority': '../pki/ca.pem', 'tls-server-name': 'kubernetes' },
       {
@@ -41,7 +32,7 @@ it('a user with an oidc auth-provider goes through client-node and sends the id-
   );
   const auth = await loadClusterAuth({ kubeconfig });
   expect(auth.server).toBe('https://api.example:6443');
-  expect(auth.tls).toEqual({ ca: ca.cert, cert: undefined, key: undefined, servername: 'kubernetes' });
+  expect(auth.tls).toEqual({ ca: pki.ca.cert, cert: undefined, key: undefined, servername: 'kubernetes' });
   // client-node sends `as` only; the groups are added on top of its headers.
   expect(await auth.headers()).toEqual({ authorization: `Bearer ${token}`, 'impersonate-user': 'admin', 'impersonate-group': ['devs', 'ops'] });
   await auth.refresh();
@@ -50,15 +41,15 @@ it('a user with an oidc auth-provider goes through client-node and sends the id-
 
 it('the CA as data, with the context chosen by name', async () => {
   const token = idToken(600);
-  const config = singleContext({ server: 'https://api.example', 'certificate-authority-data': base64(ca.cert) }, { 'auth-provider': { name: 'oidc', config: { 'id-token': token } } }, 'sso');
-  const kubeconfig = await writeKubeconfig(join(dir.path, 'oidc-data/config'), { ...config, 'current-context': 'elsewhere' });
+  const config = singleContext({ server: 'https://api.example', 'certificate-authority-data': base64(pki.ca.cert) }, { 'auth-provider': { name: 'oidc', config: { 'id-token': token } } }, 'sso');
+  const kubeconfig = await writeKubeconfig(join(pki.dir, 'oidc-data/config'), { ...config, 'current-context': 'elsewhere' });
   const auth = await loadClusterAuth({ kubeconfig, context: 'sso' });
-  expect(auth.tls.ca).toEqual(ca.cert);
+  expect(auth.tls.ca).toEqual(pki.ca.cert);
   expect(await auth.headers()).toEqual({ authorization: `Bearer ${token}` });
 });
 
 it('an auth-provider neither implements is refused', async () => {
-  const kubeconfig = await writeKubeconfig(join(dir.path, 'custom/config'), singleContext({ server: 'https://api.example' }, { 'auth-provider': { name: 'openstack' } }));
+  const kubeconfig = await writeKubeconfig(join(pki.dir, 'custom/config'), singleContext({ server: 'https://api.example' }, { 'auth-provider': { name: 'openstack' } }));
   await expect(loadClusterAuth({ kubeconfig })).rejects.toThrow(
     `user "main" in ${kubeconfig} uses auth-provider openstack, which is not supported (oidc, gcp, azure are): use an exec plugin`,
   );

@@ -1,25 +1,12 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { base64, createKeyPair, singleContext, temporaryDirectory, rejection, writeKubeconfig, type KeyPair } from '../../../test/kubeconfig-fixtures.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { base64, singleContext, rejection, writeKubeconfig, useTestPki } from '../../../test/kubeconfig-fixtures.ts';
 import type { ClusterAuth } from './cluster-auth.ts';
 import { loadClusterAuth } from './load-cluster-auth.ts';
 
-let dir: Awaited<ReturnType<typeof temporaryDirectory>>;
-let ca: KeyPair;
-let client: KeyPair;
-let other: KeyPair;
+const pki = useTestPki('ca', 'client', 'other');
 let counter = 0;
-
-beforeAll(async () => {
-  dir = await temporaryDirectory();
-  ca = await createKeyPair(join(dir.path, 'pki'), 'ca');
-  client = await createKeyPair(join(dir.path, 'pki'), 'client');
-  other = await createKeyPair(join(dir.path, 'pki'), 'other');
-});
-afterAll(async () => {
-  await dir.remove();
-});
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -32,15 +19,15 @@ async function load(cluster: object, user: object = {}): Promise<ClusterAuth> {
 }
 async function write(cluster: object, user: object = {}): Promise<string> {
   counter++;
-  return writeKubeconfig(join(dir.path, `case-${counter}`, 'config'), singleContext(cluster, user));
+  return writeKubeconfig(join(pki.dir, `case-${counter}`, 'config'), singleContext(cluster, user));
 }
-const currentPath = (): string => join(dir.path, `case-${counter}`, 'config');
+const currentPath = (): string => join(pki.dir, `case-${counter}`, 'config');
 
 describe('cluster', () => {
   it('server (trailing slash dropped, bare host taken as https), CA data, tls-server-name', async () => {
-    const auth = await load({ server: 'https://api.example:6443/', 'certificate-authority-data': base64(ca.cert), 'tls-server-name': 'kubernetes.internal' });
+    const auth = await load({ server: 'https://api.example:6443/', 'certificate-authority-data': base64(pki.ca.cert), 'tls-server-name': 'kubernetes.internal' });
     expect(auth.server).toBe('https://api.example:6443');
-    expect(auth.tls).toEqual({ ca: ca.cert, cert: undefined, key: undefined, servername: 'kubernetes.internal' });
+    expect(auth.tls).toEqual({ ca: pki.ca.cert, cert: undefined, key: undefined, servername: 'kubernetes.internal' });
     expect((await load({ server: '10.0.0.1:6443' })).server).toBe('https://10.0.0.1:6443');
     expect((await load({ server: 'https://rancher.example/k8s/clusters/c-1/' })).server).toBe('https://rancher.example/k8s/clusters/c-1');
   });
@@ -48,9 +35,9 @@ describe('cluster', () => {
   it('certificate-authority as a path relative to the kubeconfig, or absolute', async () => {
     const path = await write({ server, 'certificate-authority': 'certs/ca.pem' });
     await mkdir(join(path, '../certs'), { recursive: true });
-    await writeFile(join(path, '../certs/ca.pem'), ca.cert);
-    expect((await loadClusterAuth({ kubeconfig: path })).tls.ca).toEqual(ca.cert);
-    expect((await load({ server, 'certificate-authority': ca.certFile })).tls.ca).toEqual(ca.cert);
+    await writeFile(join(path, '../certs/ca.pem'), pki.ca.cert);
+    expect((await loadClusterAuth({ kubeconfig: path })).tls.ca).toEqual(pki.ca.cert);
+    expect((await load({ server, 'certificate-authority': pki.ca.certFile })).tls.ca).toEqual(pki.ca.cert);
   });
 
   it('refuses insecure-skip-tls-verify, saying what to give instead', async () => {
@@ -74,7 +61,7 @@ describe('cluster', () => {
   });
 
   it('refuses what it cannot honour, naming the entry and the file', async () => {
-    await expect(load({ 'certificate-authority-data': base64(ca.cert) })).rejects.toThrow(`cluster "main" in ${currentPath()} has no server`);
+    await expect(load({ 'certificate-authority-data': base64(pki.ca.cert) })).rejects.toThrow(`cluster "main" in ${currentPath()} has no server`);
     await expect(load({ server: 'http://api.example:8080' })).rejects.toThrow(
       `cluster "main" in ${currentPath()} has server "http://api.example:8080": controller-core talks to the API server over https only`,
     );
@@ -86,13 +73,13 @@ describe('cluster', () => {
     await expect(load({ server, 'certificate-authority': 'missing.pem' })).rejects.toThrow(
       `cannot read certificate-authority of cluster "main" in ${currentPath()} file ${join(currentPath(), '../missing.pem')}: ENOENT`,
     );
-    await expect(load({ server, 'certificate-authority-data': ca.cert.toString() })).rejects.toThrow(
+    await expect(load({ server, 'certificate-authority-data': pki.ca.cert.toString() })).rejects.toThrow(
       `certificate-authority of cluster "main" in ${currentPath()} is not base64 (kubeconfig -data fields hold base64-encoded PEM)`,
     );
     await expect(load({ server, 'certificate-authority-data': base64('hello') })).rejects.toThrow(
       `certificate-authority of cluster "main" in ${currentPath()} holds no PEM certificate`,
     );
-    await expect(load({ server, 'certificate-authority': ca.certFile, 'certificate-authority-data': base64(ca.cert) })).rejects.toThrow(
+    await expect(load({ server, 'certificate-authority': pki.ca.certFile, 'certificate-authority-data': base64(pki.ca.cert) })).rejects.toThrow(
       `cluster "main" in ${currentPath()} sets both certificate-authority and certificate-authority-data: keep one`,
     );
   });
@@ -102,27 +89,27 @@ describe('user', () => {
   it('client certificate and key as paths relative to the kubeconfig, or as data', async () => {
     const path = await write({ server }, { 'client-certificate': 'client.pem', 'client-key': 'keys/client-key.pem' });
     await mkdir(join(path, '../keys'), { recursive: true });
-    await writeFile(join(path, '../client.pem'), client.cert);
-    await writeFile(join(path, '../keys/client-key.pem'), client.key);
+    await writeFile(join(path, '../client.pem'), pki.client.cert);
+    await writeFile(join(path, '../keys/client-key.pem'), pki.client.key);
     const fromFiles = await loadClusterAuth({ kubeconfig: path });
-    expect(fromFiles.tls).toEqual({ ca: undefined, cert: client.cert, key: client.key, servername: undefined });
+    expect(fromFiles.tls).toEqual({ ca: undefined, cert: pki.client.cert, key: pki.client.key, servername: undefined });
     expect(await fromFiles.headers()).toEqual({});
-    const fromData = await load({ server }, { 'client-certificate-data': base64(client.cert), 'client-key-data': base64(client.key) });
-    expect(fromData.tls).toEqual({ ca: undefined, cert: client.cert, key: client.key, servername: undefined });
+    const fromData = await load({ server }, { 'client-certificate-data': base64(pki.client.cert), 'client-key-data': base64(pki.client.key) });
+    expect(fromData.tls).toEqual({ ca: undefined, cert: pki.client.cert, key: pki.client.key, servername: undefined });
   });
 
   it('refuses a client certificate without its key, or with the wrong one', async () => {
-    await expect(load({ server }, { 'client-certificate-data': base64(client.cert) })).rejects.toThrow(
+    await expect(load({ server }, { 'client-certificate-data': base64(pki.client.cert) })).rejects.toThrow(
       `user "main" in ${currentPath()} has a client certificate but no client-key(-data)`,
     );
-    await expect(load({ server }, { 'client-key': client.keyFile })).rejects.toThrow(`user "main" in ${currentPath()} has a client key but no client-certificate(-data)`);
-    await expect(load({ server }, { 'client-certificate': client.certFile, 'client-key': other.keyFile })).rejects.toThrow(
+    await expect(load({ server }, { 'client-key': pki.client.keyFile })).rejects.toThrow(`user "main" in ${currentPath()} has a client key but no client-certificate(-data)`);
+    await expect(load({ server }, { 'client-certificate': pki.client.certFile, 'client-key': pki.other.keyFile })).rejects.toThrow(
       `user "main" in ${currentPath()}: the client certificate and key do not belong together`,
     );
-    const error = await rejection(load({ server }, { 'client-certificate': client.certFile, 'client-key-data': base64('not a key') }));
+    const error = await rejection(load({ server }, { 'client-certificate': pki.client.certFile, 'client-key-data': base64('not a key') }));
     expect(error.message).toContain(`user "main" in ${currentPath()}: the client certificate or key is not usable PEM (`);
     expect(error.message).not.toContain('not a key');
-    await expect(load({ server }, { 'client-certificate': client.certFile, 'client-certificate-data': base64(client.cert), 'client-key': client.keyFile })).rejects.toThrow(
+    await expect(load({ server }, { 'client-certificate': pki.client.certFile, 'client-certificate-data': base64(pki.client.cert), 'client-key': pki.client.keyFile })).rejects.toThrow(
       `user "main" in ${currentPath()} sets both client-certificate and client-certificate-data: keep one`,
     );
   });

@@ -3,38 +3,27 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { base64, createKeyPair, singleContext, temporaryDirectory, rejection, writeKubeconfig, type KeyPair } from '../../../test/kubeconfig-fixtures.ts';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { base64, singleContext, rejection, writeKubeconfig, useTestPki } from '../../../test/kubeconfig-fixtures.ts';
 import type { ClusterAuth } from './cluster-auth.ts';
 import { loadClusterAuth } from './load-cluster-auth.ts';
 
-let dir: Awaited<ReturnType<typeof temporaryDirectory>>;
-let ca: KeyPair;
-let client: KeyPair;
-
-beforeAll(async () => {
-  dir = await temporaryDirectory();
-  ca = await createKeyPair(join(dir.path, 'pki'), 'ca');
-  client = await createKeyPair(join(dir.path, 'pki'), 'client');
-});
-afterAll(async () => {
-  await dir.remove();
-});
+const pki = useTestPki('ca', 'client');
 afterEach(() => {
   vi.useRealTimers();
 });
 
 /** A kubeconfig with a token user for `server`, at a path under the test directory. */
 async function tokenKubeconfig(relativePath: string, server: string, token: string): Promise<string> {
-  return writeKubeconfig(join(dir.path, relativePath), singleContext({ server, 'certificate-authority-data': base64(ca.cert) }, { token }));
+  return writeKubeconfig(join(pki.dir, relativePath), singleContext({ server, 'certificate-authority-data': base64(pki.ca.cert) }, { token }));
 }
 
 /** A ServiceAccount mount (token and ca.crt), as the kubelet writes it. */
 async function serviceAccountDir(relativePath: string, token: string): Promise<string> {
-  const path = join(dir.path, relativePath);
+  const path = join(pki.dir, relativePath);
   await mkdir(path, { recursive: true });
   await writeFile(join(path, 'token'), token);
-  await writeFile(join(path, 'ca.crt'), ca.cert);
+  await writeFile(join(path, 'ca.crt'), pki.ca.cert);
   return path;
 }
 
@@ -48,7 +37,7 @@ describe('where the configuration comes from (controller-runtime GetConfig order
   beforeAll(async () => {
     explicit = await tokenKubeconfig('order/explicit.yaml', 'https://explicit.example:6443', 'explicit-token');
     fromEnv = await tokenKubeconfig('order/from-env.yaml', 'https://from-env.example:6443', 'env-token');
-    home = join(dir.path, 'order/home');
+    home = join(pki.dir, 'order/home');
     await tokenKubeconfig('order/home/.kube/config', 'https://home.example:6443', 'home-token');
     serviceAccount = await serviceAccountDir('order/serviceaccount', 'in-cluster-token');
   });
@@ -66,7 +55,7 @@ describe('where the configuration comes from (controller-runtime GetConfig order
   });
 
   it('falls back to ~/.kube/config when the in-cluster token cannot be read, as controller-runtime does', async () => {
-    const auth = await loadClusterAuth({ env: inClusterEnv, homeDir: home, serviceAccountDir: join(dir.path, 'order/no-such-mount') });
+    const auth = await loadClusterAuth({ env: inClusterEnv, homeDir: home, serviceAccountDir: join(pki.dir, 'order/no-such-mount') });
     expect(auth.server).toBe('https://home.example:6443');
   });
 
@@ -75,18 +64,18 @@ describe('where the configuration comes from (controller-runtime GetConfig order
   });
 
   it('says what it tried when there is no configuration at all', async () => {
-    const nowhere = join(dir.path, 'order/empty-home');
+    const nowhere = join(pki.dir, 'order/empty-home');
     await expect(loadClusterAuth({ env: {}, homeDir: nowhere, serviceAccountDir: serviceAccount })).rejects.toThrow(
       `no kubeconfig found: KUBECONFIG is not set, not running in a cluster (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set), and ${nowhere}/.kube/config does not exist; set KUBECONFIG or give a kubeconfig path`,
     );
-    const missingMount = join(dir.path, 'order/no-such-mount');
+    const missingMount = join(pki.dir, 'order/no-such-mount');
     await expect(loadClusterAuth({ env: inClusterEnv, homeDir: nowhere, serviceAccountDir: missingMount })).rejects.toThrow(
       `the in-cluster config is unusable (in-cluster ServiceAccount token: cannot read token file ${missingMount}/token: ENOENT`,
     );
   });
 
   it('refuses an explicit kubeconfig that does not exist rather than looking elsewhere', async () => {
-    const missing = join(dir.path, 'order/missing.yaml');
+    const missing = join(pki.dir, 'order/missing.yaml');
     await expect(loadClusterAuth({ kubeconfig: missing, env: { KUBECONFIG: fromEnv }, homeDir: home })).rejects.toThrow(
       `kubeconfig ${missing} does not exist`,
     );
@@ -99,7 +88,7 @@ describe('in-cluster', () => {
     const mount = await serviceAccountDir('in-cluster/ipv4', 'token-1');
     const auth = await loadClusterAuth({ env: { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '6443' }, serviceAccountDir: mount });
     expect(auth.server).toBe('https://10.96.0.1:6443');
-    expect(auth.tls).toEqual({ ca: ca.cert, cert: undefined, key: undefined, servername: undefined });
+    expect(auth.tls).toEqual({ ca: pki.ca.cert, cert: undefined, key: undefined, servername: undefined });
     expect(await auth.headers()).toEqual({ authorization: 'Bearer token-1' });
 
     // The kubelet rotates the token: within the minute the old one is still sent, a 401's refresh() reads the new one.
@@ -128,7 +117,7 @@ describe('in-cluster', () => {
 
   it('needs both KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT', async () => {
     const mount = await serviceAccountDir('in-cluster/partial', 'token');
-    await expect(loadClusterAuth({ env: { KUBERNETES_SERVICE_HOST: '10.96.0.1' }, serviceAccountDir: mount, homeDir: join(dir.path, 'in-cluster/nohome') })).rejects.toThrow(
+    await expect(loadClusterAuth({ env: { KUBERNETES_SERVICE_HOST: '10.96.0.1' }, serviceAccountDir: mount, homeDir: join(pki.dir, 'in-cluster/nohome') })).rejects.toThrow(
       'not running in a cluster',
     );
   });
@@ -139,13 +128,13 @@ describe('KUBECONFIG with several files', () => {
   let second: string;
 
   beforeAll(async () => {
-    first = await writeKubeconfig(join(dir.path, 'merge/first/config'), {
+    first = await writeKubeconfig(join(pki.dir, 'merge/first/config'), {
       clusters: [{ name: 'shared', cluster: { server: 'https://first.example', 'certificate-authority': '../../pki/ca.pem' } }],
       users: [{ name: 'shared-user', user: { token: 'first-token' } }],
       contexts: [{ name: 'first', context: { cluster: 'shared', user: 'shared-user' } }],
       'current-context': 'first',
     });
-    second = await writeKubeconfig(join(dir.path, 'merge/second/nested/config'), {
+    second = await writeKubeconfig(join(pki.dir, 'merge/second/nested/config'), {
       clusters: [
         // Same name as in the first file: the first file's entry wins whole, tls-server-name is not mixed in.
         { name: 'shared', cluster: { server: 'https://second.example', 'tls-server-name': 'second.internal' } },
@@ -166,13 +155,13 @@ describe('KUBECONFIG with several files', () => {
   it('takes current-context and every named entry from the first file that sets it', async () => {
     const auth = await loadClusterAuth({ env: { KUBECONFIG: `${first}:${second}` } });
     expect(auth.server).toBe('https://first.example');
-    expect(auth.tls).toEqual({ ca: ca.cert, cert: undefined, key: undefined, servername: undefined });
+    expect(auth.tls).toEqual({ ca: pki.ca.cert, cert: undefined, key: undefined, servername: undefined });
     expect(await auth.headers()).toEqual({ authorization: 'Bearer first-token' });
 
     const reversed = await loadClusterAuth({ env: { KUBECONFIG: `${second}:${first}` } });
     expect(reversed.server).toBe('https://second.example');
     expect(reversed.tls.servername).toBe('second.internal');
-    expect(reversed.tls.cert).toEqual(client.cert);
+    expect(reversed.tls.cert).toEqual(pki.client.cert);
   });
 
   it('resolves relative paths against the directory of the file that defines each entry', async () => {
@@ -180,13 +169,13 @@ describe('KUBECONFIG with several files', () => {
     // second file's user (certificate paths relative to merge/second/nested).
     const auth = await loadClusterAuth({ env: { KUBECONFIG: `${first}:${second}` }, context: 'mixed' });
     expect(auth.server).toBe('https://first.example');
-    expect(auth.tls).toEqual({ ca: ca.cert, cert: client.cert, key: client.key, servername: undefined });
+    expect(auth.tls).toEqual({ ca: pki.ca.cert, cert: pki.client.cert, key: pki.client.key, servername: undefined });
     expect(await auth.headers()).toEqual({});
   });
 
   it('ignores empty entries and missing files, and a file without current-context', async () => {
-    const missing = join(dir.path, 'merge/missing.yaml');
-    const noCurrent = await writeKubeconfig(join(dir.path, 'merge/no-current.yaml'), {
+    const missing = join(pki.dir, 'merge/missing.yaml');
+    const noCurrent = await writeKubeconfig(join(pki.dir, 'merge/no-current.yaml'), {
       clusters: [{ name: 'shared', cluster: { server: 'https://no-current.example' } }],
     });
     const auth = await loadClusterAuth({ env: { KUBECONFIG: `:${missing}::${noCurrent}:${second}:` } });
@@ -195,8 +184,8 @@ describe('KUBECONFIG with several files', () => {
   });
 
   it('refuses a list none of whose files exists, or that names no file', async () => {
-    const a = join(dir.path, 'merge/a.yaml');
-    const b = join(dir.path, 'merge/b.yaml');
+    const a = join(pki.dir, 'merge/a.yaml');
+    const b = join(pki.dir, 'merge/b.yaml');
     await expect(loadClusterAuth({ env: { KUBECONFIG: `${a}:${b}` } })).rejects.toThrow(`none of the files in KUBECONFIG exists: ${a}, ${b}`);
     await expect(loadClusterAuth({ env: { KUBECONFIG: '::' } })).rejects.toThrow('KUBECONFIG ("::") names no file');
   });
@@ -204,12 +193,12 @@ describe('KUBECONFIG with several files', () => {
 
 describe('errors name the file and the entry', () => {
   const load = async (name: string, config: unknown, context?: string): Promise<ClusterAuth> => {
-    const path = join(dir.path, 'errors', name);
-    await mkdir(join(dir.path, 'errors'), { recursive: true });
+    const path = join(pki.dir, 'errors', name);
+    await mkdir(join(pki.dir, 'errors'), { recursive: true });
     await writeFile(path, typeof config === 'string' ? config : JSON.stringify(config));
     return loadClusterAuth({ kubeconfig: path, ...(context === undefined ? {} : { context }) });
   };
-  const path = (name: string): string => join(dir.path, 'errors', name);
+  const path = (name: string): string => join(pki.dir, 'errors', name);
   const cluster = { server: 'https://example:6443' };
 
   it('a file that cannot be read or parsed', async () => {
@@ -284,7 +273,7 @@ describe('what is loaded into the process', () => {
     const jwtPart = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
     const idToken = `${jwtPart({ alg: 'none' })}.${jwtPart({ exp: Math.floor(Date.now() / 1000) + 3600 })}.sig`;
     const kubeconfig = await writeKubeconfig(
-      join(dir.path, 'loaded/oidc'),
+      join(pki.dir, 'loaded/oidc'),
       singleContext({ server: 'https://example' }, { 'auth-provider': { name: 'oidc', config: { 'id-token': idToken } } }),
     );
     expect(await loadedBy({ kubeconfig })).toContain('@kubernetes/client-node');
