@@ -11,9 +11,19 @@ import { BackupFailedError, DECODE_LAG_BYTES, runBackup } from '../src/dump/run-
 import type { BackupKey, BackupStore } from '../src/stores/store.ts';
 import { forDatabase, withConnection, type ConnectionParameters } from '../src/postgres/connection.ts';
 import { isDatabaseEmpty } from '../src/postgres/inspect.ts';
-import type { DiscoverOptions } from '../src/postgres/tools-version.ts';
-import { BackupCorruptedError, DatabaseNotEmptyError, RestoreFailedError, restoreBackup } from '../src/restore/restore-backup.ts';
+import { PgToolNotFoundError, type DiscoverOptions } from '../src/postgres/tools-version.ts';
+import { BackupCorruptedError, DatabaseNotEmptyError, DumpNewerThanServerError, RestoreFailedError, restoreBackup } from '../src/restore/restore-backup.ts';
 import { restoreLatestBackup } from '../src/restore/restore-latest.ts';
+import type { KubeClient } from '@k8s-operators/controller-core';
+import { createLogger } from '@k8s-operators/controller-core/log';
+import { BACKUP_JOB_FILES } from '../src/backup-job/backup-job-contract.ts';
+import { runBackupJob } from '../src/backup-job/run-backup-job.ts';
+import { jobOutcome } from '../src/controller/backup-jobs.ts';
+import { databaseProblem, RETRY_CANNOT_FIX } from '../src/controller/database-errors.ts';
+import { restoreFailureVerdict } from '../src/controller/restore-verdict.ts';
+import { BACKUP_JOB_CONTAINER } from '../src/desired/desired-backup-job.ts';
+import { failedStatus } from '../src/desired/desired-backup-status.ts';
+import { backupFixture } from './postgresql-fixture.ts';
 import { startPostgresPod } from './postgres-pod.ts';
 
 // Backups and restores against a real PostgreSQL 15 (a postgres:15 Pod on testkit's local node) with the machine's
@@ -627,6 +637,125 @@ describe('restore', () => {
       /^restoring default\/hotel\/hotel-1 into database hotel failed and was rolled back: pg_restore exited with code 1: .*violates foreign key constraint "children_parent_id_fkey"/s,
     );
     expect(await withConnection(on('hotel'), isDatabaseEmpty)).toEqual({ empty: true, found: [] });
+  });
+});
+
+/**
+ * A lib directory holding only PostgreSQL 17 stand-ins (for --version, all the lookup asks) of pg_dump and pg_restore,
+ * which log any other run: the server is 15, so neither may ever be run.
+ */
+async function newerMajorOnly(name: string) {
+  const directory = join(toolsRoot, name);
+  const ran = join(directory, 'ran');
+  await mkdir(join(directory, '17', 'bin'), { recursive: true });
+  for (const tool of ['pg_dump', 'pg_restore']) {
+    await writeFile(join(directory, '17', 'bin', tool), `#!/bin/sh\n[ "$1" = --version ] && { echo '${tool} (PostgreSQL) 17.2'; exit 0; }\necho ${tool} >> ${ran}\nexit 1\n`, { mode: 0o755 });
+  }
+  return {
+    tools: { libDirectory: directory, path: '' },
+    path: (tool: string) => join(directory, '17', 'bin', tool),
+    /** The stand-ins run for anything but --version. */
+    ran: async (): Promise<string[]> => (await readFile(ran, 'utf8').catch(() => '')).split('\n').filter((line) => line !== ''),
+  };
+}
+
+const IMAGE_ADVICE =
+  "Run the operator with an image that carries postgresql-client-15: the project's image carries postgresql-client-15, " +
+  "postgresql-client-16, postgresql-client-17 (the Dockerfile's POSTGRES_MAJORS).";
+
+describe("without the client tools of the server's major", () => {
+  it('a backup fails at once, runs no pg_dump, and its Job ends Failed with reason PgToolMissing and what to do', async () => {
+    await createItems('whiskey', 100);
+    const newer = await newerMajorOnly('whiskey');
+    const [{ version }] = (await query<{ version: string }>('whiskey', "SELECT current_setting('server_version') AS version")) as [{ version: string }];
+    const expected =
+      `backup default/whiskey/whiskey-1: no usable client tools for PostgreSQL ${version}: pg_dump 15 is needed for a ` +
+      `PostgreSQL 15 server, and found only pg_dump 17.2 (${newer.path('pg_dump')}): a backup is taken only with the ` +
+      "pg_dump of the server's major (an older one cannot dump the server; a newer one writes dumps this server cannot " +
+      `restore). ${IMAGE_ADVICE}`;
+    const error = await backup('whiskey', 'whiskey-1', { tools: newer.tools }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BackupFailedError);
+    expect(error).toMatchObject({ stage: 'Tools', message: expected });
+    expect(await newer.ran()).toEqual([]);
+    expect(await filesIn('whiskey')).toEqual([]);
+
+    // The same in a backup Job's process, to what the operator records: the Job (backoffLimit 0: never run again)
+    // exits 1, and its termination message becomes the PostgreSQLBackup's Failed status with its reason.
+    const secretsDir = join(toolsRoot, 'whiskey-secrets');
+    await mkdir(secretsDir, { recursive: true });
+    await writeFile(join(secretsDir, BACKUP_JOB_FILES.password), PASSWORD);
+    const terminationLog = join(toolsRoot, 'whiskey-termination-log');
+    const exitCode = await runBackupJob({
+      input: {
+        key: key('whiskey', 'whiskey-2'), trigger: 'Scheduled',
+        connection: { host: server.host, port: server.port, database: 'whiskey', user: server.user },
+        // A store nobody answers for: the missing tool is what the backup reports.
+        store: { kind: 'volume', url: 'https://127.0.0.1:1', serverName: 'store.invalid', ca: '' },
+      },
+      secretsDir, terminationLog, logger: createLogger({ level: 'silent' }), signal: new AbortController().signal, tools: newer.tools,
+    });
+    expect(exitCode).toBe(1);
+    const message = await readFile(terminationLog, 'utf8');
+    const pod = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name: 'whiskey-2-backup-x' },
+      status: { containerStatuses: [{ name: BACKUP_JOB_CONTAINER, image: 'op', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode, message } } }] },
+    };
+    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { namespace: 'default', name: 'whiskey-2-backup' }, status: { conditions: [{ type: 'Failed', status: 'True' }] } };
+    const outcome = await jobOutcome({} as KubeClient, job, [pod]);
+    expect(outcome).toMatchObject({ finished: true, succeeded: false, reason: 'PgToolMissing', error: expected.replace('whiskey-1', 'whiskey-2') });
+    if (!outcome.finished || outcome.succeeded) throw new Error('the Job did not fail');
+    const status = failedStatus(backupFixture('whiskey-2', { status: { phase: 'Running' } }), outcome.error, new Date(), outcome.reason);
+    expect(status).toMatchObject({ phase: 'Failed', reason: 'PgToolMissing', error: expected.replace('whiskey-1', 'whiskey-2') });
+    expect(await newer.ran()).toEqual([]);
+  });
+
+  it('a restore refuses at once, leaves the database empty and the pod without traffic, and is not retried', async () => {
+    await createItems('xray', 100);
+    await backup('xray', 'xray-1');
+    await createEmptyDatabase('xray');
+    const newer = await newerMajorOnly('xray');
+    const error = await restoreLatestBackup({ store, namespace: 'default', postgresql: 'xray', connection: on('xray'), role: 'app', tools: newer.tools }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PgToolNotFoundError);
+    expect(await newer.ran()).toEqual([]);
+    expect(await withConnection(on('xray'), isDatabaseEmpty)).toEqual({ empty: true, found: [] });
+
+    const verdict = restoreFailureVerdict('xray-pod', databaseProblem(error, { secret: 'xray-password', user: 'app' }));
+    const said =
+      `pod xray-pod was not restored and receives no traffic: pg_restore 15 is needed for a PostgreSQL 15 server, and found ` +
+      `only pg_restore 17.2 (${newer.path('pg_restore')}): a restore runs only with the pg_restore of the server's major (a ` +
+      "newer one sets what this server refuses, e.g. pg_restore 17's transaction_timeout on a 15 server). " +
+      IMAGE_ADVICE;
+    expect(verdict).toEqual({
+      serve: false, // not labelled appReady=ok
+      condition: { status: 'False', reason: 'PgToolMissing', message: said },
+      events: [{ type: 'Warning', reason: 'PgToolMissing', note: said }],
+      metric: 'failed',
+      corrupted: [],
+    });
+    expect(RETRY_CANNOT_FIX.has(verdict.condition.reason)).toBe(true);
+  });
+
+  it('a newest backup dumped from a newer major is refused, not passed over for an older one', async () => {
+    await createItems('yankee', 100);
+    const older = await backup('yankee', 'yankee-1');
+    // What a PostgreSQL 17 server's backup would be: the same bytes, under a manifest that says pg_dump 17.2 wrote them.
+    const newerKey = key('yankee', 'yankee-2');
+    const stored = await store.write(newerKey, store.read(older.key));
+    await store.finalize({
+      ...older, key: newerKey, serverVersion: '17.2', serverVersionNum: 170002, pgDumpVersion: '17.2',
+      finishedAt: new Date(Date.parse(older.finishedAt) + 60_000).toISOString(), size: stored.size, sha256: stored.sha256,
+    });
+    await createEmptyDatabase('yankee');
+    const error = await restoreLatestBackup({ store, namespace: 'default', postgresql: 'yankee', connection: on('yankee'), role: 'app' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DumpNewerThanServerError);
+    const [{ version }] = (await query<{ version: string }>('yankee', "SELECT current_setting('server_version') AS version")) as [{ version: string }];
+    expect((error as Error).message).toBe(
+      `backup default/yankee/yankee-2 was written by pg_dump 17.2 (from a PostgreSQL 17.2 server) and is not restored into ` +
+        `this PostgreSQL ${version} server: a dump is restored only into a server of its pg_dump's major or newer. Run the ` +
+        'database on PostgreSQL 17 or newer (spec.image, e.g. postgres:17).',
+    );
+    expect(await withConnection(on('yankee'), isDatabaseEmpty)).toEqual({ empty: true, found: [] });
+    expect(databaseProblem(error, { secret: 'yankee-password', user: 'app' }).reason).toBe('DumpNewerThanServer');
   });
 });
 

@@ -33,6 +33,7 @@ export const PostgreSQLBackupResource = defineCustomResource({
         { name: 'Verified', type: 'boolean', jsonPath: '.status.verified', description: 'Read back in full' },
         { name: 'Completed', type: 'date', jsonPath: '.status.completionTime', description: 'When it finished' },
         { name: 'Trigger', type: 'string', jsonPath: '.spec.trigger', priority: 1 },
+        { name: 'Reason', type: 'string', jsonPath: '.status.reason', priority: 1 },
         { name: 'Error', type: 'string', jsonPath: '.status.error', priority: 1 },
         AGE_COLUMN,
       ],

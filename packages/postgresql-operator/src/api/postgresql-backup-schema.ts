@@ -62,6 +62,13 @@ export const PostgreSQLBackupStatusSchema = Type.Object(
     serverVersion: Type.Optional(Type.String({ description: 'PostgreSQL server version dumped, e.g. 15.18.' })),
     pgDumpVersion: Type.Optional(Type.String({ description: 'Version of the pg_dump that wrote the dump.' })),
     error: Type.Optional(Type.String({ description: 'Why the backup failed, or why it is no longer usable.' })),
+    reason: Type.Optional(
+      Type.Literal('PgToolMissing', {
+        description:
+          "Set on a Failed backup whose cause no retry gets past: PgToolMissing, the operator's image has no pg_dump or " +
+          "pg_restore of the server's major (error lists what it found and which image to use). Absent for other failures.",
+      }),
+    ),
     s3: Type.Optional(
       Type.Object(S3StoreSpecSchema.properties, {
         description:

@@ -257,8 +257,9 @@ export const PostgreSQLSpecSchema = Type.Object(
     image: Type.Optional(
       Type.String({
         description:
-          'PostgreSQL server image (the official image\'s environment contract). The operator needs a pg_dump of the ' +
-          "server's major version or newer; it reports a condition when it has none.",
+          'PostgreSQL server image (the official image\'s environment contract). The operator needs the pg_dump and ' +
+          "pg_restore of the server's major version, no other; without them backups fail and restores are refused with " +
+          'reason PgToolMissing, saying which image to run the operator with.',
         minLength: 1,
         maxLength: 1024,
         default: DEFAULT_IMAGE,

@@ -50,6 +50,13 @@ describe('jobOutcome', () => {
     expect(outcome).toEqual({ finished: true, succeeded: false, seconds: 11, error: 'backup shop/foodb/foodb-backup-1: pg_dump failed: connection refused' });
   });
 
+  it('gives a Job that found no client tools of the server\'s major (stage Tools) the reason PgToolMissing', async () => {
+    const error = 'backup shop/foodb/foodb-backup-1: no usable client tools for PostgreSQL 16.4: pg_dump 16 is needed …';
+    const noTool = pod({ terminated: ended(1, serializeBackupJobResult({ result: 'Failed', stage: 'Tools', error })) });
+    const outcome = await jobOutcome(client([noTool]), job([{ type: 'Failed', lastTransitionTime: '2026-11-26T10:00:11Z' }]), [noTool]);
+    expect(outcome).toEqual({ finished: true, succeeded: false, seconds: 11, error, reason: 'PgToolMissing' });
+  });
+
   it('reads the failed Pod from the API server when the cache does not have its end yet', async () => {
     const failedPod = pod({ terminated: ended(1, failed) });
     const outcome = await jobOutcome(client([failedPod]), job([{ type: 'Failed', lastTransitionTime: '2026-11-26T10:00:11Z' }]), [pod({ running: {} })]);

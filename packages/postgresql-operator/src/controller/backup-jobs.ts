@@ -2,6 +2,8 @@ import { Resources, isAlreadyExists, isControlledBy, parseMetav1Time, type KubeC
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import { parseBackupJobResult, type BackupJobResult } from '../backup-job/backup-job-contract.ts';
 import { BACKUP_JOB_CONTAINER, backupJobName, desiredBackupJob, desiredBackupServiceAccount, type BackupJobRequest } from '../desired/desired-backup-job.ts';
+import type { BackupFailureReason } from '../desired/desired-backup-status.ts';
+import type { BackupStage } from '../dump/run-backup.ts';
 import { FIELD_MANAGER } from './operator-context.ts';
 
 /**
@@ -43,7 +45,14 @@ export async function findBackupJob(
 export type JobOutcome =
   | { finished: false }
   | { finished: true; succeeded: true; seconds: number }
-  | { finished: true; succeeded: false; seconds: number; error: string };
+  /** `reason`: a failure with a cause of its own, for the backup's status. */
+  | { finished: true; succeeded: false; seconds: number; error: string; reason?: BackupFailureReason };
+
+/**
+ * The failures no later backup gets past by itself, so that alerts and people can tell them apart: a Job that failed at
+ * stage Tools found no pg_dump or pg_restore of the server's major (run-backup.ts).
+ */
+const REASON_OF_STAGE: Partial<Record<BackupStage, BackupFailureReason>> = { Tools: 'PgToolMissing' };
 
 type BackupPod = ObjectOf<typeof Resources.Pod>;
 
@@ -62,8 +71,8 @@ function endedContainer(pods: readonly BackupPod[]) {
  * about a second later (measured: 1.0 s of a 2.0 s start overhead), and with restartPolicy Never and no retries
  * (backoffLimit 0) that exit is the Job's end. A failure waits for the Job's Failed condition, so that nothing the Job
  * controller would still do (a Pod deleted before it ran, a deadline) is judged ahead of it; its message is the Job's
- * own words from its termination message, and a Pod that ended without writing one (killed, out of memory) is
- * described by how it ended. `pods` are the Job's Pods as the cache has them.
+ * own words from its termination message (with a reason for a failure of a cause of its own), and a Pod that ended
+ * without writing one (killed, out of memory) is described by how it ended. `pods` are the Job's Pods as the cache has them.
  */
 export async function jobOutcome(client: KubeClient, job: BackupJob, pods: readonly BackupPod[]): Promise<JobOutcome> {
   const complete = conditionTrue(job, 'Complete');
@@ -75,7 +84,7 @@ export async function jobOutcome(client: KubeClient, job: BackupJob, pods: reado
   const end = parseMetav1Time(job.status?.completionTime) ?? parseMetav1Time((complete ?? failed)?.lastTransitionTime) ?? parseMetav1Time(ended?.finishedAt);
   const seconds = start !== undefined && end !== undefined ? Math.max(0, (end.getTime() - start.getTime()) / 1000) : 0;
   if (complete !== undefined || (failed === undefined && exitedCompleted)) return { finished: true, succeeded: true, seconds };
-  return { finished: true, succeeded: false, seconds, error: await failureOf(client, job, ended, failed?.reason, failed?.message) };
+  return { finished: true, succeeded: false, seconds, ...(await failureOf(client, job, ended, failed?.reason, failed?.message)) };
 }
 
 /**
@@ -88,19 +97,22 @@ async function failureOf(
   cachedEnd: ContainerEnd | undefined,
   reason: string | undefined,
   message: string | undefined,
-): Promise<string> {
+): Promise<{ error: string; reason?: BackupFailureReason }> {
   const namespace = job.metadata?.namespace ?? '';
   const name = job.metadata?.name ?? '';
   const terminated = cachedEnd ?? endedContainer((await client.list(Resources.Pod, { namespace, labelSelector: `${JOB_NAME_LABEL}=${name}` })).items);
   const result: BackupJobResult | undefined = parseBackupJobResult(terminated?.message);
-  if (result?.result === 'Failed') return result.error;
+  if (result?.result === 'Failed') {
+    const stageReason = result.stage === undefined ? undefined : REASON_OF_STAGE[result.stage];
+    return { error: result.error, ...(stageReason === undefined ? {} : { reason: stageReason }) };
+  }
   if (terminated !== undefined) {
     const how = terminated.reason === 'OOMKilled'
       ? 'was killed for using more memory than its limit: raise spec.backup.job.resources.limits.memory'
       : `exited with code ${terminated.exitCode}${terminated.reason === undefined ? '' : ` (${terminated.reason})`}`;
-    return `the backup Job ${name} ${how}; see kubectl logs -n ${namespace} job/${name}`;
+    return { error: `the backup Job ${name} ${how}; see kubectl logs -n ${namespace} job/${name}` };
   }
-  return `the backup Job ${name} failed${reason === undefined ? '' : ` (${reason})`}${message === undefined ? '' : `: ${message}`}`;
+  return { error: `the backup Job ${name} failed${reason === undefined ? '' : ` (${reason})`}${message === undefined ? '' : `: ${message}`}` };
 }
 
 /** A Job whose backup is recorded goes at once, with its Pod (Jobs orphan their Pods unless told otherwise). */

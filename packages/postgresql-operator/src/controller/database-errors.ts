@@ -1,3 +1,5 @@
+import { PgToolNotFoundError } from '../postgres/tools-version.ts';
+import { DumpNewerThanServerError } from '../restore/restore-backup.ts';
 import { BackupStoreError } from '../stores/store.ts';
 
 /**
@@ -6,7 +8,13 @@ import { BackupStoreError } from '../stores/store.ts';
  * Secret, never what it holds.
  */
 
-export type DatabaseProblemReason = 'AuthenticationFailed' | 'DatabaseUnreachable' | 'BackupStoreUnavailable' | 'RestoreFailed';
+export type DatabaseProblemReason =
+  | 'AuthenticationFailed'
+  | 'DatabaseUnreachable'
+  | 'BackupStoreUnavailable'
+  | 'PgToolMissing'
+  | 'DumpNewerThanServer'
+  | 'RestoreFailed';
 
 /**
  * Problems that pass without anyone changing anything: a database still starting, a store down for a while. Nothing
@@ -14,6 +22,13 @@ export type DatabaseProblemReason = 'AuthenticationFailed' | 'DatabaseUnreachabl
  * (restore-backoff.ts) rather than after a back-off grown to minutes.
  */
 export const CLEARS_BY_ITSELF: ReadonlySet<string> = new Set<DatabaseProblemReason>(['DatabaseUnreachable', 'BackupStoreUnavailable']);
+
+/**
+ * Problems no retry fixes, only another image: of the operator (the pg_restore of the server's major) or of the
+ * database (a major at least the dump's). A pod refused for one is not tried again until what the restore depends on
+ * changes (restore-backoff.ts); an operator started with another image tries it afresh.
+ */
+export const RETRY_CANNOT_FIX: ReadonlySet<string> = new Set<DatabaseProblemReason>(['PgToolMissing', 'DumpNewerThanServer']);
 
 export interface DatabaseProblem {
   reason: DatabaseProblemReason;
@@ -40,6 +55,8 @@ export function databaseProblem(error: unknown, context: { secret: string; user:
   if (error instanceof BackupStoreError) {
     return { reason: 'BackupStoreUnavailable', message: `the backups cannot be read to choose one to restore: ${error.message}` };
   }
+  if (error instanceof PgToolNotFoundError) return { reason: 'PgToolMissing', message: error.message };
+  if (error instanceof DumpNewerThanServerError) return { reason: 'DumpNewerThanServer', message: error.message };
   const code = codeOf(error) ?? codeOf((error as { cause?: unknown } | undefined)?.cause);
   if (code !== undefined && AUTHENTICATION_CODES.has(code)) {
     return {

@@ -142,7 +142,7 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
       if (published.ok === 'ask-again') return this.#askAgain(published, ctx);
       status = this.#statusOfSucceededJob(backup, job, published);
     } else {
-      status = failedStatus(backup, outcome.error, this.#context.now());
+      status = failedStatus(backup, outcome.error, this.#context.now(), outcome.reason);
     }
     await this.#writeStatus(backup, status);
     try {
@@ -171,7 +171,7 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
     } else {
       recordBackup(this.#context.metrics, trigger, 'failed', seconds);
       ctx.log.warn({ error: status.error, job: job.metadata?.name }, 'backup failed');
-      await this.#eventOnBackupAndDatabase(backup, { type: 'Warning', reason: 'BackupFailed', note: `backup ${name} failed; nothing was published: ${status.error ?? ''}` });
+      await this.#eventOnBackupAndDatabase(backup, { type: 'Warning', reason: status.reason ?? 'BackupFailed', note: `backup ${name} failed; nothing was published: ${status.error ?? ''}` });
     }
   }
 

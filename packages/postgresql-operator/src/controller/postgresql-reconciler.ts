@@ -27,7 +27,7 @@ import { instanceKey, nameProblem } from '../desired/object-names.ts';
 import { removeDatabaseGauges, setDatabaseGauges } from '../metrics/postgresql-metrics.ts';
 import { backupsToDelete } from '../retention/backup-retention.ts';
 import { databaseBackupFigures } from './backup-figures.ts';
-import { CLEARS_BY_ITSELF } from './database-errors.ts';
+import { CLEARS_BY_ITSELF, RETRY_CANNOT_FIX } from './database-errors.ts';
 import { PASSWORD_RECHECK_MS, readDatabasePassword, type PasswordLookup } from './database-password.ts';
 import { podsAwaitingRestore, servingPod } from './database-pods.ts';
 import { FIELD_MANAGER, type OperatorContext } from './operator-context.ts';
@@ -70,10 +70,13 @@ interface Pass {
   servedSlot?: Date;
 }
 
-/** How the restore step went: the pod that serves (labelled now), and the wait before a failed restore is retried. */
+/**
+ * How the restore step went: the pod that serves (labelled now); or a failed restore, with the wait before it is
+ * retried (none: not until its inputs change, as no retry can fix it).
+ */
 interface RestoreStep {
   serving?: V1Pod;
-  retryMs?: number;
+  failed?: { retryMs?: number };
   /** The newest version of the PostgreSQL: a status written while restoring is the base of the next. */
   latest: PostgreSQL;
 }
@@ -128,9 +131,9 @@ export class PostgreSQLReconciler implements ObjectReconciler<PostgreSQL> {
     const restore = await this.#restoreOrServe(postgresql, pass, password);
     if (restore.serving !== undefined) pass.servedSlot = await this.#createDueBackup(postgresql, pass.schedule, ctx);
     await this.#applyRetention(postgresql, pass);
-    const failedRestore = restore.retryMs === undefined ? undefined : (pass.restored ?? storedCondition(restore.latest, PostgreSQLConditionType.Restored));
+    const failedRestore = restore.failed === undefined ? undefined : (pass.restored ?? storedCondition(restore.latest, PostgreSQLConditionType.Restored));
     await this.#writeStatus(restore.latest, pass, readyCondition(postgresql, spec, restore.serving, failedRestore));
-    return this.#nextReconcile(pass.schedule, restore.retryMs);
+    return this.#nextReconcile(pass.schedule, restore.failed?.retryMs);
   }
 
   #restoreMemory(key: string, postgresql: PostgreSQL): RestoreMemory {
@@ -175,7 +178,8 @@ export class PostgreSQLReconciler implements ObjectReconciler<PostgreSQL> {
 
   /**
    * The pod that serves; or, when none does, the pod awaiting its restore restored (if its back-off allows). The pod
-   * it returns as serving is labelled now; `retryMs` is set while a failed restore waits to be tried again.
+   * it returns as serving is labelled now; `failed` is set while a failed restore waits to be tried again, or for its
+   * inputs to change.
    */
   async #restoreOrServe(postgresql: PostgreSQL, pass: Pass, password: PasswordLookup & { ok: true }): Promise<RestoreStep> {
     const pods = await podsOf(this.#context.manager, pass.key);
@@ -187,7 +191,7 @@ export class PostgreSQLReconciler implements ObjectReconciler<PostgreSQL> {
     const uid = pod.metadata?.uid ?? '';
     const inputs = restoreInputs(password.secretVersion, pass.backups);
     const waitMs = pass.memory.backoff.waitMs(uid, inputs, Date.now());
-    if (waitMs > 0) return { retryMs: waitMs, latest: postgresql };
+    if (waitMs > 0) return { failed: Number.isFinite(waitMs) ? { retryMs: waitMs } : {}, latest: postgresql };
     const message = `examining the database of pod ${pod.metadata?.name ?? ''} before it receives traffic`;
     const restoring = await this.#writeStatus(postgresql, pass, { status: 'False', reason: 'Restoring', message });
     const { verdict, backups } = await restorePod(this.#context, {
@@ -196,8 +200,13 @@ export class PostgreSQLReconciler implements ObjectReconciler<PostgreSQL> {
     pass.restored = verdict.condition;
     pass.backups = backups;
     if (!verdict.serve) {
-      const clearsByItself = CLEARS_BY_ITSELF.has(verdict.condition.reason);
-      return { retryMs: pass.memory.backoff.failed(uid, inputs, Date.now(), { clearsByItself }), latest: restoring };
+      const { reason } = verdict.condition;
+      if (RETRY_CANNOT_FIX.has(reason)) {
+        pass.memory.backoff.refused(uid, inputs);
+        return { failed: {}, latest: restoring };
+      }
+      const clearsByItself = CLEARS_BY_ITSELF.has(reason);
+      return { failed: { retryMs: pass.memory.backoff.failed(uid, inputs, Date.now(), { clearsByItself }) }, latest: restoring };
     }
     pass.memory.backoff.succeeded(uid);
     return { serving: pod, latest: restoring };

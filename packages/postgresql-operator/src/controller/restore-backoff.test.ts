@@ -32,3 +32,11 @@ test('a problem that clears by itself (a store down for a while) is tried again 
   for (let i = 0; i < 3; i++) backoff.failed('pod', 'v1', 0);
   expect(backoff.failed('pod', 'v1', 0)).toBe(300_000);
 });
+
+test('a failure no retry fixes is not tried again until the inputs change', () => {
+  const backoff = new RestoreBackoff();
+  backoff.refused('pod', 'v1');
+  expect(backoff.waitMs('pod', 'v1', 0)).toBe(Infinity);
+  expect(backoff.waitMs('pod', 'v1', 86_400_000)).toBe(Infinity);
+  expect(backoff.waitMs('pod', 'v2', 0)).toBe(0);
+});

@@ -43,4 +43,12 @@ describe('restoreFailureVerdict', () => {
       corrupted: [],
     });
   });
+
+  it('does not say it retries what no retry fixes', () => {
+    const verdict = restoreFailureVerdict('foodb-x', { reason: 'PgToolMissing', message: 'pg_restore 16 is needed for a PostgreSQL 16 server, …' });
+    expect(verdict).toMatchObject({
+      serve: false,
+      condition: { status: 'False', reason: 'PgToolMissing', message: 'pod foodb-x was not restored and receives no traffic: pg_restore 16 is needed for a PostgreSQL 16 server, …' },
+    });
+  });
 });

@@ -1,7 +1,7 @@
 import type { LatestRestoreResult } from '../restore/restore-latest.ts';
 import type { SkippedBackup } from '../restore/candidates.ts';
 import type { RestoreMetricResult } from '../metrics/postgresql-metrics.ts';
-import type { DatabaseProblem } from './database-errors.ts';
+import { RETRY_CANNOT_FIX, type DatabaseProblem } from './database-errors.ts';
 
 /**
  * What a restore attempt on a new pod means for the pod, the `Restored` condition, Events and metrics. Pure: the
@@ -86,9 +86,13 @@ export function restoreVerdict(pod: string, result: LatestRestoreResult): Restor
   }
 }
 
-/** A restore that threw: the pod stays unlabelled and the restore is tried again with back-off. */
+/**
+ * A restore that threw: the pod stays unlabelled and the restore is tried again with back-off, except for a problem no
+ * retry can fix, whose message says what to change instead.
+ */
 export function restoreFailureVerdict(pod: string, problem: DatabaseProblem): RestoreVerdict {
-  const message = `pod ${pod} was not restored and receives no traffic; retrying: ${problem.message}`;
+  const retrying = RETRY_CANNOT_FIX.has(problem.reason) ? '' : '; retrying';
+  const message = `pod ${pod} was not restored and receives no traffic${retrying}: ${problem.message}`;
   return {
     serve: false,
     condition: { status: 'False', reason: problem.reason, message },

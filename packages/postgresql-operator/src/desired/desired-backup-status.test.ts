@@ -23,6 +23,7 @@ describe('backup status', () => {
   it('fails with the error, keeping the start time', () => {
     const running = backupFixture('foodb-1', { status: { phase: 'Running', startTime: '2026-01-02T03:05:00Z' } });
     expect(failedStatus(running, 'pg_dump failed', new Date('2026-01-02T03:06:00Z'))).toEqual({ phase: 'Failed', startTime: '2026-01-02T03:05:00Z', completionTime: '2026-01-02T03:06:00Z', error: 'pg_dump failed' });
+    expect(failedStatus(running, 'pg_dump 15 is needed …', new Date('2026-01-02T03:06:00Z'), 'PgToolMissing')).toMatchObject({ phase: 'Failed', reason: 'PgToolMissing', error: 'pg_dump 15 is needed …' });
   });
 
   it('marks a completed backup found damaged as no longer verified, so it is neither restored nor counted', () => {

@@ -25,9 +25,13 @@ export function completedStatus(manifest: BackupManifest): PostgreSQLBackupStatu
   };
 }
 
-export function failedStatus(backup: PostgreSQLBackup, error: string, now: Date): PostgreSQLBackupStatus {
+/** A Failed backup's `status.reason`: a failure with a cause of its own (see the schema). */
+export type BackupFailureReason = NonNullable<PostgreSQLBackupStatus['reason']>;
+
+/** Failed, saying why in `error` and, for a cause of its own, in `reason`. */
+export function failedStatus(backup: PostgreSQLBackup, error: string, now: Date, reason?: BackupFailureReason): PostgreSQLBackupStatus {
   const startTime = backup.status?.startTime;
-  return { phase: 'Failed', ...(startTime === undefined ? {} : { startTime }), completionTime: metav1Time(now), error };
+  return { phase: 'Failed', ...(startTime === undefined ? {} : { startTime }), completionTime: metav1Time(now), error, ...(reason === undefined ? {} : { reason }) };
 }
 
 /** A completed backup whose dump was later found damaged: kept for inspection, never restored, not counted as good. */

@@ -33,6 +33,12 @@ describe('desiredPostgreSQLStatus', () => {
     expect(recovered.conditions?.find((c) => c.type === 'BackupSucceeded')?.status).toBe('True');
   });
 
+  it("gives BackupSucceeded the failed backup's own reason when it has one", () => {
+    const noTool = backupFixture('foodb-2', { status: { phase: 'Failed', completionTime: '2026-01-02T03:06:00Z', reason: 'PgToolMissing', error: 'pg_dump 15 is needed …' } });
+    const { status } = desiredPostgreSQLStatus(postgresqlFixture(), { ready: serving, backups: [completed, noTool], schedule }, now);
+    expect(status.conditions?.find((c) => c.type === 'BackupSucceeded')).toMatchObject({ status: 'False', reason: 'PgToolMissing', message: 'backup foodb-2 failed: pg_dump 15 is needed …' });
+  });
+
   it('reports an invalid schedule on BackupSucceeded and keeps no next backup time', () => {
     const invalid: SchedulePlan = { state: 'invalid', message: 'schedule "61 * * * *" is not a valid cron expression' };
     const { status } = desiredPostgreSQLStatus(postgresqlFixture({ status: { nextScheduledBackupTime: '2026-01-02T03:15:00Z' } }), { ready: serving, backups: [completed], schedule: invalid }, now);

@@ -50,7 +50,7 @@ function backupCondition(outcome: StatusOutcome): ConditionOutcome {
   if (last === undefined) return { status: 'Unknown', reason: 'NoBackupYet', message: 'no backup has finished yet' };
   const name = last.metadata.name ?? '';
   if (last.status?.phase === 'Failed') {
-    return { status: 'False', reason: 'BackupFailed', message: `backup ${name} failed: ${last.status.error ?? 'no error recorded'}` };
+    return { status: 'False', reason: last.status.reason ?? 'BackupFailed', message: `backup ${name} failed: ${last.status.error ?? 'no error recorded'}` };
   }
   return {
     status: 'True',

@@ -21,7 +21,7 @@ const DECODE_NICENESS = 19;
 export interface DecodeOptions {
   /** The dump, as pg_dump writes it. */
   data: AsyncIterable<Uint8Array>;
-  /** Path of a pg_restore of the dump's pg_dump major or newer. */
+  /** Path of the pg_restore of the dump's pg_dump major (the server's: see locatePgTool). */
   pgRestore: string;
   signal?: AbortSignal;
 }

@@ -20,7 +20,7 @@ export const LOCK_WAIT_TIMEOUT = '60s';
 const CHUNK_BYTES = 64 * 1024;
 
 export interface DumpOptions {
-  /** Path of a pg_dump of the server's major or newer (see locatePgTool). */
+  /** Path of the pg_dump of the server's major (see locatePgTool). */
   pgDump: string;
   connection: ConnectionParameters;
   signal?: AbortSignal;

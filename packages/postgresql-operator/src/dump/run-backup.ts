@@ -12,8 +12,8 @@ import { formatBackupKey, type BackupKey, type BackupStore, type StoredData } fr
 import { teeStream } from './tee.ts';
 
 /**
- * One backup, start to finish: connect and read the server's version; pick a pg_dump of that major or newer; stream
- * `pg_dump -Fc` into the store (size and SHA-256 computed on the way, stored durably) and, at the same time, into
+ * One backup, start to finish: connect and read the server's version; pick the pg_dump and pg_restore of that major,
+ * never another (tools-version.ts); stream `pg_dump -Fc` into the store (size and SHA-256 computed on the way, stored durably) and, at the same time, into
  * `pg_restore --file=/dev/null`, which decodes all of it (decode-dump.ts); check that the store holds what was written
  * and decoded: its size and SHA-256 read back, or confirmed by the store as it took the bytes (read-back.ts); write the
  * manifest last. It is a
@@ -92,8 +92,8 @@ export async function runBackup(request: BackupRequest): Promise<BackupManifest>
   let pgDump: InstalledPgTool;
   let pgRestore: InstalledPgTool;
   try {
-    pgDump = await locatePgTool({ tool: 'pg_dump', minimumMajor: server.major }, tools);
-    pgRestore = await locatePgTool({ tool: 'pg_restore', minimumMajor: pgDump.major }, tools);
+    pgDump = await locatePgTool({ tool: 'pg_dump', major: server.major }, tools);
+    pgRestore = await locatePgTool({ tool: 'pg_restore', major: server.major }, tools);
   } catch (error) {
     return failBeforeDump(fail('Tools', `no usable client tools for PostgreSQL ${server.version}`, error));
   }

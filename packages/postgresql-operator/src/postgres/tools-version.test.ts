@@ -1,8 +1,10 @@
-import { access, chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  IMAGE_POSTGRES_MAJORS,
+  PgToolNotFoundError,
   choosePgTool,
   discoverPgTools,
   locatePgTool,
@@ -36,42 +38,63 @@ describe('versions', () => {
   });
 });
 
+const USE_AN_IMAGE_WITH_15 =
+  "Run the operator with an image that carries postgresql-client-15: the project's image carries postgresql-client-15, " +
+  "postgresql-client-16, postgresql-client-17 (the Dockerfile's POSTGRES_MAJORS).";
+
 describe('choosePgTool', () => {
-  it('takes the tool of the server major when it is installed', () => {
+  it("takes the first tool of the server's major", () => {
     const installed = [tool(17), tool(16), tool(15), tool(15, '/usr/bin/pg_dump')];
-    expect(choosePgTool({ tool: 'pg_dump', minimumMajor: 15 }, installed)).toEqual({ ok: true, tool: tool(15) });
-  });
-
-  it('otherwise takes the oldest newer one, wherever it was found', () => {
-    expect(choosePgTool({ tool: 'pg_dump', minimumMajor: 14 }, [tool(17), tool(16)])).toEqual({ ok: true, tool: tool(16) });
+    expect(choosePgTool({ tool: 'pg_dump', major: 15 }, installed)).toEqual({ ok: true, tool: tool(15) });
     const onPath = tool(16, '/usr/bin/pg_dump');
-    expect(choosePgTool({ tool: 'pg_dump', minimumMajor: 15 }, [onPath])).toEqual({ ok: true, tool: onPath });
+    expect(choosePgTool({ tool: 'pg_dump', major: 16 }, [tool(17), onPath])).toEqual({ ok: true, tool: onPath });
   });
 
-  it('refuses a pg_dump older than the server, saying what was found and what to install', () => {
-    const choice = choosePgTool({ tool: 'pg_dump', minimumMajor: 16 }, [tool(15), tool(14, '/usr/bin/pg_dump')]);
+  it('refuses a newer pg_dump, saying what was found and which image to use', () => {
+    const choice = choosePgTool({ tool: 'pg_dump', major: 15 }, [tool(17), tool(16, '/usr/bin/pg_dump')]);
     expect(choice).toEqual({
       ok: false,
       message:
-        'pg_dump 16 or newer is needed and found only 15.4 (/usr/lib/postgresql/15/bin/pg_dump), 14.4 (/usr/bin/pg_dump): ' +
-        'pg_dump cannot dump a PostgreSQL 16 server with an older pg_dump. Install the PostgreSQL 16 client tools ' +
-        '(postgresql-client-16) in the operator image.',
-    });
-    expect(choosePgTool({ tool: 'pg_dump', minimumMajor: 15 }, [])).toMatchObject({
-      ok: false,
-      message: expect.stringContaining('pg_dump 15 or newer is needed and no pg_dump is installed') as string,
+        'pg_dump 15 is needed for a PostgreSQL 15 server, and found only pg_dump 17.4 (/usr/lib/postgresql/17/bin/pg_dump), ' +
+        "16.4 (/usr/bin/pg_dump): a backup is taken only with the pg_dump of the server's major (an older one cannot dump " +
+        `the server; a newer one writes dumps this server cannot restore). ${USE_AN_IMAGE_WITH_15}`,
     });
   });
 
-  it('for pg_restore, needs the dump\'s pg_dump major and prefers the server\'s', () => {
-    const installed = [tool(17), tool(16), tool(15)];
-    expect(choosePgTool({ tool: 'pg_restore', minimumMajor: 15, preferredMajor: 16 }, installed)).toEqual({ ok: true, tool: tool(16) });
-    // A dump written by pg_dump 16 cannot be read by pg_restore 15, even for a 15 server.
-    expect(choosePgTool({ tool: 'pg_restore', minimumMajor: 16, preferredMajor: 15 }, installed)).toEqual({ ok: true, tool: tool(16) });
-    expect(choosePgTool({ tool: 'pg_restore', minimumMajor: 16 }, [tool(15)])).toMatchObject({
+  it('refuses an older one, and says when none is installed', () => {
+    expect(choosePgTool({ tool: 'pg_dump', major: 16 }, [tool(15)])).toMatchObject({
       ok: false,
-      message: expect.stringContaining('pg_restore cannot read a dump written by pg_dump 16 with an older pg_restore') as string,
+      message: expect.stringMatching(/^pg_dump 16 is needed for a PostgreSQL 16 server, and found only pg_dump 15\.4 \(\/usr\/lib\/postgresql\/15\/bin\/pg_dump\): /) as string,
     });
+    expect(choosePgTool({ tool: 'pg_dump', major: 15 }, [])).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('pg_dump 15 is needed for a PostgreSQL 15 server, and no pg_dump is installed: ') as string,
+    });
+  });
+
+  it("takes pg_restore of the server's major only, whatever the dump's", () => {
+    const restore = (major: number): InstalledPgTool => tool(major, `/usr/lib/postgresql/${major}/bin/pg_restore`);
+    expect(choosePgTool({ tool: 'pg_restore', major: 16 }, [restore(17), restore(16), restore(15)])).toEqual({ ok: true, tool: restore(16) });
+    expect(choosePgTool({ tool: 'pg_restore', major: 15 }, [restore(17)])).toEqual({
+      ok: false,
+      message:
+        'pg_restore 15 is needed for a PostgreSQL 15 server, and found only pg_restore 17.4 (/usr/lib/postgresql/17/bin/pg_restore): ' +
+        "a restore runs only with the pg_restore of the server's major (a newer one sets what this server refuses, e.g. " +
+        `pg_restore 17's transaction_timeout on a 15 server). ${USE_AN_IMAGE_WITH_15}`,
+    });
+  });
+
+  it("says how to build the image for a major it does not carry", () => {
+    expect(choosePgTool({ tool: 'pg_dump', major: 18 }, [tool(17)])).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/Run the operator with an image that carries postgresql-client-18: .*; build it with --build-arg POSTGRES_MAJORS="15 16 17 18"\.$/) as string,
+    });
+  });
+
+  it("names the majors the project's image carries, as its Dockerfile installs them", async () => {
+    const dockerfile = await readFile(join(import.meta.dirname, '..', '..', '..', '..', 'Dockerfile'), 'utf8');
+    const majors = /^ARG POSTGRES_MAJORS="([\d ]+)"$/m.exec(dockerfile)?.[1];
+    expect(majors?.split(' ').map(Number)).toEqual(IMAGE_POSTGRES_MAJORS);
   });
 });
 
@@ -105,20 +128,23 @@ describe('discoverPgTools on a machine', () => {
       { path: join(root, 'bin', 'pg_dump'), major: 15, version: '15.18' },
     ]);
     const options = { libDirectory: join(root, 'lib'), path: join(root, 'bin') };
-    expect((await locatePgTool({ tool: 'pg_dump', minimumMajor: 15 }, options)).path).toBe(join(root, 'bin', 'pg_dump'));
-    await expect(locatePgTool({ tool: 'pg_dump', minimumMajor: 17 }, options)).rejects.toThrow(/pg_dump 17 or newer is needed/);
+    expect((await locatePgTool({ tool: 'pg_dump', major: 15 }, options)).path).toBe(join(root, 'bin', 'pg_dump'));
+    await expect(locatePgTool({ tool: 'pg_dump', major: 17 }, options)).rejects.toThrow(
+      `pg_dump 17 is needed for a PostgreSQL 17 server, and found only pg_dump 16.3 (${join(root, 'lib', '16', 'bin', 'pg_dump')}), ` +
+        `14.11 (${join(root, 'lib', '14', 'bin', 'pg_dump')}), 15.18 (${join(root, 'bin', 'pg_dump')}): `,
+    );
   });
 
-  it('does not run the copy on PATH when a versioned install has the preferred major', async () => {
+  it("does not run the copy on PATH when a versioned install has the server's major", async () => {
     const ran = join(root, 'path-copy-ran');
     await mkdir(join(root, 'wrapper'), { recursive: true });
     await writeFile(join(root, 'wrapper', 'pg_dump'), `#!/bin/sh\n/usr/bin/touch ${ran}\necho 'pg_dump (PostgreSQL) 15.18'\n`);
     await chmod(join(root, 'wrapper', 'pg_dump'), 0o755);
     const options = { libDirectory: join(root, 'lib'), path: join(root, 'wrapper') };
-    expect((await locatePgTool({ tool: 'pg_dump', minimumMajor: 16 }, options)).path).toBe(join(root, 'lib', '16', 'bin', 'pg_dump'));
+    expect((await locatePgTool({ tool: 'pg_dump', major: 16 }, options)).path).toBe(join(root, 'lib', '16', 'bin', 'pg_dump'));
     await expect(access(ran)).rejects.toThrow('ENOENT');
-    // Without the preferred major among the versioned installs, the copy on PATH is a candidate like any other.
-    expect((await locatePgTool({ tool: 'pg_dump', minimumMajor: 15 }, options)).path).toBe(join(root, 'wrapper', 'pg_dump'));
+    // Without the server's major among the versioned installs, the copy on PATH is asked.
+    expect((await locatePgTool({ tool: 'pg_dump', major: 15 }, options)).path).toBe(join(root, 'wrapper', 'pg_dump'));
     await expect(access(ran)).resolves.toBeUndefined();
   });
 
@@ -132,7 +158,7 @@ describe('discoverPgTools on a machine', () => {
     };
     await write('15.18');
     const options = { libDirectory: join(root, 'counted'), path: '' };
-    const requirement = { tool: 'pg_restore', minimumMajor: 15 } as const;
+    const requirement = { tool: 'pg_restore', major: 15 } as const;
     expect((await locatePgTool(requirement, options)).version).toBe('15.18');
     expect((await locatePgTool(requirement, options)).version).toBe('15.18');
     expect((await readFile(calls, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
@@ -144,7 +170,50 @@ describe('discoverPgTools on a machine', () => {
   });
 
   it('finds this machine\'s PostgreSQL 15 tools', async () => {
-    const pgRestore = await locatePgTool({ tool: 'pg_restore', minimumMajor: 15 });
+    const pgRestore = await locatePgTool({ tool: 'pg_restore', major: 15 });
     expect(pgRestore).toMatchObject({ path: '/usr/lib/postgresql/15/bin/pg_restore', major: 15 });
+  });
+});
+
+describe("the machine's PostgreSQL 15 tools beside a stand-in of another major", () => {
+  const REAL = '/usr/lib/postgresql/15/bin';
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'pg-majors-'));
+    for (const tool of ['pg_dump', 'pg_restore']) {
+      // A PostgreSQL 17 install, as far as --version tells: all the lookup asks of it.
+      await mkdir(join(root, 'both', '17', 'bin'), { recursive: true });
+      await writeFile(join(root, 'both', '17', 'bin', tool), `#!/bin/sh\necho '${tool} (PostgreSQL) 17.2'\n`, { mode: 0o755 });
+      await mkdir(join(root, 'both', '15', 'bin'), { recursive: true });
+      await symlink(join(REAL, tool), join(root, 'both', '15', 'bin', tool));
+    }
+    await mkdir(join(root, 'newer-only'));
+    await symlink(join(root, 'both', '17'), join(root, 'newer-only', '17'));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("takes the real 15 for a 15 server and the 17 for a 17 server, each of its own major", async () => {
+    const options = { libDirectory: join(root, 'both'), path: '' };
+    for (const tool of ['pg_dump', 'pg_restore'] as const) {
+      expect(await locatePgTool({ tool, major: 15 }, options)).toEqual({
+        path: join(root, 'both', '15', 'bin', tool), major: 15, version: expect.stringMatching(/^15\.\d+$/) as string,
+      });
+      expect(await locatePgTool({ tool, major: 17 }, options)).toEqual({ path: join(root, 'both', '17', 'bin', tool), major: 17, version: '17.2' });
+    }
+  });
+
+  it('never takes the 17 for a 15 server: the 15 on PATH if there is one, else a refusal naming what was found', async () => {
+    const withPath = { libDirectory: join(root, 'newer-only'), path: REAL };
+    expect((await locatePgTool({ tool: 'pg_dump', major: 15 }, withPath)).path).toBe(join(REAL, 'pg_dump'));
+    const without = { libDirectory: join(root, 'newer-only'), path: '' };
+    for (const tool of ['pg_dump', 'pg_restore'] as const) {
+      const error = await locatePgTool({ tool, major: 15 }, without).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PgToolNotFoundError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`^${tool} 15 is needed for a PostgreSQL 15 server, and found only ${tool} 17\\.2 \\(${join(root, 'newer-only', '17', 'bin', tool)}\\): .* Run the operator with an image that carries postgresql-client-15: `),
+      );
+    }
   });
 });

@@ -5,16 +5,24 @@ import { promisify } from 'node:util';
 import { executableOnPath } from './executable-on-path.ts';
 
 /**
- * Which pg_dump / pg_restore to run. pg_dump "cannot dump from PostgreSQL servers newer than its own major version",
- * and a pg_restore reads archives of its own major or older only. Debian-style installs keep one set of client tools
- * per major under /usr/lib/postgresql/<major>/bin (the operator image carries several), so the tool matching the
- * server's major is taken from there when present; otherwise the nearest newer one, whether found there or on PATH.
+ * Which pg_dump / pg_restore to run: always the one of the server's own major. An older pg_dump "cannot dump from
+ * PostgreSQL servers newer than its own major version", and a newer one writes what the server may not restore:
+ * pg_restore 17 sets `transaction_timeout`, which a 15 server refuses. Debian-style installs keep one set of client
+ * tools per major under /usr/lib/postgresql/<major>/bin (the operator image carries several), so the tool is taken
+ * from there when present, else from PATH when that copy is of the server's major; there is no fallback to another
+ * major: the backup or restore fails at once, saying what to install.
  */
 
 export type PgToolName = 'pg_dump' | 'pg_restore';
 
 /** Where Debian's postgresql-client-<major> packages put their programs. */
 export const DEFAULT_POSTGRES_LIB_DIRECTORY = '/usr/lib/postgresql';
+
+/**
+ * The majors whose client tools the project's operator image carries: the Dockerfile's POSTGRES_MAJORS default, for the
+ * advice when a tool is missing (a test checks the two agree).
+ */
+export const IMAGE_POSTGRES_MAJORS: readonly number[] = [15, 16, 17];
 
 /** The oldest server this operator supports: `server_version_num` before 10 had a two-part major (9.6). */
 const MIN_SUPPORTED_MAJOR = 10;
@@ -54,39 +62,48 @@ export function parseToolVersion(output: string): string {
 
 export interface PgToolRequirement {
   tool: PgToolName;
-  /** The oldest major that can do the job: the server's for pg_dump; the dump's pg_dump major for pg_restore. */
-  minimumMajor: number;
-  /** The major to take when installed: the server's. Default: minimumMajor. */
-  preferredMajor?: number;
+  /** The server's major: the only one taken. */
+  major: number;
 }
 
 export type PgToolChoice = { ok: true; tool: InstalledPgTool } | { ok: false; message: string };
 
+const WHY_THE_SERVER_MAJOR: Record<PgToolName, string> = {
+  pg_dump:
+    "a backup is taken only with the pg_dump of the server's major (an older one cannot dump the server; a newer one " +
+    'writes dumps this server cannot restore)',
+  pg_restore:
+    "a restore runs only with the pg_restore of the server's major (a newer one sets what this server refuses, e.g. " +
+    "pg_restore 17's transaction_timeout on a 15 server)",
+};
+
+/** What to run instead: an image with the tools of `major`, as the project's image has, or builds with it added. */
+function whatToInstall(major: number): string {
+  const shipped = IMAGE_POSTGRES_MAJORS.map((m) => `postgresql-client-${m}`).join(', ');
+  const build = IMAGE_POSTGRES_MAJORS.includes(major)
+    ? ''
+    : `; build it with --build-arg POSTGRES_MAJORS="${[...IMAGE_POSTGRES_MAJORS, major].join(' ')}"`;
+  return (
+    `Run the operator with an image that carries postgresql-client-${major}: the project's image carries ${shipped} ` +
+    `(the Dockerfile's POSTGRES_MAJORS)${build}.`
+  );
+}
+
 /**
- * Picks a tool from those installed (in search order: versioned directories first, then PATH): the first of the
- * preferred major if it is new enough, else the oldest that is new enough (closest to the server, so its output stays
- * readable by the most pg_restore versions). Pure, for tests and for explaining a choice.
+ * Picks the first installed tool (in search order: versioned directories first, then PATH) of the server's major, or
+ * says which was needed, which were found and what to install. Pure, for tests and for explaining a choice.
  */
 export function choosePgTool(requirement: PgToolRequirement, installed: readonly InstalledPgTool[]): PgToolChoice {
-  const { tool, minimumMajor, preferredMajor = minimumMajor } = requirement;
-  const usable = installed.filter((candidate) => candidate.major >= minimumMajor);
-  const preferred = usable.find((candidate) => candidate.major === preferredMajor);
-  const nearest = [...usable].sort((a, b) => a.major - b.major)[0];
-  const chosen = preferred ?? nearest;
+  const { tool, major } = requirement;
+  const chosen = installed.find((candidate) => candidate.major === major);
   if (chosen !== undefined) return { ok: true, tool: chosen };
   const found =
     installed.length === 0
       ? `no ${tool} is installed`
-      : `found only ${installed.map((candidate) => `${candidate.version} (${candidate.path})`).join(', ')}`;
-  const why =
-    tool === 'pg_dump'
-      ? `pg_dump cannot dump a PostgreSQL ${minimumMajor} server with an older pg_dump`
-      : `pg_restore cannot read a dump written by pg_dump ${minimumMajor} with an older pg_restore`;
+      : `found only ${tool} ${installed.map((candidate) => `${candidate.version} (${candidate.path})`).join(', ')}`;
   return {
     ok: false,
-    message:
-      `${tool} ${minimumMajor} or newer is needed and ${found}: ${why}. ` +
-      `Install the PostgreSQL ${minimumMajor} client tools (postgresql-client-${minimumMajor}) in the operator image.`,
+    message: `${tool} ${major} is needed for a PostgreSQL ${major} server, and ${found}: ${WHY_THE_SERVER_MAJOR[tool]}. ${whatToInstall(major)}`,
   };
 }
 
@@ -166,19 +183,17 @@ export class PgToolNotFoundError extends Error {
 
 /**
  * Finds the tool for `requirement` on this machine, or throws {@link PgToolNotFoundError} saying what to install. The
- * versioned installs are looked at first: when one of them has the preferred major, it is the choice whatever is on
+ * versioned installs are looked at first: when one of them has the server's major, it is the choice whatever is on
  * PATH, and the copy on PATH is not run. On Debian that copy is postgresql-common's Perl wrapper, whose `--version`
  * took about 0.1 s of every backup.
  */
 export async function locatePgTool(requirement: PgToolRequirement, options: DiscoverOptions = {}): Promise<InstalledPgTool> {
   const { libDirectory = DEFAULT_POSTGRES_LIB_DIRECTORY, path = process.env.PATH ?? '' } = options;
-  const preferredMajor = requirement.preferredMajor ?? requirement.minimumMajor;
   const versioned = await versionedPgTools(requirement.tool, libDirectory);
   const fromVersioned = choosePgTool(requirement, versioned);
-  const choice =
-    fromVersioned.ok && fromVersioned.tool.major === preferredMajor
-      ? fromVersioned
-      : choosePgTool(requirement, [...versioned, ...(await pgToolOnPath(requirement.tool, path))]);
+  const choice = fromVersioned.ok
+    ? fromVersioned
+    : choosePgTool(requirement, [...versioned, ...(await pgToolOnPath(requirement.tool, path))]);
   if (!choice.ok) throw new PgToolNotFoundError(choice.message);
   return choice.tool;
 }

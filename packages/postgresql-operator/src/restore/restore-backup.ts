@@ -1,7 +1,7 @@
 import type { BackupManifest } from '../stores/manifest.ts';
 import { formatBackupKey, type BackupStore, type ChecksumCheck } from '../stores/store.ts';
 import { pgToolEnvironment, withConnection, withMaskedSecrets, type ConnectionParameters } from '../postgres/connection.ts';
-import { isDatabaseEmpty, serverVersion } from '../postgres/inspect.ts';
+import { isDatabaseEmpty, serverVersion, type ServerVersion } from '../postgres/inspect.ts';
 import { startPgTool } from '../postgres/tool-process.ts';
 import { locatePgTool, majorOfVersion, type DiscoverOptions } from '../postgres/tools-version.ts';
 
@@ -37,6 +37,25 @@ export class BackupCorruptedError extends Error {
   }
 }
 
+/**
+ * A dump whose pg_dump is of a newer major than the server: it holds what the server may not have (settings, catalog
+ * features), and the pg_restore of the server's major may not even read it. Only running the database on a newer
+ * major lets it be restored.
+ */
+export class DumpNewerThanServerError extends Error {
+  override name = 'DumpNewerThanServerError';
+
+  constructor(backup: BackupManifest, server: ServerVersion) {
+    const dumpMajor = majorOfVersion(backup.pgDumpVersion);
+    super(
+      `backup ${formatBackupKey(backup.key)} was written by pg_dump ${backup.pgDumpVersion} (from a PostgreSQL ` +
+        `${backup.serverVersion} server) and is not restored into this PostgreSQL ${server.version} server: a dump is ` +
+        `restored only into a server of its pg_dump's major or newer. Run the database on PostgreSQL ${dumpMajor} or newer ` +
+        `(spec.image, e.g. postgres:${dumpMajor}).`,
+    );
+  }
+}
+
 export class RestoreFailedError extends Error {
   override name = 'RestoreFailedError';
 }
@@ -59,8 +78,11 @@ export interface RestoreReport {
 }
 
 /**
- * Restores `backup` after checking that the database is empty and that the dump still matches its manifest's size
- * and SHA-256: a corrupted dump throws {@link BackupCorruptedError} and is never handed to pg_restore.
+ * Restores `backup` after checking that the database is empty, that the dump is not of a newer major than the server
+ * ({@link DumpNewerThanServerError}), that the pg_restore of the server's major is installed (PgToolNotFoundError, see
+ * tools-version.ts), and that the dump still matches its manifest's size and SHA-256: a corrupted dump throws
+ * {@link BackupCorruptedError} and is never handed to pg_restore. The cheap checks come first: one that fails fails at
+ * once, without reading the dump.
  */
 export async function restoreBackup(request: RestoreRequest): Promise<RestoreReport> {
   const { store, backup, connection, role, signal, tools = {} } = request;
@@ -71,13 +93,11 @@ export async function restoreBackup(request: RestoreRequest): Promise<RestoreRep
     return serverVersion(client);
   });
 
+  if (majorOfVersion(backup.pgDumpVersion) > server.major) throw new DumpNewerThanServerError(backup, server);
+  const pgRestore = await locatePgTool({ tool: 'pg_restore', major: server.major }, tools);
+
   const check = await store.verifyChecksum(backup.key, { signal });
   if (!check.ok) throw new BackupCorruptedError(check);
-
-  const pgRestore = await locatePgTool(
-    { tool: 'pg_restore', minimumMajor: majorOfVersion(backup.pgDumpVersion), preferredMajor: server.major },
-    tools,
-  );
   const restore = startPgTool({
     path: pgRestore.path,
     args: [

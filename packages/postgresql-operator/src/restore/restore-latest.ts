@@ -31,7 +31,10 @@ export interface LatestRestoreRequest {
 /**
  * Brings a new, empty database back to its newest intact backup: candidates newest first; a backup whose dump fails
  * its checksum check is skipped and the next older one tried. Any other failure (the database went away, pg_restore
- * failed) is thrown: the single-transaction restore left the database empty, and the caller retries later.
+ * failed) is thrown: the single-transaction restore left the database empty, and the caller retries later. Thrown too,
+ * for the caller not to retry, as only another image fixes them: no pg_restore of the server's major, and a newest
+ * backup dumped from a newer major. An older backup is not restored in its place: that would serve older data without
+ * anyone deciding so.
  */
 export async function restoreLatestBackup(request: LatestRestoreRequest): Promise<LatestRestoreResult> {
   const { store, namespace, postgresql, connection, ...rest } = request;

@@ -27,7 +27,7 @@ export interface BackupManifest {
   serverVersion: string;
   /** `server_version_num`, e.g. 150018. */
   serverVersionNum: number;
-  /** The pg_dump that wrote the dump, e.g. "15.18"; a restore needs a pg_restore of this major or newer. */
+  /** The pg_dump that wrote the dump, e.g. "15.18": the server's major; a restore needs a server of this major or newer. */
   pgDumpVersion: string;
   startedAt: string;
   /** When pg_dump finished and the dump was durable. */
