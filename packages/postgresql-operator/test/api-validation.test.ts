@@ -82,6 +82,9 @@ describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
     ['backup: {retention: {keepFailed: 101}}', 'spec.backup.retention.keepFailed in body should be less than or equal to 100'],
     ['backup: {onDelete: {backups: Keep}}', 'spec.backup.onDelete.backups: Unsupported value: "Keep": supported values: "Retain", "Delete"'],
     ['storage: {size: lots}', 'storage.size must be a quantity such as 1Gi or 500Mi'],
+    ['backup: {verify: {schedule: "@nightly"}}', 'backup.verify.schedule must be a cron expression with 5 fields (minute hour day-of-month month day-of-week), e.g. "0 3 * * *"'],
+    ['backup: {verify: {check: {query: "SELECT 1"}}}', 'verify.check needs both query and expect, e.g. {query: "SELECT count(*) > 0 FROM orders", expect: "t"}'],
+    ['backup: {verify: {check: {query: "", expect: "1"}}}', 'spec.backup.verify.check.query in body should be at least 1 chars long'],
   ])('refuses %s', async (field, message) => {
     const defaults: Record<string, string> = { db: 'db: bad', user: 'user: bad', password: 'password: bad-password' };
     const name = field.split(':')[0] ?? '';

@@ -38,3 +38,8 @@ export const DEFAULT_S3_REGION = 'us-east-1';
 export const DEFAULT_BACKUP_JOB_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } } as const;
 /** A failed backup's Job stays a day for its logs. */
 export const DEFAULT_BACKUP_JOB_TTL_SECONDS = 86_400;
+
+/** Restore drills (`spec.backup.verify`) run once a day at 03:00 UTC unless a schedule is given. */
+export const DEFAULT_RESTORE_CHECK_SCHEDULE = '0 3 * * *';
+/** A drill's scratch PostgreSQL: one restore and one check, then it is deleted. */
+export const DEFAULT_RESTORE_CHECK_RESOURCES = { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } } as const;

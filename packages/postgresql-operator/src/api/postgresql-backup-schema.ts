@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { DEFAULT_BACKUP_TRIGGER } from './backup-lifecycle.ts';
 import { S3StoreSpecSchema } from './backup-s3-spec.ts';
 import { DNS_1123_SUBDOMAIN, SHA256_HEX } from './formats.ts';
+import { RestoreCheckStatusSchema } from './restore-check-status-schema.ts';
 
 export const PostgreSQLBackupSpecSchema = Type.Object(
   {
@@ -44,6 +45,7 @@ export const PostgreSQLBackupStatusSchema = Type.Object(
           'and checked in the store) or Failed (see error; nothing was stored).',
       }),
     ),
+    restoreCheck: Type.Optional(RestoreCheckStatusSchema),
     startTime: Type.Optional(timestamp('When pg_dump started.')),
     completionTime: Type.Optional(timestamp('When the backup completed or failed.')),
     sizeBytes: Type.Optional(

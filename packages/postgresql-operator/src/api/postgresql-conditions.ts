@@ -6,5 +6,7 @@ export const PostgreSQLConditionType = {
   BackupSucceeded: 'BackupSucceeded',
   /** The running pod's data was restored from a backup, or needed none (no backup yet, or data on a volume). */
   Restored: 'Restored',
+  /** The last restore drill (spec.backup.verify) restored the backup it names into a scratch pod and its checks passed. */
+  BackupRestorable: 'BackupRestorable',
 } as const;
 export type PostgreSQLConditionType = (typeof PostgreSQLConditionType)[keyof typeof PostgreSQLConditionType];

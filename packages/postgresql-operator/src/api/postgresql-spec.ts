@@ -12,6 +12,7 @@ import {
   MAX_KEEP_LAST,
 } from './defaults.ts';
 import { S3StoreSpecSchema } from './backup-s3-spec.ts';
+import { BACKUP_VERIFY_DESCRIPTION, RESTORE_CHECK_RESOURCES_DESCRIPTION, RestoreCheckScheduleSchema, RestoreCheckSpecSchema } from './backup-verify-spec.ts';
 import { PASSWORD_SECRET_KEY } from './password-secret.ts';
 import { CRON_SHAPE, DNS_1123_SUBDOMAIN, POSTGRES_IDENTIFIER, QUANTITY, RETENTION_AGE } from './formats.ts';
 
@@ -177,6 +178,15 @@ const BackupJobSpec = Type.Object(
   },
 );
 
+const BackupVerifySpec = Type.Object(
+  {
+    schedule: Type.Optional(RestoreCheckScheduleSchema),
+    check: Type.Optional(RestoreCheckSpecSchema),
+    resources: Type.Optional(Type.Object(ResourceRequirements.properties, { description: RESTORE_CHECK_RESOURCES_DESCRIPTION })),
+  },
+  { description: BACKUP_VERIFY_DESCRIPTION },
+);
+
 const BackupSpec = Type.Object(
   {
     schedule: Type.Optional(
@@ -207,6 +217,7 @@ const BackupSpec = Type.Object(
     onDelete: Type.Optional(OnDeleteSpec),
     s3: Type.Optional(S3StoreSpecSchema),
     job: Type.Optional(BackupJobSpec),
+    verify: Type.Optional(BackupVerifySpec),
   },
   {
     description:

@@ -28,6 +28,9 @@ export const PostgreSQLStatusSchema = Type.Object(
     lastScheduledBackupTime: Type.Optional(
       timestamp('The schedule slot of the last scheduled backup started; slots missed before it are not made up.'),
     ),
+    lastRestoreCheckSuccess: Type.Optional(
+      timestamp('When the last restore drill that passed ran (spec.backup.verify); the BackupRestorable condition names its backup.'),
+    ),
     nextScheduledBackupTime: Type.Optional(
       timestamp('When the next scheduled backup is due (absent while backup.suspend is true).'),
     ),

@@ -107,3 +107,26 @@ describe('resolvePostgreSQLSpec', () => {
     });
   });
 });
+
+describe('resolvePostgreSQLSpec: backup.verify', () => {
+  it('is absent without spec.backup.verify: no restore drills, as before', () => {
+    expect(resolvePostgreSQLSpec(seed).backup.verify).toBeUndefined();
+  });
+
+  it('parses the drill schedule with the code that parses backup.schedule, defaults as the CRD declares', () => {
+    const declared = crdManifest(PostgreSQLResource).spec.versions[0]?.schema.openAPIV3Schema.properties?.spec?.properties?.backup?.properties?.verify?.properties ?? {};
+    const verify = resolvePostgreSQLSpec(withBackup({ verify: {} })).backup.verify;
+    expect(verify?.schedule.ok && verify.schedule.schedule.expression).toBe(declared.schedule?.default);
+    expect(verify?.schedule.ok && verify.schedule.schedule.nextAfter(new Date('2026-11-28T12:00:00Z')).toISOString()).toBe('2026-11-29T03:00:00.000Z');
+    expect(verify?.resources).toEqual({ requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } });
+    expect(verify?.check).toBeUndefined();
+    const bad = resolvePostgreSQLSpec(withBackup({ verify: { schedule: '0 3 * *' } })).backup.verify?.schedule;
+    expect(bad).toEqual({ ok: false, message: expect.stringContaining('has 4 fields') as string });
+  });
+
+  it('keeps the check query and its expected answer, and given resources as quantities', () => {
+    const verify = resolvePostgreSQLSpec(withBackup({ verify: { check: { query: 'SELECT 1', expect: '1' }, resources: { limits: { memory: '2Gi', cpu: 1 } } } })).backup.verify;
+    expect(verify?.check).toEqual({ query: 'SELECT 1', expect: '1' });
+    expect(verify?.resources).toEqual({ limits: { memory: '2Gi', cpu: '1' } });
+  });
+});

@@ -8,6 +8,8 @@ import {
   DEFAULT_IMAGE,
   DEFAULT_KEEP_FAILED,
   DEFAULT_KEEP_LAST,
+  DEFAULT_RESTORE_CHECK_RESOURCES,
+  DEFAULT_RESTORE_CHECK_SCHEDULE,
   type BackupsOnDelete,
 } from './defaults.ts';
 import { parseRetentionAge } from './retention-age.ts';
@@ -35,6 +37,22 @@ export interface RetentionPolicy {
 export type RetentionPolicyResult = { ok: true; policy: RetentionPolicy } | { ok: false; message: string };
 
 /**
+ * What a restore drill checks after the restore: always every user table's row count; with `spec.backup.verify.check`
+ * also a query and the answer it must give.
+ */
+export interface RestoreCheckQuery {
+  query: string;
+  expect: string;
+}
+
+/** `spec.backup.verify` resolved: absent means no drills. */
+export interface ResolvedBackupVerify {
+  schedule: ScheduleParseResult;
+  check?: RestoreCheckQuery;
+  resources: ContainerResources;
+}
+
+/**
  * `PostgreSQL.spec` as the controllers act on it: every default filled in and every string they compute with parsed.
  * A schedule that cannot be parsed is a value too, for the `InvalidSchedule` condition, so the rest of the PostgreSQL
  * is still reconciled.
@@ -56,6 +74,8 @@ export interface ResolvedPostgreSQLSpec {
     /** Absent: the backup volume, as in the seed. */
     s3?: ResolvedS3Store;
     job: { resources: ContainerResources; ttlSecondsAfterFinished: number };
+    /** Absent: no restore drills. */
+    verify?: ResolvedBackupVerify;
   };
 }
 
@@ -65,7 +85,7 @@ export interface ResolvedPostgreSQLSpec {
  */
 export function resolvePostgreSQLSpec(spec: PostgreSQLSpec): ResolvedPostgreSQLSpec {
   const { backup = {} } = spec;
-  const { retention = {}, onDelete = {}, s3, job = {} } = backup;
+  const { retention = {}, onDelete = {}, s3, job = {}, verify } = backup;
   return {
     db: spec.db,
     user: spec.user,
@@ -87,7 +107,18 @@ export function resolvePostgreSQLSpec(spec: PostgreSQLSpec): ResolvedPostgreSQLS
         resources: containerResources(job.resources ?? DEFAULT_BACKUP_JOB_RESOURCES),
         ttlSecondsAfterFinished: job.ttlSecondsAfterFinished ?? DEFAULT_BACKUP_JOB_TTL_SECONDS,
       },
+      ...(verify === undefined ? {} : { verify: resolveVerify(verify) }),
     },
+  };
+}
+
+function resolveVerify(verify: NonNullable<NonNullable<PostgreSQLSpec['backup']>['verify']>): ResolvedBackupVerify {
+  const { check } = verify;
+  return {
+    schedule: parseSchedule(verify.schedule ?? DEFAULT_RESTORE_CHECK_SCHEDULE),
+    // The API server refuses a check without both; an object stored otherwise checks the row counts only.
+    ...(check?.query === undefined || check.expect === undefined ? {} : { check: { query: check.query, expect: check.expect } }),
+    resources: containerResources(verify.resources ?? DEFAULT_RESTORE_CHECK_RESOURCES),
   };
 }
 
