@@ -1,12 +1,11 @@
 // Every PromQL expression of the Grafana dashboards in deploy/grafana parses with Prometheus's own parser. promtool has
 // no bare "parse" command, but `promtool check rules` parses every rule's expression: each panel target becomes a
 // recording rule, in a group named after its panel, once Grafana's variables are replaced by values of their kind.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
-import { promtoolPath, run, writeRuleFile, type RuleGroup } from './promtool.ts';
+import { run, usePromtool, writeRuleFile, type RuleGroup } from './promtool.ts';
 
 interface Target { refId?: string; expr?: string; hide?: boolean }
 interface Panel { id?: number; title?: string; type?: string; targets?: Target[]; panels?: Panel[] }
@@ -58,15 +57,7 @@ function allPanels(panels: Panel[] | undefined): Panel[] {
 const dashboardDir = join(REPOSITORY_ROOT, 'deploy/grafana');
 const dashboards = (await readdir(dashboardDir)).filter((f) => f.endsWith('.json')).sort();
 
-let promtool = '';
-let work = '';
-beforeAll(async () => {
-  promtool = await promtoolPath();
-  work = await mkdtemp(join(tmpdir(), 'delivery-dashboard-promql-'));
-});
-afterAll(async () => {
-  if (work !== '') await rm(work, { recursive: true, force: true });
-});
+const promtool = usePromtool('delivery-dashboard-promql-');
 
 test('there is a dashboard to check', () => {
   expect(dashboards.length).toBeGreaterThan(0);
@@ -105,7 +96,7 @@ describe.each(dashboards)('deploy/grafana/%s', (file) => {
     const expressions = groups.reduce((n, g) => n + g.rules.length, 0);
     expect(expressions).toBeGreaterThan(0);
 
-    const outcome = await run(promtool, ['check', 'rules', await writeRuleFile(join(work, `${file}.rules.yaml`), groups)]);
+    const outcome = await run(promtool.binary, ['check', 'rules', await writeRuleFile(join(promtool.work, `${file}.rules.yaml`), groups)]);
     const output = outcome.stdout + outcome.stderr;
     // promtool names the group (the panel) and the rule of each expression it cannot parse.
     expect(outcome.code, output).toBe(0);

@@ -2,13 +2,12 @@
 // deploy/<operator>/prometheus is a valid rule file, and its unit tests (deploy/<operator>/prometheus/tests/*.yaml,
 // run by `promtool test rules`) pass. Every alert has such tests: one in which it fires, no earlier than its `for:`
 // allows and with its exact labels and annotations, and one in which it stays silent. A new alert without them fails.
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, normalize } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
-import { durationSeconds, promtoolPath, run, shippedRules, writeRuleFile, type Rule, type ShippedRules } from './promtool.ts';
+import { durationSeconds, run, shippedRules, usePromtool, writeRuleFile, type Rule, type ShippedRules } from './promtool.ts';
 
 interface ExpectedAlert { exp_labels?: Record<string, string>; exp_annotations?: Record<string, string> }
 interface AlertTest { eval_time: string; alertname: string; exp_alerts?: ExpectedAlert[] }
@@ -31,15 +30,7 @@ async function unitTestsOf(shipped: ShippedRules): Promise<UnitTests[]> {
   return tests;
 }
 
-let promtool = '';
-let work = '';
-beforeAll(async () => {
-  promtool = await promtoolPath();
-  work = await mkdtemp(join(tmpdir(), 'delivery-prometheus-rules-'));
-});
-afterAll(async () => {
-  if (work !== '') await rm(work, { recursive: true, force: true });
-});
+const promtool = usePromtool('delivery-prometheus-rules-');
 
 test('every operator ships a PrometheusRule', () => {
   expect(rules.map((r) => r.operator)).toEqual(['maintpage-operator', 'nutanix-ahvvm-operator', 'postgresql-operator']);
@@ -51,8 +42,8 @@ describe.each(rules.map((r) => [r.file, r] as const))('%s', (_file, shipped) => 
 
   test(`promtool check rules accepts its spec, ${String(ruleCount)} rules, with no lint finding`, async () => {
     expect(ruleCount).toBeGreaterThan(0);
-    const plain = await writeRuleFile(join(work, `${shipped.operator}-${basename(shipped.file)}`), shipped.groups);
-    const outcome = await run(promtool, ['check', 'rules', '--lint=all', '--lint-fatal', plain]);
+    const plain = await writeRuleFile(join(promtool.work, `${shipped.operator}-${basename(shipped.file)}`), shipped.groups);
+    const outcome = await run(promtool.binary, ['check', 'rules', '--lint=all', '--lint-fatal', plain]);
     const output = outcome.stdout + outcome.stderr;
     expect(outcome.code, output).toBe(0);
     expect(output).toContain(`SUCCESS: ${String(ruleCount)} rules found`);
@@ -61,16 +52,16 @@ describe.each(rules.map((r) => [r.file, r] as const))('%s', (_file, shipped) => 
   test('its unit tests pass under promtool test rules', async () => {
     const unitTests = await unitTestsOf(shipped);
     expect(unitTests.length, `no unit tests under ${join(dirname(shipped.file), 'tests')}`).toBeGreaterThan(0);
-    const plain = await writeRuleFile(join(work, `${shipped.operator}-under-test-${basename(shipped.file)}`), shipped.groups);
+    const plain = await writeRuleFile(join(promtool.work, `${shipped.operator}-under-test-${basename(shipped.file)}`), shipped.groups);
     for (const { file, content } of unitTests) {
       // The test files name the PrometheusRule (../rules.yaml); promtool gets its spec as a plain rule file instead.
       const ruleFiles = content.rule_files.map((ruleFile) => {
         expect(normalize(join(dirname(file), ruleFile)), `${file}: rule_files must name ${shipped.file}`).toBe(shipped.file);
         return plain;
       });
-      const copy = join(work, `${shipped.operator}-${basename(file)}`);
+      const copy = join(promtool.work, `${shipped.operator}-${basename(file)}`);
       await writeFile(copy, stringify({ ...content, rule_files: ruleFiles }, { lineWidth: 0 }));
-      const outcome = await run(promtool, ['test', 'rules', copy]);
+      const outcome = await run(promtool.binary, ['test', 'rules', copy]);
       expect(outcome.code, `${file}:\n${outcome.stdout}${outcome.stderr}`).toBe(0);
       expect(outcome.stdout).toContain('SUCCESS');
     }

@@ -1,14 +1,32 @@
 // Prometheus's promtool for the delivery tests (built once per machine by `npm run provision`), and the shipped
 // PrometheusRule objects in the plain rule-file form promtool reads.
 import { spawn } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { findProvisionedTool, REPOSITORY_ROOT } from '@k8s-operators/testkit';
 
 /** The path of the pinned promtool (`npm run provision` builds it); fails at once, saying so, when it is missing. */
 export function promtoolPath(): Promise<string> {
   return findProvisionedTool('promtool');
+}
+
+/**
+ * promtool and a scratch directory for the rule files a test file writes: found and made in beforeAll, the directory
+ * removed in afterAll. Read the fields inside tests.
+ */
+export function usePromtool(scratchPrefix: string): { readonly binary: string; readonly work: string } {
+  const fixture = { binary: '', work: '' };
+  beforeAll(async () => {
+    fixture.binary = await promtoolPath();
+    fixture.work = await mkdtemp(join(tmpdir(), scratchPrefix));
+  });
+  afterAll(async () => {
+    if (fixture.work !== '') await rm(fixture.work, { recursive: true, force: true });
+  });
+  return fixture;
 }
 
 export interface Outcome { code: number; stdout: string; stderr: string }
