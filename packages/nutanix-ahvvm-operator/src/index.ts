@@ -1,5 +1,6 @@
-// Public API of the nutanix-ahvvm-operator: the AhvVm API, the Prism Central v3 client, the pure logic that turns an
-// AhvVm into a Prism VM and decides how to change one, and the controller built on them. main.ts is the process.
+// Public API of the nutanix-ahvvm-operator: the AhvVm API, the operator's VM model and the pure logic that turns an
+// AhvVm into a desired VM and decides how to change one, the Prism Central v3 and v4 clients and the adapters that
+// speak the model over each, and the controller built on them. main.ts is the process.
 
 export { AhvVmRef } from './api/ahvvm-ref.ts';
 export { AhvVmResource, AhvVmSpecSchema, AhvVmStatusSchema, type AhvVm, type AhvVmSpec, type AhvVmStatus } from './api/ahvvm-resource.ts';
@@ -11,14 +12,8 @@ export { PrismCredentials } from './config/prism-credentials.ts';
 
 export { ABSENT_STATE, registerAhvVmMetrics, type AhvVmMetrics } from './metrics/ahvvm-metrics.ts';
 
-export {
-  LIST_PAGE_LENGTH,
-  PrismClient,
-  taskUuidOf,
-  type CreatedVm,
-  type PrismClientOptions,
-  type WaitForTaskOptions,
-} from './prism/prism-client.ts';
+export { LIST_PAGE_LENGTH, PrismClient, taskUuidOf, type CreatedVm } from './prism/v3/prism-client.ts';
+export type { PrismClientOptions, WaitForTaskOptions } from './prism/prism-client-options.ts';
 export {
   CLUSTERMGMT_CONFIG_PATH,
   NETWORKING_CONFIG_PATH,
@@ -36,7 +31,7 @@ export {
   type PrismV4Task,
   type PrismV4Vm,
   type PrismV4VmInput,
-} from './prism/prism-v4-client.ts';
+} from './prism/v4/prism-v4-client.ts';
 export {
   DEFAULT_MAX_CONCURRENT_REQUESTS,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -56,24 +51,43 @@ export {
 export { EDIT_CONFLICT_REASON, isEditConflict } from './prism/edit-conflict.ts';
 export { NO_PRISM_METRICS, type PrismMetricsSink } from './prism/prism-metrics-sink.ts';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './prism/retry-policy.ts';
+export type {
+  PrismDisk,
+  PrismInventoryEntity,
+  PrismNic,
+  PrismReference,
+  PrismTask,
+  PrismVm,
+  PrismVmIntent,
+  PrismVmMetadata,
+  PrismVmResources,
+  PrismVmSpec,
+} from './prism/v3/prism-types.ts';
+export { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './prism/v3/v3-put-body.ts';
+
 export {
-  TERMINAL_TASK_STATUSES,
-  isTaskFinished,
-  type InventoryLookupOptions,
-  type PrismDisk,
-  type PrismInventoryEntity,
-  type PrismInventoryKind,
-  type PrismNic,
-  type PrismPowerState,
-  type PrismReference,
-  type PrismTask,
-  type PrismTaskStatus,
-  type PrismVm,
-  type PrismVmIntent,
-  type PrismVmMetadata,
-  type PrismVmResources,
-  type PrismVmSpec,
-} from './prism/prism-types.ts';
+  BUSY_VM_STATES,
+  actualPowerState,
+  type DesiredDisk,
+  type DesiredNic,
+  type DesiredVm,
+  type ObservedDisk,
+  type ObservedNic,
+  type ObservedVm,
+  type PowerState,
+} from './vm/vm-model.ts';
+export { NO_CHANGES, diffVm, type DeviceChange, type FieldChange, type VmDiff } from './vm/vm-diff.ts';
+export { describeChanges, planUpdate, type PlanUpdateOptions, type UpdatePlan, type UpdateStep } from './vm/update-plan.ts';
+export { TERMINAL_TASK_STATUSES, isTaskFinished, type VmTask } from './vm/vm-task.ts';
+export type {
+  CreateAccepted,
+  InventoryLookupOptions,
+  PreparationProblem,
+  PrismApiSetting,
+  PrismApiVersion,
+  PrismEntityKind,
+  PrismVmApi,
+} from './vm/prism-vm-api.ts';
 
 export {
   MAX_USER_DATA_BASE64_LENGTH,
@@ -84,15 +98,11 @@ export {
   type DesiredVmContext,
   type DesiredVmFailureReason,
   type DesiredVmResult,
-  type PrismEntityKind,
   type ResolveEntityName,
 } from './desired/desired-vm.ts';
-export { diffVm, type FieldChange, type VmDiff } from './desired/vm-diff.ts';
-export { describeChanges, planUpdate, type PlanUpdateOptions, type UpdatePlan, type UpdateStep } from './desired/update-plan.ts';
-export { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './desired/apply-desired.ts';
 export { findOwnedVm, type OwnedVmLookup } from './controller/find-owned-vm.ts';
 export { descriptionWithOwnerMarker, ownerUidOf } from './desired/ownership-marker.ts';
-export { BUSY_VM_STATES, actualPowerState, ipAddressesOf, observedVmStatus, type ObservedVmStatus } from './desired/observed-vm.ts';
+export { observedVmStatus, type ObservedVmStatus } from './desired/observed-vm-status.ts';
 
 export { setupAhvVmController, type AhvVmControllerOptions } from './controller/ahvvm-controller.ts';
 export { AhvVmReconciler, FIELD_MANAGER, FINALIZER, type AhvVmReconcilerOptions } from './controller/ahvvm-reconciler.ts';

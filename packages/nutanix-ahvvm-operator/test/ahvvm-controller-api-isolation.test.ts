@@ -8,9 +8,10 @@ import { waitFor } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
-import type { PrismVm } from '../src/prism/prism-types.ts';
-import { prismVmFromV4 } from '../src/prism/v4-vm-translation.ts';
-import type { PrismApiVersion } from '../src/vm/vm-api.ts';
+import { observedVmFromV3 } from '../src/prism/v3/v3-translation.ts';
+import { observedVmFromV4 } from '../src/prism/v4/v4-translation.ts';
+import type { PrismApiVersion } from '../src/vm/prism-vm-api.ts';
+import type { ObservedVm } from '../src/vm/vm-model.ts';
 import { FAST } from './controller-fixture.ts';
 import { OperatorTestEnvironment, prismEnvFor, type RunningOperator } from './operator-harness.ts';
 import { clientFor, requestsByApi, startSimulator, v4ClientFor } from './simulator.ts';
@@ -67,14 +68,15 @@ async function setUp(namespace: string, apis: 'both' | 'v4', version: PrismApiVe
 }
 
 /** The VM as Prism shows it, read through the API under test (so the read adds nothing of the other API). */
-async function vmIn(simulator: PrismSimulator, version: PrismApiVersion, uuid: string): Promise<PrismVm | undefined> {
+async function vmIn(simulator: PrismSimulator, version: PrismApiVersion, uuid: string): Promise<ObservedVm | undefined> {
   if (version === 'v3') {
     const v3 = clientFor(simulator);
-    return v3.getVm(uuid).finally(() => v3.close());
+    const vm = await v3.getVm(uuid).finally(() => v3.close());
+    return vm === undefined ? undefined : observedVmFromV3(vm);
   }
   const v4 = v4ClientFor(simulator);
   const read = await v4.getVm(uuid).finally(() => v4.close());
-  return read === undefined ? undefined : prismVmFromV4(read.vm, new Map());
+  return read === undefined ? undefined : observedVmFromV4(read.vm, new Map());
 }
 
 /** Creates an AhvVm naming everything by name, changes its memory, deletes it; checks each step as a user would. */
@@ -87,9 +89,9 @@ async function createUpdateDelete(simulator: PrismSimulator, namespace: string, 
   expect(more).toEqual([]);
   expect(vm).toMatchObject({ uuid, clusterUuid: PE1, memorySizeMib: 1024, categories: { Environment: 'Dev' } });
   expect(simulator.inspect().createRequests).toBe(1);
-  const resources = (await vmIn(simulator, version, uuid))?.spec.resources;
-  expect(resources?.disk_list?.find((d) => d.data_source_reference !== undefined)?.data_source_reference?.uuid).toBe(UBUNTU);
-  expect(resources?.nic_list?.map((n) => n.subnet_reference?.uuid)).toEqual([VLAN10]);
+  const seen = await vmIn(simulator, version, uuid);
+  expect(seen?.disks.find((d) => d.imageUuid !== undefined)?.imageUuid).toBe(UBUNTU);
+  expect(seen?.nics.map((n) => n.subnetUuid)).toEqual([VLAN10]);
 
   await env.apply(namespace, name, { ...SPEC, memory_size_mib: 2048 });
   await env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');

@@ -10,7 +10,7 @@ import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import type { AhvVm } from '../src/api/ahvvm-resource.ts';
 import { FIELD_MANAGER, FINALIZER } from '../src/controller/ahvvm-reconciler.ts';
 import { PrismAccessGate } from '../src/controller/prism-access-gate.ts';
-import { vmExtIdOf, type PrismV4Client } from '../src/prism/prism-v4-client.ts';
+import { vmExtIdOf, type PrismV4Client } from '../src/prism/v4/prism-v4-client.ts';
 import { descriptionWithOwnerMarker } from '../src/desired/ownership-marker.ts';
 import { changeInPrism, env, onlyVm, operatorFor, prism, prismEnv, simulator, useControllerFixture, uuidOf, vmsNamed } from './controller-fixture.ts';
 import { requestsTo, v4ClientFor } from './simulator.ts';

@@ -13,7 +13,7 @@ import type { AhvVm, AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { CRD_FILES } from '../src/api/crd-files.ts';
 import { FIELD_MANAGER, FINALIZER } from '../src/controller/ahvvm-reconciler.ts';
 import { PrismAccessGate } from '../src/controller/prism-access-gate.ts';
-import { withPowerState } from '../src/desired/apply-desired.ts';
+import { withPowerState } from '../src/prism/v3/v3-put-body.ts';
 import { descriptionWithOwnerMarker } from '../src/desired/ownership-marker.ts';
 import { changeInPrism, env, onlyVm, operatorFor, prism, prismEnv, prismVm, simulator, stopOperator, useControllerFixture, uuidOf, vmsNamed } from './controller-fixture.ts';
 import { requestsTo } from './simulator.ts';

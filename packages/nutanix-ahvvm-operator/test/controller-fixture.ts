@@ -6,10 +6,10 @@
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { AhvVm } from '../src/api/ahvvm-resource.ts';
-import type { PrismApiSetting } from '../src/vm/vm-api.ts';
-import type { PrismClient } from '../src/prism/prism-client.ts';
-import type { PrismVm } from '../src/prism/prism-types.ts';
-import { withPowerState } from '../src/desired/apply-desired.ts';
+import type { PrismApiSetting } from '../src/vm/prism-vm-api.ts';
+import type { PrismClient } from '../src/prism/v3/prism-client.ts';
+import type { PrismVm } from '../src/prism/v3/prism-types.ts';
+import { withPowerState } from '../src/prism/v3/v3-put-body.ts';
 import { OperatorTestEnvironment, prismEnvFor, type OperatorOptions, type RunningOperator } from './operator-harness.ts';
 import { clientFor, startSimulator } from './simulator.ts';
 

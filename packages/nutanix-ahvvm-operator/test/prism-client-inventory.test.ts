@@ -1,6 +1,6 @@
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { PrismClient } from '../src/prism/prism-client.ts';
+import type { PrismClient } from '../src/prism/v3/prism-client.ts';
 import { clientFor, requestsTo, startSimulator } from './simulator.ts';
 
 let simulator: PrismSimulator;

@@ -4,8 +4,8 @@ import { withRequestSignal } from '@k8s-operators/controller-core';
 import { waitFor } from '@k8s-operators/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PrismApiError, PrismRateLimitedError, PrismTransportError } from '../src/prism/prism-errors.ts';
-import { taskUuidOf, type PrismClient } from '../src/prism/prism-client.ts';
-import type { PrismVmIntent } from '../src/prism/prism-types.ts';
+import { taskUuidOf, type PrismClient } from '../src/prism/v3/prism-client.ts';
+import type { PrismVmIntent } from '../src/prism/v3/prism-types.ts';
 import { clientFor, outcomesOf, recordingSleep, requestsTo, startSimulator } from './simulator.ts';
 
 const UNKNOWN_VM = '0b5c3a10-0000-4000-8000-000000000000';

@@ -1,7 +1,7 @@
 import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismCredentials } from '../src/config/prism-credentials.ts';
-import { PrismClient } from '../src/prism/prism-client.ts';
+import { PrismClient } from '../src/prism/v3/prism-client.ts';
 import { PrismAuthenticationError, PrismTlsError } from '../src/prism/prism-errors.ts';
 import { FAST_TIMINGS, clientFor, outcomesOf, startSimulator } from './simulator.ts';
 

@@ -2,9 +2,9 @@ import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAhvVmMetrics, type AhvVmMetrics } from '../src/metrics/ahvvm-metrics.ts';
-import { LIST_PAGE_LENGTH, type PrismClient } from '../src/prism/prism-client.ts';
+import { LIST_PAGE_LENGTH, type PrismClient } from '../src/prism/v3/prism-client.ts';
 import { PrismApiError, PrismTaskTimeoutError } from '../src/prism/prism-errors.ts';
-import type { PrismVmIntent } from '../src/prism/prism-types.ts';
+import type { PrismVmIntent } from '../src/prism/v3/prism-types.ts';
 import { clientFor, requestsTo, startSimulator } from './simulator.ts';
 
 function minimalVm(name: string): PrismVmIntent {

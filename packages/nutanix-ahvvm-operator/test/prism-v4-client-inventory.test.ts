@@ -4,7 +4,7 @@
 
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PrismV4Client } from '../src/prism/prism-v4-client.ts';
+import type { PrismV4Client } from '../src/prism/v4/prism-v4-client.ts';
 import { requestsByApi, requestsTo, startSimulator, v4ClientFor } from './simulator.ts';
 
 const PE1 = '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a01';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismApiError } from '../src/prism/prism-errors.ts';
-import { V4_LIST_LIMIT, isStaleEtag, vmExtIdOf, type PrismV4Client, type PrismV4VmInput } from '../src/prism/prism-v4-client.ts';
+import { V4_LIST_LIMIT, isStaleEtag, vmExtIdOf, type PrismV4Client, type PrismV4VmInput } from '../src/prism/v4/prism-v4-client.ts';
 import { recordingSleep, startSimulator, v4ClientFor } from './simulator.ts';
 
 const VMS = 'POST /api/vmm/v4.2/ahv/config/vms';

@@ -1,9 +1,12 @@
-// VMs shaped like the recorded pc.2024.3 GET, for unit tests of the pure VM logic.
+// VMs shaped like the recorded pc.2024.3 GET, for unit tests of the pure VM logic (as the operator's model, read
+// through the v3 translation) and of the v3 PUT bodies (as v3 JSON).
 
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { resolveAhvVmSpec } from '../src/api/resolved-ahvvm-spec.ts';
-import type { PrismDisk, PrismNic, PrismVm, PrismVmIntent } from '../src/prism/prism-types.ts';
 import { desiredVmSpec, type AhvVmIdentity, type DesiredVmContext } from '../src/desired/desired-vm.ts';
+import type { PrismDisk, PrismNic, PrismVm } from '../src/prism/v3/prism-types.ts';
+import { observedVmFromV3 } from '../src/prism/v3/v3-translation.ts';
+import type { DesiredVm, ObservedVm } from '../src/vm/vm-model.ts';
 
 export const OWNER_UID = '92cf13c0-c68f-4ef8-8d18-ade4aac450df';
 export const CLUSTER_UUID = '00061f7f-1d2c-4b6e-9a31-7c2e5d4f6a01';
@@ -31,6 +34,17 @@ export const CONTEXT: DesiredVmContext = {
     };
     return inventory[`${kind}/${name}`] ?? [];
   },
+};
+
+/** An AhvVm spec with every optional field, names and a UUID in capitals to resolve. */
+export const EVERY_FIELD: AhvVmSpec = {
+  power_state: 'PoweredOn',
+  description: 'web tier',
+  categories: { Environment: 'Production' },
+  cluster: { name: 'other' },
+  disks: [{ image: { name: 'ubuntu' }, size_mib: 20480 }, { size_mib: 1024 }],
+  nics: [{ subnet: { uuid: SUBNET_UUID.toUpperCase() } }],
+  boot_type: 'UEFI',
 };
 
 export function disk(index: number, sizeMib: number, imageUuid?: string): PrismDisk {
@@ -126,9 +140,14 @@ export function prismVm(shape: VmShape = {}): PrismVm {
   };
 }
 
-/** The intent for `spec` on the tests' inventory; throws when it cannot be built. */
-export function desiredIntent(spec: AhvVmSpec): PrismVmIntent {
+/** `prismVm(shape)` as the operator's model sees it. */
+export function observedVm(shape: VmShape = {}): ObservedVm {
+  return observedVmFromV3(prismVm(shape));
+}
+
+/** The desired VM for `spec` on the tests' inventory; throws when it cannot be built. */
+export function desiredVm(spec: AhvVmSpec): DesiredVm {
   const result = desiredVmSpec(avm(spec), CONTEXT);
   if (!result.ok) throw new Error(`fixture: ${result.message}`);
-  return result.intent;
+  return result.vm;
 }

@@ -3,8 +3,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startPrismSimulator, type PrismEndpoint, type PrismSimulator, type PrismSimulatorOptions, type RequestOutcome } from '@k8s-operators/prism-simulator';
 import { PrismCredentials } from '../src/config/prism-credentials.ts';
-import { PrismClient, type PrismClientOptions } from '../src/prism/prism-client.ts';
-import { PrismV4Client } from '../src/prism/prism-v4-client.ts';
+import type { PrismClientOptions } from '../src/prism/prism-client-options.ts';
+import { PrismClient } from '../src/prism/v3/prism-client.ts';
+import { PrismV4Client } from '../src/prism/v4/prism-v4-client.ts';
 import type { DesiredVmContext } from '../src/desired/desired-vm.ts';
 
 /** Short tasks keep the tests fast. */

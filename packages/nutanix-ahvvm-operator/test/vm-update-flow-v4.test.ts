@@ -7,16 +7,22 @@ import type { PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { resolveAhvVmSpec } from '../src/api/resolved-ahvvm-spec.ts';
-import { vmExtIdOf, type PrismV4Client } from '../src/prism/prism-v4-client.ts';
-import type { PrismVm, PrismVmIntent } from '../src/prism/prism-types.ts';
 import { desiredVmSpec, type DesiredVmContext } from '../src/desired/desired-vm.ts';
-import { planUpdate } from '../src/desired/update-plan.ts';
-import { PrismV4VmApi } from '../src/vm/v4-vm-api.ts';
+import { vmExtIdOf, type PrismV4Client } from '../src/prism/v4/prism-v4-client.ts';
+import { PrismV4VmApi } from '../src/prism/v4/v4-vm-api.ts';
+import { planUpdate } from '../src/vm/update-plan.ts';
+import type { DesiredVm, ObservedVm } from '../src/vm/vm-model.ts';
 import { desiredVmContextFor, requestsTo, startSimulator, v4ClientFor } from './simulator.ts';
 
 const UID = '0f4c1d2e-3b4f-4c8d-9e0a-1b2c3d4e5f61';
 const NAME = 'web-v4';
 const VMS = '/api/vmm/v4.2/ahv/config/vms';
+
+/** What the test reads of a v4 NIC beyond the model. */
+interface V4Nic {
+  extId?: string;
+  nicNetworkInfo?: { ipv4Config?: { ipAddress?: { value?: string } } };
+}
 
 describe('planning and applying updates on Prism v4', () => {
   let simulator: PrismSimulator;
@@ -36,29 +42,39 @@ describe('planning and applying updates on Prism v4', () => {
     await simulator.stop();
   });
 
-  async function desired(spec: AhvVmSpec): Promise<PrismVmIntent> {
+  async function desired(spec: AhvVmSpec): Promise<DesiredVm> {
     const result = desiredVmSpec({ metadata: { name: NAME, uid: UID }, spec: resolveAhvVmSpec(spec) }, context);
     if (!result.ok) throw new Error(result.message);
-    expect(await api.prepare(result.intent)).toBeUndefined();
-    return result.intent;
+    expect(await api.prepare(result.vm)).toBeUndefined();
+    return result.vm;
   }
 
-  async function current(): Promise<PrismVm> {
+  async function current(): Promise<ObservedVm> {
     const vm = await api.getVm(extId);
     if (vm === undefined) throw new Error(`VM ${extId} is gone`);
     return vm;
   }
 
-  /** Runs plans to the end as the reconciler does, one step per pass; returns the steps and their task outcomes. */
-  async function converge(intent: PrismVmIntent): Promise<string[]> {
+  /** The NICs as v4 shows them, with what the model does not keep per NIC (MAC, addresses). */
+  async function v4Nics(): Promise<V4Nic[]> {
+    const nics = (await client.getVm(extId))?.vm.nics;
+    return Array.isArray(nics) ? (nics as V4Nic[]) : [];
+  }
+
+  /**
+   * Runs plans to the end as the reconciler does, one step per pass, sent with the VM and the diff its plan was made
+   * from; returns the steps and their task outcomes.
+   */
+  async function converge(wanted: DesiredVm): Promise<string[]> {
     const outcomes: string[] = [];
     for (let pass = 0; pass < 20; pass += 1) {
-      const plan = planUpdate(await current(), intent, { consentToPowerCycle: false });
+      const vm = await current();
+      const plan = planUpdate(vm, wanted, { consentToPowerCycle: false });
       if (plan.kind === 'in-sync') return outcomes;
       if (plan.kind !== 'steps') throw new Error(`expected steps, got ${JSON.stringify(plan)}`);
       const [step] = plan.steps;
       if (step === undefined) throw new Error('a plan of no steps');
-      const task = await client.waitForTask(await api.applyStep(await current(), step, intent), { operation: step.action, pollIntervalMs: 10 });
+      const task = await client.waitForTask(await api.applyStep(vm, step, wanted, plan.diff), { operation: step.action, pollIntervalMs: 10 });
       outcomes.push(`${step.action}:${task.status}`);
     }
     throw new Error('the VM did not converge in 20 passes');
@@ -74,19 +90,20 @@ describe('planning and applying updates on Prism v4', () => {
   };
 
   it('creates the VM with its categories and finds it in sync', async () => {
-    const intent = await desired(base);
-    const { taskUuid } = await api.createVm(intent, await api.newCreateToken());
+    const wanted = await desired(base);
+    const { taskUuid } = await api.createVm(wanted, await api.newCreateToken());
     const task = await client.waitForTask(taskUuid ?? '', { operation: 'create', pollIntervalMs: 10 });
     extId = vmExtIdOf(task) ?? '';
     expect(extId).not.toBe('');
     const vm = await current();
-    expect(vm.metadata.categories).toEqual({ Environment: 'Dev' });
-    expect(planUpdate(vm, intent, { consentToPowerCycle: false })).toEqual({ kind: 'in-sync' });
+    expect(vm.categories).toEqual({ Environment: 'Dev' });
+    expect(planUpdate(vm, wanted, { consentToPowerCycle: false })).toEqual({ kind: 'in-sync' });
   });
 
   it('makes live disk, NIC and category changes one request at a time, keeping what v4 assigned', async () => {
     const before = await current();
-    const intent = await desired({
+    const nicsBefore = await v4Nics();
+    const wanted = await desired({
       ...base,
       categories: { Environment: 'Prod' },
       disks: [{ image: { name: 'ubuntu-24.04-server-cloudimg' }, size_mib: 16384 }, { size_mib: 1024 }],
@@ -101,28 +118,29 @@ describe('planning and applying updates on Prism v4', () => {
     ];
     const start = counts();
     // Categories (a PUT of the VM), the disk grown, a disk added, the second NIC moved, a third NIC added.
-    expect(await converge(intent)).toEqual(Array.from({ length: 5 }, () => 'apply-spec:SUCCEEDED'));
+    expect(await converge(wanted)).toEqual(Array.from({ length: 5 }, () => 'apply-spec:SUCCEEDED'));
     expect(counts().map((n, i) => n - (start[i] ?? 0))).toEqual([1, 1, 1, 1, 1]);
 
     const after = await current();
     const subnets = Object.fromEntries(simulator.subnets.map((s) => [s.uuid, s.name]));
-    expect(after.metadata.categories).toEqual({ Environment: 'Prod' });
-    expect(after.spec.resources.power_state).toBe('ON');
-    expect(after.spec.resources.disk_list?.map((d) => d.disk_size_mib)).toEqual([16384, 1024]);
-    expect(after.spec.resources.disk_list?.[0]?.uuid).toBe(before.spec.resources.disk_list?.[0]?.uuid);
-    expect(after.spec.resources.nic_list?.map((n) => subnets[n.subnet_reference?.uuid ?? ''])).toEqual(['vlan10-ipam', 'vlan30-ipam', 'vlan30-ipam']);
+    const nicsAfter = await v4Nics();
+    expect(after.categories).toEqual({ Environment: 'Prod' });
+    expect(after.powerState).toBe('ON');
+    expect(after.disks.map((d) => d.sizeMib)).toEqual([16384, 1024]);
+    expect(after.disks[0]?.id).toBe(before.disks[0]?.id);
+    expect(after.nics.map((n) => subnets[n.subnetUuid ?? ''])).toEqual(['vlan10-ipam', 'vlan30-ipam', 'vlan30-ipam']);
     // The first NIC is untouched; the moved one kept its extId and got an address on its new subnet.
-    expect(after.spec.resources.nic_list?.[0]).toEqual(before.spec.resources.nic_list?.[0]);
-    expect(after.spec.resources.nic_list?.[1]?.uuid).toBe(before.spec.resources.nic_list?.[1]?.uuid);
-    expect(after.spec.resources.nic_list?.[1]?.ip_endpoint_list?.[0]?.ip).toMatch(/^10\.40\.30\./);
+    expect(nicsAfter[0]).toEqual(nicsBefore[0]);
+    expect(after.nics[1]?.id).toBe(before.nics[1]?.id);
+    expect(nicsAfter[1]?.nicNetworkInfo?.ipv4Config?.ipAddress?.value).toMatch(/^10\.40\.30\./);
   });
 
   it('removes an extra NIC, and refuses to shrink or remove a disk without sending anything', async () => {
-    const intent = await desired({ ...base, disks: [{ image: { name: 'ubuntu-24.04-server-cloudimg' }, size_mib: 16384 }, { size_mib: 1024 }], nics: [{ subnet: { name: 'vlan10-ipam' } }] });
+    const wanted = await desired({ ...base, disks: [{ image: { name: 'ubuntu-24.04-server-cloudimg' }, size_mib: 16384 }, { size_mib: 1024 }], nics: [{ subnet: { name: 'vlan10-ipam' } }] });
     const removes = requestsTo(simulator, 'DELETE', `DELETE ${VMS}/{vmExtId}/nics/{extId}` as never);
-    expect(await converge(intent)).toEqual(['apply-spec:SUCCEEDED', 'apply-spec:SUCCEEDED', 'apply-spec:SUCCEEDED']);
+    expect(await converge(wanted)).toEqual(['apply-spec:SUCCEEDED', 'apply-spec:SUCCEEDED', 'apply-spec:SUCCEEDED']);
     expect(requestsTo(simulator, 'DELETE', `DELETE ${VMS}/{vmExtId}/nics/{extId}` as never) - removes).toBe(2);
-    expect((await current()).spec.resources.nic_list).toHaveLength(1);
+    expect((await current()).nics).toHaveLength(1);
 
     const shrink = planUpdate(await current(), await desired({ ...base, disks: [{ size_mib: 10 }] }), { consentToPowerCycle: true });
     expect(shrink).toMatchObject({ kind: 'blocked', reason: 'UnsupportedChange' });

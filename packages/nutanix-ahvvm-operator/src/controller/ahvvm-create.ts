@@ -1,16 +1,16 @@
 import type { AhvVm } from '../api/ahvvm-resource.ts';
-import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
 import { withCloudInitUserData } from '../desired/desired-vm.ts';
+import { observedVmStatus } from '../desired/observed-vm-status.ts';
+import type { CreateAccepted, PrismVmApi } from '../vm/prism-vm-api.ts';
+import type { DesiredVm, ObservedVm } from '../vm/vm-model.ts';
 import { findOwnedVm, type OwnedVmLookup } from './find-owned-vm.ts';
-import { observedVmStatus } from '../desired/observed-vm.ts';
-import type { CreateAccepted, PrismVmApi } from '../vm/vm-api.ts';
 import { failed, pending, Reason, type StatusFields } from '../desired/desired-ahvvm-status.ts';
 import { cloudInitUserData } from './cloud-init-user-data.ts';
 import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
 import { isTaskFailure, submittedTask } from './task-record.ts';
 
 /** Either the VM to work on, or the reconcile is finished (a create was sent, or a problem reported). */
-export type Located = { kind: 'vm'; vm: PrismVm } | { kind: 'done'; result: Result };
+export type Located = { kind: 'vm'; vm: ObservedVm } | { kind: 'done'; result: Result };
 
 /** Observed VM fields that no longer apply once a new VM is to be created. */
 const FORGET_VM: StatusFields = {
@@ -33,7 +33,7 @@ export async function lookUpOwnedVm(api: PrismVmApi, avm: AhvVm): Promise<OwnedV
  * Finds the resource's VM: by the UUID in status, else by the ownership marker and the exact name. Creates one only
  * when neither finds it, and only after recording the UUID it will have.
  */
-export async function locateOrCreate(deps: PhaseDeps, run: PhaseRun, intent: PrismVmIntent): Promise<Located> {
+export async function locateOrCreate(deps: PhaseDeps, run: PhaseRun, desired: DesiredVm): Promise<Located> {
   const { scope, api, ctx } = run;
   const { uuid, lastTask, state, createRequestId } = scope.status;
   const createFailed = lastTask?.operation === 'create' && isTaskFailure(lastTask);
@@ -41,7 +41,7 @@ export async function locateOrCreate(deps: PhaseDeps, run: PhaseRun, intent: Pri
     const vm = await api.getVm(uuid);
     if (vm !== undefined) return { kind: 'vm', vm };
     if (createFailed) {
-      return create(deps, run, intent, { message: `the create of VM ${uuid} failed; creating the VM with a new UUID` });
+      return create(deps, run, desired, { message: `the create of VM ${uuid} failed; creating the VM with a new UUID` });
     }
     const existed = state !== undefined || (lastTask?.operation === 'create' && lastTask.status === 'SUCCEEDED');
     if (existed) {
@@ -50,19 +50,19 @@ export async function locateOrCreate(deps: PhaseDeps, run: PhaseRun, intent: Pri
       deps.report.event(scope, 'Warning', 'VmDeletedOutOfBand', 'Create', message);
       // v3 tries the same idempotence UUID first (Prism says 409 when it is spent); a v4 request id would only
       // answer the old create's task, so v4 sends a new one.
-      return create(deps, run, intent, { reason: Reason.Recreating, message, ...(api.createTokenIsVmUuid ? { reuseToken: uuid } : {}) });
+      return create(deps, run, desired, { reason: Reason.Recreating, message, ...(api.createTokenIsVmUuid ? { reuseToken: uuid } : {}) });
     }
     // Recorded but never seen: the POST may not have reached Prism (the operator stopped in between). The same
     // idempotence UUID makes sending it again safe: Prism creates the VM once.
-    return create(deps, run, intent, api.createTokenIsVmUuid ? { reuseToken: uuid } : {});
+    return create(deps, run, desired, api.createTokenIsVmUuid ? { reuseToken: uuid } : {});
   }
   const lookup = await lookUpOwnedVm(api, scope.avm);
   switch (lookup.kind) {
     case 'found': {
       const vm = lookup.vm;
       await scope.record(observedVmStatus(vm));
-      ctx.log.info({ vm: vm.metadata.uuid }, 'found the VM by its ownership marker; recorded its UUID');
-      deps.report.event(scope, 'Normal', 'Adopted', 'Find', `found VM ${vm.metadata.uuid}, which carries this resource's ownership marker`);
+      ctx.log.info({ vm: vm.uuid }, 'found the VM by its ownership marker; recorded its UUID');
+      deps.report.event(scope, 'Normal', 'Adopted', 'Find', `found VM ${vm.uuid}, which carries this resource's ownership marker`);
       return { kind: 'vm', vm };
     }
     case 'ambiguous':
@@ -72,9 +72,9 @@ export async function locateOrCreate(deps: PhaseDeps, run: PhaseRun, intent: Pri
       // v4: a create whose request id is recorded may have been sent (and may still be running, which no list
       // shows): sending it again with the same id answers its task and makes no second VM.
       if (!api.createTokenIsVmUuid && createRequestId !== undefined && !createFailed) {
-        return create(deps, run, intent, { reuseToken: createRequestId });
+        return create(deps, run, desired, { reuseToken: createRequestId });
       }
-      return create(deps, run, intent, {});
+      return create(deps, run, desired, {});
   }
 }
 
@@ -86,7 +86,7 @@ export async function locateOrCreate(deps: PhaseDeps, run: PhaseRun, intent: Pri
 async function create(
   deps: PhaseDeps,
   run: PhaseRun,
-  intent: PrismVmIntent,
+  desired: DesiredVm,
   how: { reuseToken?: string; reason?: string; message?: string },
 ): Promise<Located> {
   const { scope, api, ctx } = run;
@@ -96,14 +96,14 @@ async function create(
     await deps.report.problem(scope, failed(userData.reason, userData.message), 'Create');
     return { kind: 'done', result: deps.requeue.driftCheck() };
   }
-  let body = intent;
+  let toCreate = desired;
   if (userData.base64 !== undefined) {
-    const withUserData = withCloudInitUserData(intent, userData.base64);
+    const withUserData = withCloudInitUserData(desired, userData.base64);
     if (!withUserData.ok) {
       await deps.report.problem(scope, failed(withUserData.reason, withUserData.message), 'Create');
       return { kind: 'done', result: deps.requeue.driftCheck() };
     }
-    body = withUserData.intent;
+    toCreate = withUserData.vm;
   }
 
   let token = how.reuseToken;
@@ -116,11 +116,11 @@ async function create(
   }
   let created: CreateAccepted;
   try {
-    created = await api.createVm(body, token);
+    created = await api.createVm(toCreate, token);
   } catch (error) {
     if (how.reuseToken === undefined || !api.isSpentCreateToken(error)) throw error;
     ctx.log.info({ vm: token }, 'the recorded UUID was used by a VM that is gone; reserving a new one');
-    return create(deps, run, intent, { reason, message: how.message ?? `VM ${token} is gone; creating the VM with a new UUID` });
+    return create(deps, run, desired, { reason, message: how.message ?? `VM ${token} is gone; creating the VM with a new UUID` });
   }
   const task = created.taskUuid;
   ctx.log.info({ vm: created.uuid, requestId: api.createTokenIsVmUuid ? undefined : token, task, alreadyExisted: created.alreadyExisted, api: api.version }, 'create request accepted by Prism');

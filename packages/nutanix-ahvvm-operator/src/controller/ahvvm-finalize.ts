@@ -1,6 +1,6 @@
 import { hasFinalizer, removeFinalizer, type KubeClient, type ReconcileContext } from '@k8s-operators/controller-core';
 import { AhvVmRef } from '../api/ahvvm-ref.ts';
-import { observedVmStatus } from '../desired/observed-vm.ts';
+import { observedVmStatus } from '../desired/observed-vm-status.ts';
 import { lookUpOwnedVm } from './ahvvm-create.ts';
 import type { AhvVmScope } from './ahvvm-scope.ts';
 import { pending, Reason } from '../desired/desired-ahvvm-status.ts';
@@ -52,7 +52,7 @@ export async function finalize(deps: PhaseDeps, run: PhaseRun): Promise<Result> 
       await release(deps.kube, scope);
       return undefined;
     }
-    uuid = lookup.vm.metadata.uuid;
+    uuid = lookup.vm.uuid;
   }
   const vm = await api.getVm(uuid);
   if (vm === undefined) {
@@ -61,7 +61,7 @@ export async function finalize(deps: PhaseDeps, run: PhaseRun): Promise<Result> 
     await release(deps.kube, scope);
     return undefined;
   }
-  if (vm.status.state === 'DELETE_PENDING') {
+  if (vm.state === 'DELETE_PENDING') {
     await scope.report(pending(Reason.Deleting, `Prism Central is deleting VM ${uuid}`), observedVmStatus(vm));
     return deps.requeue.poll();
   }
@@ -86,8 +86,8 @@ async function askAfterUnansweredCreate(deps: PhaseDeps, { scope, prism, api, ct
   const { createRequestId, lastTask } = scope.status;
   if (api.createTokenIsVmUuid || createRequestId === undefined || lastTask?.operation === 'create') return false;
   const desired = await resolveDesiredVm(scope, prism, deps.names);
-  if (!desired.ok || (await api.prepare(desired.intent)) !== undefined) return false;
-  const created = await api.createVm(desired.intent, createRequestId);
+  if (!desired.ok || (await api.prepare(desired.vm)) !== undefined) return false;
+  const created = await api.createVm(desired.vm, createRequestId);
   if (created.taskUuid === undefined) return false;
   ctx.log.info({ requestId: createRequestId, task: created.taskUuid }, 'deleting: asked Prism what became of the unanswered create request');
   await scope.report(pending(Reason.Deleting, `finding the VM of create request ${createRequestId} to delete it`), { lastTask: submittedTask(created.taskUuid, 'create') });

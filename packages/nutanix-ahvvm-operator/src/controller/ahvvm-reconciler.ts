@@ -38,7 +38,7 @@ export interface AhvVmReconcilerOptions {
  * towards the spec, then requeues to see how the step went. It never waits for a Prism task while holding a worker.
  *
  *   finalizer → follow the last task → desired VM → find the VM (UUID in status, else the ownership marker and the
- *   exact name) → create it (idempotence UUID recorded first) or plan the update → one PUT → requeue
+ *   exact name) → create it (idempotence UUID recorded first) or plan the update → one request → requeue
  *
  * This class only dispatches, as CAPX splits reconcileDelete from reconcileNormal: deletion is `finalize`, a VM not
  * found is `locateOrCreate`, a VM found is `sync`.
@@ -142,14 +142,14 @@ export class AhvVmReconciler implements ObjectReconciler<AhvVm> {
       await deps.report.problem(scope, failed(desired.reason, desired.message), 'Create');
       return deps.requeue.driftCheck();
     }
-    const problem = await api.prepare(desired.intent);
+    const problem = await api.prepare(desired.vm);
     if (problem !== undefined) {
       await deps.report.problem(scope, failed(problem.reason, problem.message), 'Create');
       return deps.requeue.driftCheck();
     }
-    const located = await locateOrCreate(deps, run, desired.intent);
+    const located = await locateOrCreate(deps, run, desired.vm);
     if (located.kind === 'done') return located.result;
-    return sync(deps, run, located.vm, desired.intent);
+    return sync(deps, run, located.vm, desired.vm);
   }
 
   async #prismFailed(scope: AhvVmScope, failure: PrismFailure, error: unknown, ctx: ReconcileContext): Promise<Result> {

@@ -1,18 +1,21 @@
 import type { AhvVm } from '../api/ahvvm-resource.ts';
-import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
-import { observedVmStatus } from '../desired/observed-vm.ts';
-import { describeChanges, planUpdate, type UpdateStep } from '../desired/update-plan.ts';
-import type { VmDiff } from '../desired/vm-diff.ts';
 import { available, failed, pending, Reason, readyReasonOf } from '../desired/desired-ahvvm-status.ts';
+import { observedVmStatus } from '../desired/observed-vm-status.ts';
+import { describeChanges, planUpdate, type UpdateStep } from '../vm/update-plan.ts';
+import { NO_CHANGES, type VmDiff } from '../vm/vm-diff.ts';
+import type { DesiredVm, ObservedVm } from '../vm/vm-model.ts';
 import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
 import { eventActionOf, reasonWhileRunning, submittedTask, type TaskOperation } from './task-record.ts';
 
-/** Plans the update from the VM as Prism shows it now and takes its first step, or reports why there is none. */
-export async function sync(deps: PhaseDeps, run: PhaseRun, vm: PrismVm, intent: PrismVmIntent): Promise<Result> {
+/**
+ * Plans the update from the VM as Prism shows it now and takes its first step, or reports why there is none. The plan's
+ * diff is the reconcile's only comparison of the VM with its AhvVm: the step is sent with it.
+ */
+export async function sync(deps: PhaseDeps, run: PhaseRun, vm: ObservedVm, desired: DesiredVm): Promise<Result> {
   const { scope, ctx } = run;
   const observed = observedVmStatus(vm);
   const { uuid } = observed;
-  const plan = planUpdate(vm, intent, {
+  const plan = planUpdate(vm, desired, {
     consentToPowerCycle: scope.spec.allow_power_cycle,
     powerCycleInProgress: scope.status.powerCycleInProgress ?? false,
   });
@@ -27,13 +30,14 @@ export async function sync(deps: PhaseDeps, run: PhaseRun, vm: PrismVm, intent: 
       return deps.requeue.driftCheck();
     }
     case 'in-sync':
-      if (vm.status.state === 'ERROR') {
+      if (vm.state === 'ERROR') {
         // A failed change leaves the VM in ERROR until an update succeeds (TF #131); its own spec clears it.
-        const detail = vm.status.message_list?.map((m) => m.message ?? m.reason).join('; ') ?? 'no detail';
-        return applyStep(deps, run, vm, intent, { action: 'apply-spec' }, `Prism shows VM ${uuid} in ERROR (${detail}); sending its spec again to clear it`);
+        const detail = vm.stateMessages?.join('; ') ?? 'no detail';
+        const message = `Prism shows VM ${uuid} in ERROR (${detail}); sending its spec again to clear it`;
+        return applyStep(deps, run, { vm, desired, diff: NO_CHANGES }, { action: 'apply-spec' }, message);
       }
       await scope.report(available(`VM ${uuid} matches the spec`), { ...observed, powerCycleInProgress: undefined });
-      return deps.requeue.inSync(awaitsAddress(vm, observed.ipAddresses));
+      return deps.requeue.inSync(awaitsAddress(vm));
     case 'steps': {
       const [step] = plan.steps;
       if (step === undefined) throw new Error('planUpdate returned no steps');
@@ -44,18 +48,25 @@ export async function sync(deps: PhaseDeps, run: PhaseRun, vm: PrismVm, intent: 
       }
       // Recorded before the VM goes off, so that a reconcile after a restart still powers it on again.
       if (plan.powerCycle && scope.status.powerCycleInProgress !== true) await scope.record({ powerCycleInProgress: true });
-      return applyStep(deps, run, vm, intent, step, messageFor(step, uuid, plan.diff));
+      return applyStep(deps, run, { vm, desired, diff: plan.diff }, step, messageFor(step, uuid, plan.diff));
     }
   }
 }
 
-/** One PUT, built from the VM as just read; its task is followed by requeueing. */
-async function applyStep(deps: PhaseDeps, { scope, api, ctx }: PhaseRun, vm: PrismVm, intent: PrismVmIntent, step: UpdateStep, message: string): Promise<Result> {
-  const uuid = vm.metadata.uuid;
+/** What a step is made from: the VM as just read, what it should be, and how the two differ. */
+interface StepBasis {
+  vm: ObservedVm;
+  desired: DesiredVm;
+  diff: VmDiff;
+}
+
+/** One request, built from the VM as just read; its task is followed by requeueing. */
+async function applyStep(deps: PhaseDeps, { scope, api, ctx }: PhaseRun, { vm, desired, diff }: StepBasis, step: UpdateStep, message: string): Promise<Result> {
+  const uuid = vm.uuid;
   const operation: TaskOperation = step.action === 'apply-spec' ? 'update' : step.action;
   let task: string;
   try {
-    task = await api.applyStep(vm, step, intent);
+    task = await api.applyStep(vm, step, desired, diff);
   } catch (error) {
     if (!api.isEditConflict(error)) throw error;
     // The VM changed between our GET and PUT: read it again and plan afresh.
@@ -75,8 +86,8 @@ function isDrift(avm: AhvVm): boolean {
 }
 
 /** A running VM with NICs whose addresses DHCP has yet to hand out (IPAM subnets assign them at creation). */
-function awaitsAddress(vm: PrismVm, addresses: readonly string[]): boolean {
-  return addresses.length === 0 && (vm.status.resources?.nic_list?.length ?? 0) > 0 && vm.status.resources?.power_state === 'ON';
+function awaitsAddress(vm: ObservedVm): boolean {
+  return vm.ipAddresses.length === 0 && vm.nics.length > 0 && vm.powerState === 'ON';
 }
 
 function describeDiff(diff: VmDiff): string {

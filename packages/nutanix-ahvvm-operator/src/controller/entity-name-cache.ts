@@ -1,5 +1,5 @@
-import type { PrismEntityKind, ResolveEntityName } from '../desired/desired-vm.ts';
-import type { InventoryLookupOptions } from '../prism/prism-types.ts';
+import type { ResolveEntityName } from '../desired/desired-vm.ts';
+import type { InventoryLookupOptions, PrismEntityKind } from '../vm/prism-vm-api.ts';
 
 /** UUIDs of the Prism entities of `kind` named exactly `name` (subnets: usable on `options.clusterUuid`, if given). */
 export type EntityLookup = (kind: PrismEntityKind, name: string, options: InventoryLookupOptions) => Promise<string[]>;

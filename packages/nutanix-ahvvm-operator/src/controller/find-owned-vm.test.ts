@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { OWNER_UID, prismVm } from '../../test/prism-vm-fixture.ts';
+import { OWNER_UID, observedVm } from '../../test/prism-vm-fixture.ts';
 import { findOwnedVm } from './find-owned-vm.ts';
 import { descriptionWithOwnerMarker } from '../desired/ownership-marker.ts';
 
 const NAME = 'ahvvm-from-operator';
-const ours = (uuid: string, state = 'COMPLETE') => prismVm({ uuid, state, description: descriptionWithOwnerMarker('web', OWNER_UID) });
-const namesake = (uuid: string, description = 'made by hand') => prismVm({ uuid, description });
+const ours = (uuid: string, state = 'COMPLETE') => observedVm({ uuid, state, description: descriptionWithOwnerMarker('web', OWNER_UID) });
+const namesake = (uuid: string, description = 'made by hand') => observedVm({ uuid, description });
 
 describe('findOwnedVm', () => {
   it('finds none when Prism has no VM of that name', () => {
@@ -30,12 +30,12 @@ describe('findOwnedVm', () => {
   it('will not create a namesake of VMs it does not own (the seed\'s, hand-made, another namespace\'s)', () => {
     const otherOwner = namesake('00000000-0000-4000-8000-000000000003', descriptionWithOwnerMarker(undefined, 'another-uid'));
     const result = findOwnedVm([namesake('00000000-0000-4000-8000-000000000002', ''), otherOwner], OWNER_UID, NAME);
-    expect(result).toMatchObject({ kind: 'ambiguous', reason: 'NameInUse', uuids: ['00000000-0000-4000-8000-000000000002', otherOwner.metadata.uuid] });
+    expect(result).toMatchObject({ kind: 'ambiguous', reason: 'NameInUse', uuids: ['00000000-0000-4000-8000-000000000002', otherOwner.uuid] });
     if (result.kind === 'ambiguous') expect(result.message).toContain(`2 VMs named "${NAME}" not owned by this resource`);
   });
 
   it('checks the exact name again, whatever the list filter matched', () => {
-    const lookalike = prismVm({ name: `${NAME}-2`, description: descriptionWithOwnerMarker(undefined, OWNER_UID) });
+    const lookalike = observedVm({ name: `${NAME}-2`, description: descriptionWithOwnerMarker(undefined, OWNER_UID) });
     expect(findOwnedVm([lookalike], OWNER_UID, NAME)).toEqual({ kind: 'none' });
   });
 

@@ -1,5 +1,5 @@
-import type { PrismVm } from '../prism/prism-types.ts';
 import { ownerUidOf } from '../desired/ownership-marker.ts';
+import type { ObservedVm } from '../vm/vm-model.ts';
 
 /**
  * Which listed VM belongs to an AhvVm, when its UUID is not known (names are not unique in Prism, and
@@ -14,17 +14,17 @@ import { ownerUidOf } from '../desired/ownership-marker.ts';
  * VMs already being deleted are ignored: they are going away whoever owns them.
  */
 export type OwnedVmLookup =
-  | { kind: 'found'; vm: PrismVm }
+  | { kind: 'found'; vm: ObservedVm }
   | { kind: 'none' }
   | { kind: 'ambiguous'; reason: 'DuplicateOwnedVms' | 'NameInUse'; message: string; uuids: string[] };
 
-export function findOwnedVm(listed: readonly PrismVm[], resourceUid: string, name: string): OwnedVmLookup {
-  const namesakes = listed.filter((vm) => vm.spec.name === name && vm.status.state !== 'DELETE_PENDING');
-  const owned = namesakes.filter((vm) => ownerUidOf(vm.spec.description) === resourceUid);
+export function findOwnedVm(listed: readonly ObservedVm[], resourceUid: string, name: string): OwnedVmLookup {
+  const namesakes = listed.filter((vm) => vm.name === name && vm.state !== 'DELETE_PENDING');
+  const owned = namesakes.filter((vm) => ownerUidOf(vm.description) === resourceUid);
   const [only, ...more] = owned;
   if (only !== undefined && more.length === 0) return { kind: 'found', vm: only };
   if (owned.length > 1) {
-    const uuids = owned.map((vm) => vm.metadata.uuid);
+    const uuids = owned.map((vm) => vm.uuid);
     return {
       kind: 'ambiguous',
       reason: 'DuplicateOwnedVms',
@@ -35,7 +35,7 @@ export function findOwnedVm(listed: readonly PrismVm[], resourceUid: string, nam
     };
   }
   if (namesakes.length > 0) {
-    const uuids = namesakes.map((vm) => vm.metadata.uuid);
+    const uuids = namesakes.map((vm) => vm.uuid);
     return {
       kind: 'ambiguous',
       reason: 'NameInUse',

@@ -1,7 +1,6 @@
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
-import { isTaskFinished } from '../prism/prism-types.ts';
-import { vmUuidOfTask } from '../prism/v4-vm-translation.ts';
-import type { PrismVmApi } from '../vm/vm-api.ts';
+import type { PrismVmApi } from '../vm/prism-vm-api.ts';
+import { isTaskFinished } from '../vm/vm-task.ts';
 import type { AhvVmReporter } from './ahvvm-reporter.ts';
 import type { AhvVmScope } from './ahvvm-scope.ts';
 import { failed, Reason } from '../desired/desired-ahvvm-status.ts';
@@ -34,7 +33,7 @@ export async function followTask(
   const record = finishedTask(task, last.operation);
   if (task.status === 'SUCCEEDED' && last.operation === 'create' && scope.status.uuid === undefined) {
     // v4: the VM's extId is known from its create task only.
-    const uuid = vmUuidOfTask(task);
+    const uuid = task.vmUuid;
     await scope.record({ lastTask: record, ...(uuid === undefined ? {} : { uuid }) });
     return 'done';
   }

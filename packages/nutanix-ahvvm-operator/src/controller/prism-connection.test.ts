@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { PrismClient } from '../prism/prism-client.ts';
+import type { PrismClient } from '../prism/v3/prism-client.ts';
 import { PrismTransportError } from '../prism/prism-errors.ts';
-import type { PrismV4Client } from '../prism/prism-v4-client.ts';
+import type { PrismV4Client } from '../prism/v4/prism-v4-client.ts';
 import { connectToPrism, selectVmApi } from './prism-connection.ts';
 
 const v3Client = {} as PrismClient;

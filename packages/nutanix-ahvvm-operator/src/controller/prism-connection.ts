@@ -1,8 +1,10 @@
 import { loadPrismConfig, PrismConfigError, type PrismConfig } from '../config/prism-config.ts';
-import { PrismClient, type PrismClientOptions } from '../prism/prism-client.ts';
-import { PrismV4Client } from '../prism/prism-v4-client.ts';
-import { PrismV4VmApi } from '../vm/v4-vm-api.ts';
-import { PrismV3VmApi, type PrismApiSetting, type PrismVmApi } from '../vm/vm-api.ts';
+import type { PrismClientOptions } from '../prism/prism-client-options.ts';
+import { PrismClient } from '../prism/v3/prism-client.ts';
+import { PrismV3VmApi } from '../prism/v3/v3-vm-api.ts';
+import { PrismV4Client } from '../prism/v4/prism-v4-client.ts';
+import { PrismV4VmApi } from '../prism/v4/v4-vm-api.ts';
+import type { PrismApiSetting, PrismVmApi } from '../vm/prism-vm-api.ts';
 
 /**
  * The operator's link to Prism Central, or why there is none. A missing or incomplete `prism-central` Secret is not a

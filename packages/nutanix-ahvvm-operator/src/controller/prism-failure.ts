@@ -33,11 +33,3 @@ export function classifyPrismFailure(error: unknown): PrismFailure | undefined {
   if (error instanceof PrismError) return { kind: 'refused', reason: Reason.PrismRequestFailed, message: error.message };
   return undefined;
 }
-
-/**
- * A POST /vms with an idempotence UUID whose VM is gone (its create failed, or it was deleted): that UUID can never
- * make a VM again, and a new one must be reserved. `PrismClient.createVm` reports it as a 409 for POST /vms.
- */
-export function isSpentIdempotenceUuid(error: unknown): boolean {
-  return error instanceof PrismApiError && error.method === 'POST' && error.path === '/vms' && error.status === 409;
-}

@@ -1,6 +1,6 @@
 import type { KubeClient, ReconcileContext, ReconcileResult } from '@k8s-operators/controller-core';
 import type { AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
-import type { PrismVmApi } from '../vm/vm-api.ts';
+import type { PrismVmApi } from '../vm/prism-vm-api.ts';
 import type { AhvVmReporter } from './ahvvm-reporter.ts';
 import type { AhvVmScope } from './ahvvm-scope.ts';
 import type { EntityNameCache } from './entity-name-cache.ts';

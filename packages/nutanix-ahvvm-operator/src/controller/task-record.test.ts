@@ -9,7 +9,7 @@ test('a task is followed until Prism says it ended, or no longer knows it', () =
 });
 
 test('a finished task keeps Prism\'s error code and detail', () => {
-  expect(finishedTask({ uuid: 't', status: 'FAILED', error_code: '27', error_detail: 'NotSupported: Can\'t shrink disk' }, 'update'))
+  expect(finishedTask({ uuid: 't', status: 'FAILED', errorCode: '27', errorDetail: 'NotSupported: Can\'t shrink disk' }, 'update'))
     .toEqual({ uuid: 't', operation: 'update', status: 'FAILED', error: '27: NotSupported: Can\'t shrink disk' });
   expect(finishedTask({ uuid: 't', status: 'SUCCEEDED' }, 'create')).toEqual({ uuid: 't', operation: 'create', status: 'SUCCEEDED' });
 });

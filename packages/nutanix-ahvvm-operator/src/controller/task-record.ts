@@ -1,6 +1,6 @@
 import type { AhvVmStatus } from '../api/ahvvm-resource.ts';
-import { TERMINAL_TASK_STATUSES, type PrismTask } from '../prism/prism-types.ts';
 import { Reason } from '../desired/desired-ahvvm-status.ts';
+import { TERMINAL_TASK_STATUSES, type VmTask } from '../vm/vm-task.ts';
 
 /**
  * `status.lastTask`: the Prism task the operator started last, followed by requeueing the resource until it ends
@@ -31,8 +31,8 @@ export function isTaskFailure(task: LastTask | undefined): boolean {
   return task?.status === 'FAILED' || task?.status === 'ABORTED';
 }
 
-export function finishedTask(task: PrismTask, operation: string): LastTask {
-  const error = [task.error_code, task.error_detail].filter((part) => part !== undefined && part !== '').join(': ');
+export function finishedTask(task: VmTask, operation: string): LastTask {
+  const error = [task.errorCode, task.errorDetail].filter((part) => part !== undefined && part !== '').join(': ');
   return { uuid: task.uuid, operation, status: task.status, ...(error === '' ? {} : { error }) };
 }
 

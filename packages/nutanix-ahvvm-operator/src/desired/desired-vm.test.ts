@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_UUID, CONTEXT, IMAGE_UUID, OTHER_CLUSTER_UUID, OWNER_UID, SUBNET_UUID, avm } from '../../test/prism-vm-fixture.ts';
+import { CLUSTER_UUID, CONTEXT, EVERY_FIELD, IMAGE_UUID, OTHER_CLUSTER_UUID, OWNER_UID, SUBNET_UUID, avm } from '../../test/prism-vm-fixture.ts';
 import type { AhvVmSpec } from '../api/ahvvm-resource.ts';
 import {
   MAX_USER_DATA_BASE64_LENGTH,
@@ -14,66 +14,50 @@ describe('desiredVmSpec', () => {
     const result = desiredVmSpec(avm({ num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 }), CONTEXT);
     expect(result).toEqual({
       ok: true,
-      intent: {
-        metadata: { kind: 'vm' },
-        spec: {
-          name: 'ahvvm-from-operator',
-          description: `nutanix.com/ahvvm-owner-uid: ${OWNER_UID}`,
-          cluster_reference: { kind: 'cluster', uuid: CLUSTER_UUID },
-          resources: { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 },
-        },
+      vm: {
+        name: 'ahvvm-from-operator',
+        description: `nutanix.com/ahvvm-owner-uid: ${OWNER_UID}`,
+        clusterUuid: CLUSTER_UUID,
+        numSockets: 2,
+        numVcpusPerSocket: 1,
+        memoryMib: 2048,
       },
     });
   });
 
   it('fills in the seed operator\'s defaults for CPU and memory and manages nothing else', () => {
     const result = desiredVmSpec(avm({}), CONTEXT);
-    expect(result.ok && result.intent.spec.resources).toEqual({ num_sockets: 1, num_vcpus_per_socket: 1, memory_size_mib: 1024 });
+    expect(result.ok && result.vm).toEqual({ name: 'ahvvm-from-operator', description: `nutanix.com/ahvvm-owner-uid: ${OWNER_UID}`, clusterUuid: CLUSTER_UUID, numSockets: 1, numVcpusPerSocket: 1, memoryMib: 1024 });
   });
 
-  it('maps every optional field to its Prism form', () => {
-    const result = desiredVmSpec(
-      avm({
-        power_state: 'PoweredOn',
-        description: 'web tier',
-        categories: { Environment: 'Production' },
-        cluster: { name: 'other' },
-        disks: [{ image: { name: 'ubuntu' }, size_mib: 20480 }, { size_mib: 1024 }],
-        nics: [{ subnet: { uuid: SUBNET_UUID.toUpperCase() } }],
-        boot_type: 'UEFI',
-      }),
-      CONTEXT,
-    );
+  it('maps every optional field, names resolved to UUIDs', () => {
+    const result = desiredVmSpec(avm(EVERY_FIELD), CONTEXT);
     expect(result).toEqual({
       ok: true,
-      intent: {
-        metadata: { kind: 'vm', categories: { Environment: 'Production' } },
-        spec: {
-          name: 'ahvvm-from-operator',
-          description: `web tier\nnutanix.com/ahvvm-owner-uid: ${OWNER_UID}`,
-          cluster_reference: { kind: 'cluster', uuid: OTHER_CLUSTER_UUID },
-          resources: {
-            num_sockets: 1,
-            num_vcpus_per_socket: 1,
-            memory_size_mib: 1024,
-            power_state: 'ON',
-            boot_config: { boot_type: 'UEFI' },
-            disk_list: [{ data_source_reference: { kind: 'image', uuid: IMAGE_UUID }, disk_size_mib: 20480 }, { disk_size_mib: 1024 }],
-            nic_list: [{ subnet_reference: { kind: 'subnet', uuid: SUBNET_UUID }, is_connected: true }],
-          },
-        },
+      vm: {
+        name: 'ahvvm-from-operator',
+        description: `web tier\nnutanix.com/ahvvm-owner-uid: ${OWNER_UID}`,
+        clusterUuid: OTHER_CLUSTER_UUID,
+        numSockets: 1,
+        numVcpusPerSocket: 1,
+        memoryMib: 1024,
+        powerState: 'ON',
+        bootType: 'UEFI',
+        categories: { Environment: 'Production' },
+        disks: [{ imageUuid: IMAGE_UUID, sizeMib: 20480 }, { sizeMib: 1024 }],
+        nics: [{ subnetUuid: SUBNET_UUID }],
       },
     });
   });
 
   it('maps PoweredOff to OFF', () => {
     const result = desiredVmSpec(avm({ power_state: 'PoweredOff' }), CONTEXT);
-    expect(result.ok && result.intent.spec.resources.power_state).toBe('OFF');
+    expect(result.ok && result.vm.powerState).toBe('OFF');
   });
 
   it('resolves the default cluster by name when no UUID is configured', () => {
     const result = desiredVmSpec(avm({}), { ...CONTEXT, defaultCluster: { name: 'other' } });
-    expect(result.ok && result.intent.spec.cluster_reference).toEqual({ kind: 'cluster', uuid: OTHER_CLUSTER_UUID });
+    expect(result.ok && result.vm.clusterUuid).toBe(OTHER_CLUSTER_UUID);
   });
 
   it.each<[AhvVmSpec, DesiredVmFailureReason, string]>([
@@ -132,15 +116,15 @@ describe('withCloudInitUserData', () => {
 
   it('adds the Secret\'s base64 value as cloud-init user data', () => {
     const userData = Buffer.from('#cloud-config\nhostname: web-01\n').toString('base64');
-    const result = withCloudInitUserData(base.intent, `${userData}\n`);
-    expect(result.ok && result.intent.spec.resources.guest_customization).toEqual({ cloud_init: { user_data: userData } });
-    expect(base.intent.spec.resources.guest_customization).toBeUndefined();
+    const result = withCloudInitUserData(base.vm, `${userData}\n`);
+    expect(result.ok && result.vm.cloudInitUserData).toBe(userData);
+    expect(base.vm.cloudInitUserData).toBeUndefined();
   });
 
   it('refuses data that is not base64, and more than Prism accepts', () => {
-    expect(withCloudInitUserData(base.intent, '#cloud-config')).toMatchObject({ ok: false, reason: 'InvalidCloudInit' });
-    expect(withCloudInitUserData(base.intent, '')).toMatchObject({ ok: false, reason: 'InvalidCloudInit' });
+    expect(withCloudInitUserData(base.vm, '#cloud-config')).toMatchObject({ ok: false, reason: 'InvalidCloudInit' });
+    expect(withCloudInitUserData(base.vm, '')).toMatchObject({ ok: false, reason: 'InvalidCloudInit' });
     const tooLarge = 'A'.repeat(MAX_USER_DATA_BASE64_LENGTH + 4);
-    expect(withCloudInitUserData(base.intent, tooLarge)).toMatchObject({ ok: false, reason: 'InvalidCloudInit', message: /at most 128000/ });
+    expect(withCloudInitUserData(base.vm, tooLarge)).toMatchObject({ ok: false, reason: 'InvalidCloudInit', message: /at most 128000/ });
   });
 });

@@ -1,16 +1,15 @@
 import type { AhvVmSpec } from '../api/ahvvm-resource.ts';
 import type { ResolvedAhvVmSpec } from '../api/resolved-ahvvm-spec.ts';
-import type { PrismDisk, PrismNic, PrismReference, PrismVmIntent, PrismVmResources } from '../prism/prism-types.ts';
+import type { PrismEntityKind } from '../vm/prism-vm-api.ts';
+import type { DesiredVm } from '../vm/vm-model.ts';
 import { descriptionWithOwnerMarker } from './ownership-marker.ts';
 
 /**
- * The Prism VM an AhvVm asks for, as the body of POST /vms. The same intent is what `diffVm` compares a VM against:
- * a key it leaves out (`power_state`, `disk_list`, `nic_list`, `boot_config`, `metadata.categories`) is a field the
- * resource does not manage, so whatever the VM has there is left alone. cloud-init is not part of it: Prism applies
- * user data only at creation, so it is added for the create alone (`withCloudInitUserData`).
+ * The VM an AhvVm asks for. The same `DesiredVm` is what a create sends and what `diffVm` compares a VM against: a
+ * field it leaves out (power state, boot type, categories, disks, NICs) is one the resource does not manage, so
+ * whatever the VM has there is left alone. cloud-init is not part of it: Prism applies user data only at creation, so
+ * it is added for the create alone (`withCloudInitUserData`).
  */
-
-export type PrismEntityKind = 'cluster' | 'image' | 'subnet';
 
 /**
  * UUIDs of the Prism entities of `kind` named `name`: none when there is no such entity, several when the name is
@@ -35,7 +34,7 @@ export interface AhvVmIdentity {
 export type DesiredVmFailureReason = 'ClusterNotFound' | 'ImageNotFound' | 'SubnetNotFound' | 'AmbiguousName' | 'InvalidCloudInit';
 
 export type DesiredVmResult =
-  | { ok: true; intent: PrismVmIntent }
+  | { ok: true; vm: DesiredVm }
   | { ok: false; reason: DesiredVmFailureReason; message: string };
 
 /** Prism's limit on base64 cloud-init user data (swagger `user_data` maxLength). */
@@ -63,41 +62,27 @@ export function desiredVmSpec(avm: AhvVmIdentity, context: DesiredVmContext): De
   }
   const { spec } = avm;
   try {
-    const reference = (kind: PrismEntityKind, given: { name?: string; uuid?: string }, field: string): PrismReference =>
-      entityReference(kind, given, field, context);
-    const resources: PrismVmResources = {
-      num_sockets: spec.num_sockets,
-      num_vcpus_per_socket: spec.num_vcpus_per_socket,
-      memory_size_mib: spec.memory_size_mib,
-      ...(spec.power_state === undefined ? {} : { power_state: spec.power_state === 'PoweredOn' ? 'ON' : 'OFF' }),
-      ...(spec.boot_type === undefined ? {} : { boot_config: { boot_type: spec.boot_type } }),
-      ...(spec.disks === undefined
-        ? {}
-        : {
-            disk_list: spec.disks.map((disk, index): PrismDisk => ({
-              ...(disk.image === undefined ? {} : { data_source_reference: reference('image', disk.image, `disks[${index}].image`) }),
-              ...(disk.size_mib === undefined ? {} : { disk_size_mib: disk.size_mib }),
-            })),
-          }),
-      ...(spec.nics === undefined
-        ? {}
-        : {
-            nic_list: spec.nics.map((nic, index): PrismNic => ({
-              subnet_reference: reference('subnet', nic.subnet, `nics[${index}].subnet`),
-              is_connected: true,
-            })),
-          }),
-    };
+    const uuidOf = (kind: PrismEntityKind, given: { name?: string; uuid?: string }, field: string): string => entityUuid(kind, given, field, context);
+    // Devices first, then the cluster: the first name that does not resolve is the one reported.
+    const disks = spec.disks?.map((disk, index) => ({
+      ...(disk.image === undefined ? {} : { imageUuid: uuidOf('image', disk.image, `disks[${index}].image`) }),
+      ...(disk.size_mib === undefined ? {} : { sizeMib: disk.size_mib }),
+    }));
+    const nics = spec.nics?.map((nic, index) => ({ subnetUuid: uuidOf('subnet', nic.subnet, `nics[${index}].subnet`) }));
     return {
       ok: true,
-      intent: {
-        metadata: { kind: 'vm', ...(spec.categories === undefined ? {} : { categories: { ...spec.categories } }) },
-        spec: {
-          name,
-          description: descriptionWithOwnerMarker(spec.description, uid),
-          cluster_reference: reference('cluster', spec.cluster ?? context.defaultCluster, spec.cluster ? 'cluster' : 'PRISM_CLUSTERNAME'),
-          resources,
-        },
+      vm: {
+        name,
+        description: descriptionWithOwnerMarker(spec.description, uid),
+        clusterUuid: uuidOf('cluster', spec.cluster ?? context.defaultCluster, spec.cluster ? 'cluster' : 'PRISM_CLUSTERNAME'),
+        numSockets: spec.num_sockets,
+        numVcpusPerSocket: spec.num_vcpus_per_socket,
+        memoryMib: spec.memory_size_mib,
+        ...(spec.power_state === undefined ? {} : { powerState: spec.power_state === 'PoweredOn' ? 'ON' : 'OFF' }),
+        ...(spec.boot_type === undefined ? {} : { bootType: spec.boot_type }),
+        ...(spec.categories === undefined ? {} : { categories: { ...spec.categories } }),
+        ...(disks === undefined ? {} : { disks }),
+        ...(nics === undefined ? {} : { nics }),
       },
     };
   } catch (error) {
@@ -124,10 +109,10 @@ export function namesToResolve(
 }
 
 /**
- * The intent for POST /vms with cloud-init user data: the Secret's value as the API server returns it in `data`
+ * The desired VM with cloud-init user data, for its create: the Secret's value as the API server returns it in `data`
  * (base64), which is the encoding Prism wants as well.
  */
-export function withCloudInitUserData(intent: PrismVmIntent, userDataBase64: string): DesiredVmResult {
+export function withCloudInitUserData(desired: DesiredVm, userDataBase64: string): DesiredVmResult {
   const userData = userDataBase64.replace(/\s+/g, '');
   if (userData === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(userData) || userData.length % 4 !== 0) {
     return { ok: false, reason: 'InvalidCloudInit', message: 'the cloud-init user data is empty or not base64' };
@@ -139,26 +124,12 @@ export function withCloudInitUserData(intent: PrismVmIntent, userDataBase64: str
       message: `the cloud-init user data is ${userData.length} characters in base64; Prism accepts at most ${MAX_USER_DATA_BASE64_LENGTH}`,
     };
   }
-  return {
-    ok: true,
-    intent: {
-      metadata: intent.metadata,
-      spec: {
-        ...intent.spec,
-        resources: { ...intent.spec.resources, guest_customization: { cloud_init: { user_data: userData } } },
-      },
-    },
-  };
+  return { ok: true, vm: { ...desired, cloudInitUserData: userData } };
 }
 
-/** `{kind, uuid}`: v3 and v4 take references by UUID (extId) only, so names are resolved first. */
-function entityReference(
-  kind: PrismEntityKind,
-  given: { name?: string; uuid?: string },
-  field: string,
-  { resolveName, subnetsOnCluster }: DesiredVmContext,
-): PrismReference {
-  if (given.uuid !== undefined) return { kind, uuid: given.uuid.toLowerCase() };
+/** The entity's UUID: v3 and v4 take references by UUID (extId) only, so names are resolved first. */
+function entityUuid(kind: PrismEntityKind, given: { name?: string; uuid?: string }, field: string, { resolveName, subnetsOnCluster }: DesiredVmContext): string {
+  if (given.uuid !== undefined) return given.uuid.toLowerCase();
   if (given.name === undefined) {
     // Only the defaults can lack both: loadPrismConfig refuses a configuration without either.
     throw new UnresolvedName(NOT_FOUND_REASON[kind], `${field}: no ${kind} is named`);
@@ -175,5 +146,5 @@ function entityReference(
   if (others.length > 0) {
     throw new UnresolvedName('AmbiguousName', `${field}: ${uuids.length} ${kind}s are ${named}${where} (${uuids.join(', ')}); name it by uuid instead`);
   }
-  return { kind, uuid: uuid.toLowerCase() };
+  return uuid.toLowerCase();
 }

@@ -74,12 +74,12 @@ describe('isEditConflict', () => {
       isEditConflict({
         uuid: 't',
         status: 'FAILED',
-        error_code: 'CONCURRENT_REQUESTS_NOT_ALLOWED',
-        error_detail: 'CONCURRENT_REQUESTS_NOT_ALLOWED: Edit conflict: please retry change. Entity CAS version mismatch.',
+        errorCode: 'CONCURRENT_REQUESTS_NOT_ALLOWED',
+        errorDetail: 'CONCURRENT_REQUESTS_NOT_ALLOWED: Edit conflict: please retry change. Entity CAS version mismatch.',
       }),
     ).toBe(true);
-    expect(isEditConflict({ uuid: 't', status: 'FAILED', error_detail: 'Entity version mismatch' })).toBe(true);
-    expect(isEditConflict({ uuid: 't', status: 'FAILED', error_code: '27', error_detail: 'NotSupported: …' })).toBe(false);
+    expect(isEditConflict({ uuid: 't', status: 'FAILED', errorDetail: 'Entity version mismatch' })).toBe(true);
+    expect(isEditConflict({ uuid: 't', status: 'FAILED', errorCode: '27', errorDetail: 'NotSupported: …' })).toBe(false);
     expect(isEditConflict({ uuid: 't', status: 'SUCCEEDED' })).toBe(false);
   });
 });

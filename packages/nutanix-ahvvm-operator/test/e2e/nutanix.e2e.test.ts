@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { describeOperatorChecks, openE2eCluster, REPOSITORY_ROOT, waitFor, waitForCrdsEstablished, type E2eCluster } from '@k8s-operators/testkit';
 import type { InspectedVm } from '@k8s-operators/prism-simulator';
-import type { PrismClient } from '../../src/prism/prism-client.ts';
-import { withPowerState } from '../../src/desired/apply-desired.ts';
+import type { PrismClient } from '../../src/prism/v3/prism-client.ts';
+import { withPowerState } from '../../src/prism/v3/v3-put-body.ts';
 import { prismUnderTest, type PrismUnderTest } from './prism-under-test.ts';
 
 const NS = 'nutanix-e2e';

@@ -18,7 +18,7 @@ import {
 } from '@k8s-operators/prism-simulator';
 import { Agent, request } from 'undici';
 import { PrismCredentials } from '../../src/config/prism-credentials.ts';
-import { PrismClient } from '../../src/prism/prism-client.ts';
+import { PrismClient } from '../../src/prism/v3/prism-client.ts';
 
 export type E2ePrismApi = 'v3' | 'v4';
 

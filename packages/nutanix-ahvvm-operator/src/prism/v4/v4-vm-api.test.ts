@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_UUID, IMAGE_UUID, OTHER_SUBNET_UUID, OWNER_UID, SUBNET_UUID, desiredIntent } from '../../test/prism-vm-fixture.ts';
-import { descriptionWithOwnerMarker } from '../desired/ownership-marker.ts';
-import { PrismApiError } from '../prism/prism-errors.ts';
-import type { PrismV4Client, PrismV4DeviceWrite, PrismV4Vm } from '../prism/prism-v4-client.ts';
+import { CLUSTER_UUID, IMAGE_UUID, OTHER_SUBNET_UUID, OWNER_UID, SUBNET_UUID, desiredVm } from '../../../test/prism-vm-fixture.ts';
+import { descriptionWithOwnerMarker } from '../../desired/ownership-marker.ts';
+import { diffVm } from '../../vm/vm-diff.ts';
+import type { DesiredVm } from '../../vm/vm-model.ts';
+import { PrismApiError } from '../prism-errors.ts';
+import type { PrismV4Client, PrismV4DeviceWrite, PrismV4Vm } from './prism-v4-client.ts';
 import { ETAG_MISMATCH_GROUP, PrismV4VmApi } from './v4-vm-api.ts';
 
 const VM: PrismV4Vm = { extId: 'vm-1', name: 'web', numSockets: 1, numCoresPerSocket: 1, memorySizeBytes: 1024 ** 3, powerState: 'ON', cluster: { extId: 'c-1' } };
@@ -55,10 +57,10 @@ describe('PrismV4VmApi', () => {
     const api = new PrismV4VmApi(client);
     const vm = await api.getVm('vm-1');
     if (vm === undefined) throw new Error('unreachable');
-    const desired = desiredIntent({ num_sockets: 2 });
-    await api.applyStep(vm, { action: 'power-off' }, desired);
-    await api.applyStep(vm, { action: 'apply-spec' }, desired);
-    await api.applyStep(vm, { action: 'power-on' }, desired);
+    const desired = desiredVm({ num_sockets: 2 });
+    await api.applyStep(vm, { action: 'power-off' }, desired, diffVm(vm, desired));
+    await api.applyStep(vm, { action: 'apply-spec' }, desired, diffVm(vm, desired));
+    await api.applyStep(vm, { action: 'power-on' }, desired, diffVm(vm, desired));
     await api.deleteVm(vm);
     expect(calls).toEqual(['GET vm-1', 'power-off vm-1 e1', 'PUT vm-1 e1 sockets=2', 'power-on vm-1 e1', 'DELETE vm-1 e1']);
   });
@@ -76,7 +78,7 @@ describe('PrismV4VmApi', () => {
     const { client, calls } = fakeClient();
     const api = new PrismV4VmApi(client);
     const token = await api.newCreateToken();
-    expect(await api.createVm(desiredIntent({}), token)).toEqual({ uuid: undefined, taskUuid: 'task-create', alreadyExisted: false });
+    expect(await api.createVm(desiredVm({}), token)).toEqual({ uuid: undefined, taskUuid: 'task-create', alreadyExisted: false });
     expect(calls).toEqual([`POST ${token}`]);
     expect(api.isSpentCreateToken()).toBe(false);
   });
@@ -84,8 +86,8 @@ describe('PrismV4VmApi', () => {
   it('takes a stale ETag (412) and a task failed VM_ETAG_MISMATCH for edit conflicts, and nothing else', () => {
     const api = new PrismV4VmApi(fakeClient().client);
     expect(api.isEditConflict(new PrismApiError({ method: 'PUT', path: '/vms/x' }, 412, [{ reason: 'INVALID_ETAG_HEADER', message: 'Invalid eTag header' }]))).toBe(true);
-    expect(api.isEditConflict({ uuid: 't', status: 'FAILED', error_code: ETAG_MISMATCH_GROUP })).toBe(true);
-    expect(api.isEditConflict({ uuid: 't', status: 'FAILED', error_code: 'INTERNAL_ERROR' })).toBe(false);
+    expect(api.isEditConflict({ uuid: 't', status: 'FAILED', errorCode: ETAG_MISMATCH_GROUP })).toBe(true);
+    expect(api.isEditConflict({ uuid: 't', status: 'FAILED', errorCode: 'INTERNAL_ERROR' })).toBe(false);
     expect(api.isEditConflict(new PrismApiError({ method: 'PUT', path: '/vms/x' }, 500, []))).toBe(false);
   });
 
@@ -93,20 +95,20 @@ describe('PrismV4VmApi', () => {
     const { client, calls } = fakeClient({ 'Environment=Prod': 'cat-prod', 'Team=none': undefined });
     let now = 0;
     const api = new PrismV4VmApi(client, () => now);
-    const intent = desiredIntent({ categories: { Environment: 'Prod' } });
-    expect(await api.prepare(intent)).toBeUndefined();
-    expect(await api.prepare(intent)).toBeUndefined();
+    const desired = desiredVm({ categories: { Environment: 'Prod' } });
+    expect(await api.prepare(desired)).toBeUndefined();
+    expect(await api.prepare(desired)).toBeUndefined();
     expect(calls.filter((c) => c.startsWith('CATEGORY'))).toHaveLength(1);
     now = 5 * 60_000;
-    await api.prepare(intent);
+    await api.prepare(desired);
     expect(calls.filter((c) => c.startsWith('CATEGORY'))).toHaveLength(2);
 
     const before = VM.categories;
     VM.categories = [{ extId: 'cat-prod' }];
-    expect((await api.getVm('vm-1'))?.metadata.categories).toEqual({ Environment: 'Prod' });
+    expect((await api.getVm('vm-1'))?.categories).toEqual({ Environment: 'Prod' });
     VM.categories = before;
 
-    expect(await api.prepare(desiredIntent({ categories: { Team: 'none' } }))).toMatchObject({ reason: 'CategoryNotFound', message: 'category Team=none does not exist in Prism Central' });
+    expect(await api.prepare(desiredVm({ categories: { Team: 'none' } }))).toMatchObject({ reason: 'CategoryNotFound', message: 'category Team=none does not exist in Prism Central' });
   });
 
   it("makes disk and NIC changes through the VM's sub-resources, one per step, with the VM's ETag", async () => {
@@ -126,9 +128,10 @@ describe('PrismV4VmApi', () => {
     const seed = { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 } as const;
     const vm = await api.getVm('vm-1');
     if (vm === undefined) throw new Error('unreachable');
-    await api.applyStep(vm, { action: 'apply-spec' }, desiredIntent({ ...seed, disks: [{ image: { uuid: IMAGE_UUID }, size_mib: 16384 }] }));
-    await api.applyStep(vm, { action: 'apply-spec' }, desiredIntent({ ...seed, nics: [{ subnet: { uuid: OTHER_SUBNET_UUID } }] }));
-    await api.applyStep(vm, { action: 'apply-spec' }, desiredIntent({ ...seed, nics: [] }));
+    const applySpec = (desired: DesiredVm) => api.applyStep(vm, { action: 'apply-spec' }, desired, diffVm(vm, desired));
+    await applySpec(desiredVm({ ...seed, disks: [{ image: { uuid: IMAGE_UUID }, size_mib: 16384 }] }));
+    await applySpec(desiredVm({ ...seed, nics: [{ subnet: { uuid: OTHER_SUBNET_UUID } }] }));
+    await applySpec(desiredVm({ ...seed, nics: [] }));
     expect(calls.slice(1).map((call) => call.replace(/ \{.*/, ''))).toEqual(['disk vm-1 disk-0 e1', 'nic vm-1 nic-0 e1', 'nic vm-1 nic-0 e1 delete']);
     // The grown disk is the disk as read with the new size and no data source (an existing disk is never re-imaged).
     expect(JSON.parse(calls[1]?.slice(calls[1].indexOf('{')) ?? '')).toEqual({

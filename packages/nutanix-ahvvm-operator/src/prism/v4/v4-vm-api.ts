@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { PrismApiError } from '../prism/prism-errors.ts';
-import type { InventoryLookupOptions, PrismInventoryKind, PrismTask, PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
-import { isStaleEtag, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from '../prism/prism-v4-client.ts';
-import { prismTaskFromV4, prismVmFromV4, v4CreateBody, v4DiskBody, v4GrownDiskBody, v4NicBody, v4UpdateBody } from '../prism/v4-vm-translation.ts';
-import type { UpdateStep } from '../desired/update-plan.ts';
-import { nextV4Change, type V4Change } from '../desired/v4-next-change.ts';
-import { isTask, type CreateAccepted, type PreparationProblem, type PrismVmApi } from './vm-api.ts';
-import { isEditConflict } from '../prism/edit-conflict.ts';
+import type { CreateAccepted, InventoryLookupOptions, PreparationProblem, PrismEntityKind, PrismVmApi } from '../../vm/prism-vm-api.ts';
+import type { UpdateStep } from '../../vm/update-plan.ts';
+import type { VmDiff } from '../../vm/vm-diff.ts';
+import type { DesiredVm, ObservedVm } from '../../vm/vm-model.ts';
+import { isVmTask, type VmTask } from '../../vm/vm-task.ts';
+import { isEditConflict } from '../edit-conflict.ts';
+import { PrismApiError } from '../prism-errors.ts';
+import { isStaleEtag, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from './prism-v4-client.ts';
+import { nextV4Change, type V4Change } from './v4-next-change.ts';
+import { observedVmFromV4, v4CreateBody, v4DiskBody, v4GrownDiskBody, v4NicBody, v4UpdateBody, vmTaskFromV4 } from './v4-translation.ts';
 
 /** The task error group of a v4 change that was queued behind another and found the ETag moved (TF PR #1047). */
 export const ETAG_MISMATCH_GROUP = 'VM_ETAG_MISMATCH';
@@ -21,14 +23,14 @@ const CATEGORY_TTL_MS = 5 * 60_000;
  * extId (looked up through the v4 categories API and kept for five minutes), and clusters, subnets and images named in
  * a spec looked up through their own v4 namespaces (clustermgmt, networking, vmm content): nothing goes to v3.
  *
- * The ETag of each VM read travels with the `PrismVm` it was translated into (a WeakMap), so a PUT, action or DELETE
+ * The ETag of each VM read travels with the `ObservedVm` it was translated into (a WeakMap), so a PUT, action or DELETE
  * always carries the ETag of the read its plan was made from: a VM changed in between is a 412, an edit conflict.
  */
 export class PrismV4VmApi implements PrismVmApi {
   readonly version = 'v4';
   readonly createTokenIsVmUuid = false;
   readonly #client: PrismV4Client;
-  readonly #read = new WeakMap<PrismVm, { vm: PrismV4Vm; etag?: string }>();
+  readonly #read = new WeakMap<ObservedVm, { vm: PrismV4Vm; etag?: string }>();
   /** `key=value` → extId, and back. */
   readonly #categoryExtIds = new Map<string, { extId: string; at: number }>();
   readonly #categoryNames = new Map<string, readonly [string, string]>();
@@ -39,8 +41,8 @@ export class PrismV4VmApi implements PrismVmApi {
     this.#now = now;
   }
 
-  async prepare(intent: PrismVmIntent): Promise<PreparationProblem | undefined> {
-    for (const [key, value] of Object.entries(intent.metadata.categories ?? {})) {
+  async prepare(desired: DesiredVm): Promise<PreparationProblem | undefined> {
+    for (const [key, value] of Object.entries(desired.categories ?? {})) {
       const cached = this.#categoryExtIds.get(`${key}=${value}`);
       if (cached !== undefined && this.#now() - cached.at < CATEGORY_TTL_MS) continue;
       const extId = await this.#client.findCategoryExtId(key, value);
@@ -51,16 +53,16 @@ export class PrismV4VmApi implements PrismVmApi {
     return undefined;
   }
 
-  listEntityUuidsByName(kind: PrismInventoryKind, name: string, options?: InventoryLookupOptions): Promise<string[]> {
+  listEntityUuidsByName(kind: PrismEntityKind, name: string, options?: InventoryLookupOptions): Promise<string[]> {
     return this.#client.listEntityExtIdsByName(kind, name, options);
   }
 
-  async getVm(uuid: string): Promise<PrismVm | undefined> {
+  async getVm(uuid: string): Promise<ObservedVm | undefined> {
     const read = await this.#client.getVm(uuid);
     return read === undefined ? undefined : this.#translate(read.vm, read.etag);
   }
 
-  async listVmsByName(name: string): Promise<PrismVm[]> {
+  async listVmsByName(name: string): Promise<ObservedVm[]> {
     return (await this.#client.listVmsByName(name)).map((vm) => this.#translate(vm, undefined));
   }
 
@@ -69,12 +71,12 @@ export class PrismV4VmApi implements PrismVmApi {
     return Promise.resolve(randomUUID());
   }
 
-  async createVm(intent: PrismVmIntent, token: string): Promise<CreateAccepted> {
-    const taskUuid = await this.#client.createVm(v4CreateBody(intent, this.#extIdOf), { requestId: token });
+  async createVm(desired: DesiredVm, token: string): Promise<CreateAccepted> {
+    const taskUuid = await this.#client.createVm(v4CreateBody(desired, this.#extIdOf), { requestId: token });
     return { uuid: undefined, taskUuid, alreadyExisted: false };
   }
 
-  async applyStep(current: PrismVm, step: UpdateStep, desired: PrismVmIntent): Promise<string> {
+  async applyStep(current: ObservedVm, step: UpdateStep, desired: DesiredVm, diff: VmDiff): Promise<string> {
     const { vm, etag } = await this.#withEtag(current);
     switch (step.action) {
       case 'power-off':
@@ -82,27 +84,27 @@ export class PrismV4VmApi implements PrismVmApi {
       case 'power-on':
         return this.#client.powerAction(vm.extId, 'power-on', etag);
       case 'apply-spec': {
-        const change = nextV4Change(current, desired);
+        const change = nextV4Change(diff);
         if (change.kind === 'vm') return this.#client.updateVm(vm.extId, v4UpdateBody(vm, desired, this.#extIdOf), etag);
         return this.#client.changeDevice(vm.extId, deviceWrite(vm, change), etag);
       }
     }
   }
 
-  async deleteVm(current: PrismVm): Promise<string | undefined> {
+  async deleteVm(current: ObservedVm): Promise<string | undefined> {
     const { vm, etag } = await this.#withEtag(current);
     return this.#client.deleteVm(vm.extId, etag);
   }
 
-  async getTask(uuid: string): Promise<PrismTask | undefined> {
+  async getTask(uuid: string): Promise<VmTask | undefined> {
     const task = await this.#client.getTask(uuid);
-    return task === undefined ? undefined : prismTaskFromV4(task);
+    return task === undefined ? undefined : vmTaskFromV4(task);
   }
 
   isEditConflict(failure: unknown): boolean {
     if (isStaleEtag(failure)) return true;
-    if (!isTask(failure) || failure.status !== 'FAILED') return false;
-    return failure.error_code === ETAG_MISMATCH_GROUP || isEditConflict(failure);
+    if (!isVmTask(failure) || failure.status !== 'FAILED') return false;
+    return failure.errorCode === ETAG_MISMATCH_GROUP || isEditConflict(failure);
   }
 
   /** v4 answers a repeated id with the first task, whatever became of it: no id is ever spent. */
@@ -116,19 +118,19 @@ export class PrismV4VmApi implements PrismVmApi {
     return found.extId;
   };
 
-  #translate(vm: PrismV4Vm, etag: string | undefined): PrismVm {
-    const translated = prismVmFromV4(vm, this.#categoryNames);
+  #translate(vm: PrismV4Vm, etag: string | undefined): ObservedVm {
+    const translated = observedVmFromV4(vm, this.#categoryNames);
     this.#read.set(translated, { vm, ...(etag === undefined ? {} : { etag }) });
     return translated;
   }
 
   /** The v4 VM behind `current` and its ETag (a listed VM has none: it is read once more). */
-  async #withEtag(current: PrismVm): Promise<{ vm: PrismV4Vm; etag: string }> {
+  async #withEtag(current: ObservedVm): Promise<{ vm: PrismV4Vm; etag: string }> {
     const read = this.#read.get(current);
     if (read?.etag !== undefined) return { vm: read.vm, etag: read.etag };
-    const fresh = await this.#client.getVm(current.metadata.uuid);
+    const fresh = await this.#client.getVm(current.uuid);
     if (fresh === undefined) {
-      throw new PrismApiError({ method: 'GET', path: `/vms/${current.metadata.uuid}` }, 404, [{ reason: 'VM_NOT_FOUND', message: `VM ${current.metadata.uuid} is gone` }]);
+      throw new PrismApiError({ method: 'GET', path: `/vms/${current.uuid}` }, 404, [{ reason: 'VM_NOT_FOUND', message: `VM ${current.uuid} is gone` }]);
     }
     return fresh;
   }

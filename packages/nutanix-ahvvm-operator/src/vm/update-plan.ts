@@ -1,26 +1,24 @@
-import type { PrismVm, PrismVmIntent } from '../prism/prism-types.ts';
-import { BUSY_VM_STATES, actualPowerState } from './observed-vm.ts';
 import { diffVm, type FieldChange, type VmDiff } from './vm-diff.ts';
+import { BUSY_VM_STATES, actualPowerState, type DesiredVm, type ObservedVm } from './vm-model.ts';
 
 /**
- * What to do about a VM that differs from its AhvVm: the exact sequence of PUTs, or why nothing may be done now.
+ * What to do about a VM that differs from its AhvVm: the exact sequence of steps, or why nothing may be done now.
  *
- * Each step is one GET → modify → PUT → wait-for-task (`putBodyFor` builds the body from the fresh GET). Power goes
- * off first and comes back on last, so every spec change is made in one PUT, on a VM that is either running (live
- * changes only) or stopped (anything). A running VM is powered off only when the resource asks for OFF or consents to
- * a power cycle (`allow_power_cycle`); otherwise changes that need it wait, blocked with `PowerCycleRequired`.
+ * The plan is made from one diff, the reconcile's only one; the reconciler sends the first step, with that diff,
+ * through `PrismVmApi.applyStep` and looks again once its task ended. Power goes off first and comes back on last, so
+ * every spec change is made by `apply-spec` on a VM that is either running (live changes only) or stopped (anything).
+ * A running VM is powered off only when the resource asks for OFF or consents to a power cycle (`allow_power_cycle`);
+ * otherwise changes that need it wait, blocked with `PowerCycleRequired`.
  *
- * A power cycle spans several PUTs. If the operator stops half-way, the VM is left OFF and a fresh plan cannot tell
+ * A power cycle spans several steps. If the operator stops half-way, the VM is left OFF and a fresh plan cannot tell
  * "powered off for an update" from "powered off by someone", so the reconciler records `status.powerCycleInProgress`
  * while `powerCycle` plans run and passes it back here; the plan then ends with power-on even if nothing else is left.
  */
 
 export type UpdateStep =
-  /** PUT the current spec with power_state OFF. */
   | { action: 'power-off' }
-  /** PUT the desired spec, keeping the power state the VM has at that point. */
+  /** Apply the desired VM, keeping the power state the VM has at that point. */
   | { action: 'apply-spec' }
-  /** PUT the current spec with power_state ON. */
   | { action: 'power-on' };
 
 export type UpdatePlan =
@@ -43,12 +41,12 @@ export interface PlanUpdateOptions {
   powerCycleInProgress?: boolean;
 }
 
-export function planUpdate(current: PrismVm, desired: PrismVmIntent, options: PlanUpdateOptions): UpdatePlan {
-  if (BUSY_VM_STATES.includes(current.status.state)) {
+export function planUpdate(current: ObservedVm, desired: DesiredVm, options: PlanUpdateOptions): UpdatePlan {
+  if (BUSY_VM_STATES.includes(current.state)) {
     return {
       kind: 'wait',
       reason: 'TaskInProgress',
-      message: `the VM is ${current.status.state} in Prism; changes wait until its task ends`,
+      message: `the VM is ${current.state} in Prism; changes wait until its task ends`,
     };
   }
   const diff = diffVm(current, desired);
@@ -61,8 +59,7 @@ export function planUpdate(current: PrismVm, desired: PrismVmIntent, options: Pl
     };
   }
   const isOn = actualPowerState(current) === 'ON';
-  const wanted = desired.spec.resources.power_state;
-  const desiredPower = wanted === 'ON' || wanted === 'OFF' ? wanted : undefined;
+  const desiredPower = desired.powerState;
   const needsCycle = isOn && diff.powerCycle.length > 0 && desiredPower !== 'OFF';
   if (needsCycle && !options.consentToPowerCycle) {
     return {

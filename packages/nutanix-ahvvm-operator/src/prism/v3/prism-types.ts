@@ -10,16 +10,6 @@ export interface PrismReference {
   name?: string;
 }
 
-export type PrismPowerState = 'ON' | 'OFF';
-
-/** Kinds of Prism entities a VM refers to, which the operator looks up by name. */
-export type PrismInventoryKind = 'cluster' | 'image' | 'subnet';
-
-export interface InventoryLookupOptions {
-  /** Subnets only: keep those a VM on this cluster can use (an overlay subnet, or a VLAN subnet on the cluster), as CAPX does. */
-  clusterUuid?: string;
-}
-
 /** A cluster, image or subnet as the v3 list calls show it; only what the name lookup reads. */
 export interface PrismInventoryEntity {
   metadata: { uuid: string; kind?: string; [key: string]: unknown };
@@ -100,7 +90,6 @@ export interface PrismStatusMessage {
 
 /** A VM as GET /vms/{uuid} and POST /vms/list show it. */
 export interface PrismVm {
-  /** `spec_version` is absent on a VM read through v4, which versions VMs by ETag. */
   metadata: PrismVmMetadata & { uuid: string };
   spec: PrismVmSpec;
   status: {
@@ -127,11 +116,4 @@ export interface PrismTask {
   error_detail?: string;
   entity_reference_list?: PrismReference[];
   [key: string]: unknown;
-}
-
-/** Task states after which nothing more happens. */
-export const TERMINAL_TASK_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED', 'ABORTED'];
-
-export function isTaskFinished(task: PrismTask): boolean {
-  return TERMINAL_TASK_STATUSES.includes(task.status);
 }

@@ -1,24 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PrismConfig } from '../config/prism-config.ts';
-import { PrismApiError, PrismTaskTimeoutError } from './prism-errors.ts';
-import { PrismHttp, type PrismHttpOptions } from './prism-http.ts';
-import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
-import {
-  isTaskFinished,
-  type InventoryLookupOptions,
-  type PrismInventoryEntity,
-  type PrismInventoryKind,
-  type PrismTask,
-  type PrismVm,
-  type PrismVmIntent,
-} from './prism-types.ts';
+import type { PrismConfig } from '../../config/prism-config.ts';
+import type { InventoryLookupOptions, PrismEntityKind } from '../../vm/prism-vm-api.ts';
+import { isTaskFinished } from '../../vm/vm-task.ts';
+import { PrismApiError, PrismTaskTimeoutError } from '../prism-errors.ts';
+import type { PrismClientOptions, WaitForTaskOptions } from '../prism-client-options.ts';
+import { PrismHttp } from '../prism-http.ts';
+import { NO_PRISM_METRICS, type PrismMetricsSink } from '../prism-metrics-sink.ts';
+import type { PrismInventoryEntity, PrismTask, PrismVm, PrismVmIntent } from './prism-types.ts';
 
 /**
  * The Prism Central v3 operations the operator needs, on top of `PrismHttp` (sessions, TLS, retries, concurrency).
  * Every method either returns what Prism answered or throws one of the typed errors of `prism-errors.ts`.
  */
-
-export type PrismClientOptions = PrismHttpOptions;
 
 export interface CreatedVm {
   uuid: string;
@@ -26,15 +19,6 @@ export interface CreatedVm {
   taskUuid: string | undefined;
   /** True when an earlier POST with the same idempotence UUID had already created the VM. */
   alreadyExisted: boolean;
-}
-
-export interface WaitForTaskOptions {
-  /** Label for `prism_tasks_total{operation}`: create, update, power-off, power-on, delete … */
-  operation: string;
-  /** Give up after this long. Default 10 minutes. */
-  timeoutMs?: number;
-  /** First wait between polls; it grows by half each time up to 5 s. Default 500 ms. */
-  pollIntervalMs?: number;
 }
 
 /** The page size used to list; prism-go-client uses the same (v3's default page of 20 would need five times the calls). */
@@ -97,7 +81,7 @@ export class PrismClient {
    * never a match (as CAPX keeps only clusters that run AOS), so a Prism Element sharing its name is not ambiguous. A
    * subnet is one a VM on `clusterUuid` can use, when that is given: an overlay subnet, or a VLAN subnet on that cluster.
    */
-  async listEntityUuidsByName(kind: PrismInventoryKind, name: string, options: InventoryLookupOptions = {}): Promise<string[]> {
+  async listEntityUuidsByName(kind: PrismEntityKind, name: string, options: InventoryLookupOptions = {}): Promise<string[]> {
     const found = new Set<string>();
     for (let offset = 0; ; ) {
       const answer = await this.#http.send({
@@ -151,7 +135,7 @@ export class PrismClient {
 
   /**
    * PUT /vms/{uuid}: replaces the VM's spec with `intent`, which must carry the `metadata.spec_version` it was read with
-   * (see `applyDesiredToCurrentSpec`). Returns the task. A stale version fails with a 409 `PrismApiError`, or — on
+   * (see `v3-put-body.ts`). Returns the task. A stale version fails with a 409 `PrismApiError`, or — on
    * newer Prism Central versions — with a FAILED task; `isEditConflict` recognises both.
    */
   async updateVm(uuid: string, intent: PrismVmIntent): Promise<string> {

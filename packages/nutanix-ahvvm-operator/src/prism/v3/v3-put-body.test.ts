@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CDROM, IMAGE_UUID, OTHER_SUBNET_UUID, SUBNET_UUID, desiredIntent, disk, nic, prismVm } from '../../test/prism-vm-fixture.ts';
-import { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './apply-desired.ts';
+import { CDROM, IMAGE_UUID, OTHER_SUBNET_UUID, SUBNET_UUID, desiredVm, disk, nic, prismVm } from '../../../test/prism-vm-fixture.ts';
+import { applyDesiredToCurrentSpec, putBodyFor, withPowerState } from './v3-put-body.ts';
 
 const SEED = { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 } as const;
 
@@ -14,7 +14,7 @@ describe('applyDesiredToCurrentSpec', () => {
   });
 
   it('sends spec and metadata with the spec_version read, never status or read-only metadata', () => {
-    const body = applyDesiredToCurrentSpec(current, desiredIntent(SEED));
+    const body = applyDesiredToCurrentSpec(current, desiredVm(SEED));
     expect(Object.keys(body).sort()).toEqual(['metadata', 'spec']);
     expect(body.metadata).toEqual({
       kind: 'vm',
@@ -28,7 +28,7 @@ describe('applyDesiredToCurrentSpec', () => {
   });
 
   it('changes only managed fields and keeps what Prism filled in', () => {
-    const body = applyDesiredToCurrentSpec(current, desiredIntent({ ...SEED, num_sockets: 4, memory_size_mib: 4096 }));
+    const body = applyDesiredToCurrentSpec(current, desiredVm({ ...SEED, num_sockets: 4, memory_size_mib: 4096 }));
     expect(body.spec).toEqual({
       ...current.spec,
       resources: { ...current.spec.resources, num_sockets: 4, memory_size_mib: 4096 },
@@ -36,13 +36,13 @@ describe('applyDesiredToCurrentSpec', () => {
   });
 
   it('keeps the power state the VM has, whatever the resource asks (power changes are steps of their own)', () => {
-    expect(applyDesiredToCurrentSpec(current, desiredIntent({ ...SEED, power_state: 'PoweredOff' })).spec.resources.power_state).toBe('ON');
+    expect(applyDesiredToCurrentSpec(current, desiredVm({ ...SEED, power_state: 'PoweredOff' })).spec.resources.power_state).toBe('ON');
   });
 
   it('grows matched disks, adds new ones and keeps CD-ROMs, uuids and storage config', () => {
     const body = applyDesiredToCurrentSpec(
       current,
-      desiredIntent({ ...SEED, disks: [{ image: { uuid: IMAGE_UUID }, size_mib: 16384 }, { size_mib: 1024 }] }),
+      desiredVm({ ...SEED, disks: [{ image: { uuid: IMAGE_UUID }, size_mib: 16384 }, { size_mib: 1024 }] }),
     );
     expect(body.spec.resources.disk_list).toEqual([
       CDROM,
@@ -52,31 +52,31 @@ describe('applyDesiredToCurrentSpec', () => {
   });
 
   it('never shrinks or removes a disk, even when asked', () => {
-    const body = applyDesiredToCurrentSpec(current, desiredIntent({ ...SEED, disks: [] }));
+    const body = applyDesiredToCurrentSpec(current, desiredVm({ ...SEED, disks: [] }));
     expect(body.spec.resources.disk_list).toEqual(current.spec.resources.disk_list);
-    const shrink = applyDesiredToCurrentSpec(current, desiredIntent({ ...SEED, disks: [{ size_mib: 10 }] }));
+    const shrink = applyDesiredToCurrentSpec(current, desiredVm({ ...SEED, disks: [{ size_mib: 10 }] }));
     expect(shrink.spec.resources.disk_list).toEqual(current.spec.resources.disk_list);
   });
 
   it('keeps a NIC on the same subnet as it is, replaces one on another subnet and drops extra ones', () => {
     const twoNics = prismVm({ nics: [nic(SUBNET_UUID, '10.0.0.5', 0), nic(SUBNET_UUID, '10.0.0.6', 1)] });
-    const body = applyDesiredToCurrentSpec(twoNics, desiredIntent({ ...SEED, nics: [{ subnet: { uuid: SUBNET_UUID } }] }));
+    const body = applyDesiredToCurrentSpec(twoNics, desiredVm({ ...SEED, nics: [{ subnet: { uuid: SUBNET_UUID } }] }));
     expect(body.spec.resources.nic_list).toEqual([nic(SUBNET_UUID, '10.0.0.5', 0)]);
-    const moved = applyDesiredToCurrentSpec(twoNics, desiredIntent({ ...SEED, nics: [{ subnet: { uuid: OTHER_SUBNET_UUID } }] }));
+    const moved = applyDesiredToCurrentSpec(twoNics, desiredVm({ ...SEED, nics: [{ subnet: { uuid: OTHER_SUBNET_UUID } }] }));
     expect(moved.spec.resources.nic_list).toEqual([{ subnet_reference: { kind: 'subnet', uuid: OTHER_SUBNET_UUID }, is_connected: true }]);
   });
 
   it('sends is_connected for every NIC, as a PUT requires', () => {
     const withoutFlag = nic(SUBNET_UUID, '10.0.0.5');
     delete withoutFlag.is_connected;
-    const body = applyDesiredToCurrentSpec(prismVm({ nics: [withoutFlag] }), desiredIntent(SEED));
+    const body = applyDesiredToCurrentSpec(prismVm({ nics: [withoutFlag] }), desiredVm(SEED));
     expect(body.spec.resources.nic_list?.[0]?.is_connected).toBe(true);
   });
 
   it('applies boot type, categories, name and description', () => {
     const body = applyDesiredToCurrentSpec(
       prismVm({ name: 'renamed', description: 'by hand' }),
-      desiredIntent({ ...SEED, boot_type: 'UEFI', categories: { Team: 'b' }, description: 'web' }),
+      desiredVm({ ...SEED, boot_type: 'UEFI', categories: { Team: 'b' }, description: 'web' }),
     );
     expect(body.spec.name).toBe('ahvvm-from-operator');
     expect(body.spec.description).toMatch(/^web\nnutanix\.com\/ahvvm-owner-uid: /);
@@ -86,14 +86,14 @@ describe('applyDesiredToCurrentSpec', () => {
 
   it('does not modify the VM it was given', () => {
     const before = structuredClone(current);
-    applyDesiredToCurrentSpec(current, desiredIntent({ ...SEED, num_sockets: 4, disks: [{ size_mib: 99999 }] }));
+    applyDesiredToCurrentSpec(current, desiredVm({ ...SEED, num_sockets: 4, disks: [{ size_mib: 99999 }] }));
     expect(current).toEqual(before);
   });
 });
 
 describe('putBodyFor', () => {
   const vm = prismVm({ power: 'ON', sockets: 2 });
-  const desired = desiredIntent({ ...SEED, num_sockets: 1 });
+  const desired = desiredVm({ ...SEED, num_sockets: 1 });
 
   it('changes only the power state for power steps', () => {
     expect(putBodyFor({ action: 'power-off' }, vm, desired)).toEqual(withPowerState(vm, 'OFF'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { desiredIntent, disk, prismVm } from '../../test/prism-vm-fixture.ts';
+import { desiredVm, disk, observedVm } from '../../test/prism-vm-fixture.ts';
 import { planUpdate, type UpdatePlan } from './update-plan.ts';
 
 const SEED = { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 } as const;
@@ -12,25 +12,25 @@ function steps(plan: UpdatePlan): string[] | string {
 
 describe('planUpdate', () => {
   it('does nothing for a VM that is as asked', () => {
-    expect(planUpdate(prismVm({ power: 'ON' }), desiredIntent(SEED), NO_CONSENT)).toEqual({ kind: 'in-sync' });
+    expect(planUpdate(observedVm({ power: 'ON' }), desiredVm(SEED), NO_CONSENT)).toEqual({ kind: 'in-sync' });
   });
 
   it.each(['PENDING', 'RUNNING', 'DELETE_PENDING'])('waits while the VM is %s', (state) => {
-    expect(planUpdate(prismVm({ state }), desiredIntent({ ...SEED, num_sockets: 4 }), NO_CONSENT)).toMatchObject({
+    expect(planUpdate(observedVm({ state }), desiredVm({ ...SEED, num_sockets: 4 }), NO_CONSENT)).toMatchObject({
       kind: 'wait',
       reason: 'TaskInProgress',
     });
   });
 
   it('plans an update of a VM left in ERROR by a failed task, since a successful update clears it', () => {
-    expect(steps(planUpdate(prismVm({ state: 'ERROR' }), desiredIntent({ ...SEED, num_sockets: 4 }), NO_CONSENT))).toEqual(['apply-spec']);
+    expect(steps(planUpdate(observedVm({ state: 'ERROR' }), desiredVm({ ...SEED, num_sockets: 4 }), NO_CONSENT))).toEqual(['apply-spec']);
   });
 
   describe('a running VM', () => {
-    const on = prismVm({ power: 'ON' });
+    const on = observedVm({ power: 'ON' });
 
     it('applies live changes in one PUT without powering off', () => {
-      const plan = planUpdate(on, desiredIntent({ ...SEED, num_sockets: 4, memory_size_mib: 8192 }), NO_CONSENT);
+      const plan = planUpdate(on, desiredVm({ ...SEED, num_sockets: 4, memory_size_mib: 8192 }), NO_CONSENT);
       expect(plan).toMatchObject({ kind: 'steps', steps: [{ action: 'apply-spec' }], powerCycle: false });
     });
 
@@ -40,7 +40,7 @@ describe('planUpdate', () => {
       ['vCPUs per socket', { num_vcpus_per_socket: 2 }, 'num_vcpus_per_socket 1 → 2'],
       ['boot type', { boot_type: 'UEFI' }, 'boot_type LEGACY → UEFI'],
     ] as const)('blocks %s without consent, saying what and how to allow it', (_what, change, described) => {
-      const plan = planUpdate(on, desiredIntent({ ...SEED, ...change }), NO_CONSENT);
+      const plan = planUpdate(on, desiredVm({ ...SEED, ...change }), NO_CONSENT);
       expect(plan.kind).toBe('blocked');
       if (plan.kind !== 'blocked') return;
       expect(plan.reason).toBe('PowerCycleRequired');
@@ -49,63 +49,63 @@ describe('planUpdate', () => {
     });
 
     it('also holds back live changes that come with one needing a power cycle, and says so', () => {
-      const plan = planUpdate(on, desiredIntent({ ...SEED, num_sockets: 4, num_vcpus_per_socket: 2 }), NO_CONSENT);
+      const plan = planUpdate(on, desiredVm({ ...SEED, num_sockets: 4, num_vcpus_per_socket: 2 }), NO_CONSENT);
       expect(plan).toMatchObject({ kind: 'blocked', reason: 'PowerCycleRequired' });
       if (plan.kind === 'blocked') expect(plan.message).toContain('(with num_sockets 2 → 4, which could be applied live)');
     });
 
     it('power-cycles with consent: off, one PUT, on', () => {
-      const plan = planUpdate(on, desiredIntent({ ...SEED, num_vcpus_per_socket: 2, num_sockets: 4 }), CONSENT);
+      const plan = planUpdate(on, desiredVm({ ...SEED, num_vcpus_per_socket: 2, num_sockets: 4 }), CONSENT);
       expect(plan).toMatchObject({ kind: 'steps', powerCycle: true });
       expect(steps(plan)).toEqual(['power-off', 'apply-spec', 'power-on']);
     });
 
     it('powers off without consent when the resource asks for OFF, and applies everything then', () => {
-      const plan = planUpdate(on, desiredIntent({ ...SEED, power_state: 'PoweredOff', num_vcpus_per_socket: 2 }), NO_CONSENT);
+      const plan = planUpdate(on, desiredVm({ ...SEED, power_state: 'PoweredOff', num_vcpus_per_socket: 2 }), NO_CONSENT);
       expect(plan).toMatchObject({ kind: 'steps', powerCycle: false });
       expect(steps(plan)).toEqual(['power-off', 'apply-spec']);
     });
 
     it('just powers off when nothing else changed', () => {
-      expect(steps(planUpdate(on, desiredIntent({ ...SEED, power_state: 'PoweredOff' }), NO_CONSENT))).toEqual(['power-off']);
+      expect(steps(planUpdate(on, desiredVm({ ...SEED, power_state: 'PoweredOff' }), NO_CONSENT))).toEqual(['power-off']);
     });
   });
 
   describe('a stopped VM', () => {
-    const off = prismVm({ power: 'OFF' });
+    const off = observedVm({ power: 'OFF' });
 
     it('applies any change, leaving power alone when it is not managed', () => {
-      const plan = planUpdate(off, desiredIntent({ num_sockets: 1, num_vcpus_per_socket: 2, memory_size_mib: 1024 }), NO_CONSENT);
+      const plan = planUpdate(off, desiredVm({ num_sockets: 1, num_vcpus_per_socket: 2, memory_size_mib: 1024 }), NO_CONSENT);
       expect(plan).toMatchObject({ kind: 'steps', powerCycle: false });
       expect(steps(plan)).toEqual(['apply-spec']);
     });
 
     it('applies changes before powering on', () => {
-      expect(steps(planUpdate(off, desiredIntent({ ...SEED, power_state: 'PoweredOn', num_vcpus_per_socket: 2 }), NO_CONSENT))).toEqual([
+      expect(steps(planUpdate(off, desiredVm({ ...SEED, power_state: 'PoweredOn', num_vcpus_per_socket: 2 }), NO_CONSENT))).toEqual([
         'apply-spec',
         'power-on',
       ]);
-      expect(steps(planUpdate(off, desiredIntent({ ...SEED, power_state: 'PoweredOn' }), NO_CONSENT))).toEqual(['power-on']);
+      expect(steps(planUpdate(off, desiredVm({ ...SEED, power_state: 'PoweredOn' }), NO_CONSENT))).toEqual(['power-on']);
     });
 
     it('finishes a power cycle the operator began, even with nothing else left to change', () => {
-      expect(steps(planUpdate(off, desiredIntent(SEED), { ...NO_CONSENT, powerCycleInProgress: true }))).toEqual(['power-on']);
-      expect(steps(planUpdate(off, desiredIntent({ ...SEED, num_vcpus_per_socket: 2 }), { ...NO_CONSENT, powerCycleInProgress: true }))).toEqual([
+      expect(steps(planUpdate(off, desiredVm(SEED), { ...NO_CONSENT, powerCycleInProgress: true }))).toEqual(['power-on']);
+      expect(steps(planUpdate(off, desiredVm({ ...SEED, num_vcpus_per_socket: 2 }), { ...NO_CONSENT, powerCycleInProgress: true }))).toEqual([
         'apply-spec',
         'power-on',
       ]);
     });
 
     it('does not power on after an interrupted power cycle when the resource now asks for OFF', () => {
-      expect(planUpdate(off, desiredIntent({ ...SEED, power_state: 'PoweredOff' }), { ...NO_CONSENT, powerCycleInProgress: true })).toEqual({
+      expect(planUpdate(off, desiredVm({ ...SEED, power_state: 'PoweredOff' }), { ...NO_CONSENT, powerCycleInProgress: true })).toEqual({
         kind: 'in-sync',
       });
     });
   });
 
   it('blocks changes no update can make, consent or not, and lists why', () => {
-    const vm = prismVm({ power: 'OFF', disks: [disk(0, 8192)] });
-    const plan = planUpdate(vm, desiredIntent({ ...SEED, num_sockets: 4, disks: [{ size_mib: 4096 }] }), CONSENT);
+    const vm = observedVm({ power: 'OFF', disks: [disk(0, 8192)] });
+    const plan = planUpdate(vm, desiredVm({ ...SEED, num_sockets: 4, disks: [{ size_mib: 4096 }] }), CONSENT);
     expect(plan.kind).toBe('blocked');
     if (plan.kind !== 'blocked') return;
     expect(plan.reason).toBe('UnsupportedChange');

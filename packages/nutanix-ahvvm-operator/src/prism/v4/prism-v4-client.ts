@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PrismConfig } from '../config/prism-config.ts';
-import type { PrismClientOptions, WaitForTaskOptions } from './prism-client.ts';
-import { PrismApiError, PrismTaskTimeoutError } from './prism-errors.ts';
-import { PrismHttp } from './prism-http.ts';
-import { NO_PRISM_METRICS, type PrismMetricsSink } from './prism-metrics-sink.ts';
-import type { InventoryLookupOptions, PrismInventoryKind } from './prism-types.ts';
+import type { PrismConfig } from '../../config/prism-config.ts';
+import type { InventoryLookupOptions, PrismEntityKind } from '../../vm/prism-vm-api.ts';
+import type { PrismClientOptions, WaitForTaskOptions } from '../prism-client-options.ts';
+import { PrismApiError, PrismTaskTimeoutError } from '../prism-errors.ts';
+import { PrismHttp } from '../prism-http.ts';
+import { NO_PRISM_METRICS, type PrismMetricsSink } from '../prism-metrics-sink.ts';
 
 /**
  * The Prism Central v4 operations the operator needs — VMM v4.2 VMs, Prism v4.2 tasks and categories, and the
@@ -105,7 +105,7 @@ interface InventoryCollection {
 
 const sameId = (a: string | undefined, b: string): boolean => a?.toLowerCase() === b.toLowerCase();
 
-const INVENTORY: Record<PrismInventoryKind, InventoryCollection> = {
+const INVENTORY: Record<PrismEntityKind, InventoryCollection> = {
   // Prism Central lists itself among the clusters; it runs no VMs. CAPX keeps only clusters whose function is AOS.
   cluster: { basePath: CLUSTERMGMT_CONFIG_PATH, collection: '/clusters', usable: (entity) => entity.config?.clusterFunction?.includes('AOS') ?? false },
   // As CAPX: an overlay subnet serves every cluster, a VLAN subnet the cluster it is on.
@@ -184,7 +184,7 @@ export class PrismV4Client {
    * matches mean. Prism Central's own cluster entity (`clusterFunction` without `AOS`) is never a match, so a Prism
    * Element sharing its name is not ambiguous; a subnet is one a VM on `clusterUuid` can use, when that is given.
    */
-  async listEntityExtIdsByName(kind: PrismInventoryKind, name: string, options: InventoryLookupOptions = {}): Promise<string[]> {
+  async listEntityExtIdsByName(kind: PrismEntityKind, name: string, options: InventoryLookupOptions = {}): Promise<string[]> {
     const { basePath, collection, usable } = INVENTORY[kind];
     const entities = await this.#listAll<PrismV4InventoryEntity>(basePath, collection, `name eq ${odataString(name)}`);
     return entities.filter((entity) => entity.name === name && usable(entity, options)).map((entity) => entity.extId.toLowerCase());

@@ -1,0 +1,95 @@
+/**
+ * The operator's own picture of a VM, in the terms of the AhvVm rather than of either Prism API: what a resource asks
+ * for (`DesiredVm`) and what Prism shows (`ObservedVm`). The diff, the plan and the status are made from these, so they
+ * are the same whichever API is in use; `prism/v3` and `prism/v4` translate their wire shapes to and from them.
+ *
+ * References (cluster, image, subnet) are UUIDs — v4's extIds are the same values — lower-cased by whoever built them.
+ */
+
+export type PowerState = 'ON' | 'OFF';
+
+/** A disk the resource asks for: from an image, of a size, or both. */
+export interface DesiredDisk {
+  imageUuid?: string;
+  sizeMib?: number;
+}
+
+export interface DesiredNic {
+  subnetUuid: string;
+}
+
+/**
+ * The VM an AhvVm asks for. A field left undefined is not managed: whatever the VM has there is left alone. The size
+ * is always managed (the AhvVm's defaults are the seed's).
+ */
+export interface DesiredVm {
+  name: string;
+  /** The user's description with the ownership marker as its last line. */
+  description: string;
+  clusterUuid: string;
+  numSockets: number;
+  numVcpusPerSocket: number;
+  memoryMib: number;
+  powerState?: PowerState;
+  bootType?: string;
+  categories?: Record<string, string>;
+  disks?: DesiredDisk[];
+  nics?: DesiredNic[];
+  /** base64 cloud-init user data; for the create only, as Prism applies it only then. */
+  cloudInitUserData?: string;
+}
+
+/** A data disk as Prism shows it (CD-ROMs are not disks here: the AhvVm's `disks` never count them). */
+export interface ObservedDisk {
+  /** The disk's UUID (v4: extId), which a change of this disk names. */
+  id?: string;
+  imageUuid?: string;
+  sizeMib?: number;
+}
+
+export interface ObservedNic {
+  id?: string;
+  subnetUuid?: string;
+}
+
+/**
+ * A VM as Prism shows it. Where v3's `spec` (the latest accepted change) and `status` (what was applied) can differ
+ * while a task runs, the size, devices and names are the spec's and the power state is the status's: it decides what
+ * can change live.
+ */
+export interface ObservedVm {
+  uuid: string;
+  name: string;
+  description?: string;
+  clusterUuid?: string;
+  numSockets?: number;
+  numVcpusPerSocket?: number;
+  memoryMib?: number;
+  /** The power state as Prism reports it (`ON`, `OFF`, `PAUSED` …; `UNKNOWN` when it reports none). */
+  powerState: string;
+  bootType?: string;
+  categories: Record<string, string>;
+  disks: ObservedDisk[];
+  nics: ObservedNic[];
+  /** The NICs' addresses in NIC order, assigned and learned, without repeats. */
+  ipAddresses: string[];
+  /** PENDING, RUNNING, COMPLETE, ERROR, DELETE_PENDING … (v4 has no such state: always COMPLETE). */
+  state: string;
+  /** What Prism says about the state (v3's `message_list`), for a VM in ERROR. */
+  stateMessages?: string[];
+  /** v3 only; v4 versions a VM by ETag. */
+  specVersion?: number;
+}
+
+/** The power state the VM is in: a VM Prism reports as neither ON nor OFF is treated as OFF. */
+export function actualPowerState(vm: Pick<ObservedVm, 'powerState'>): PowerState {
+  return vm.powerState === 'ON' ? 'ON' : 'OFF';
+}
+
+/** Prism states in which a task is still changing the VM; nothing else should be sent until they end. */
+export const BUSY_VM_STATES: readonly string[] = ['PENDING', 'RUNNING', 'DELETE_PENDING'];
+
+/** Addresses in the order given, without repeats or blanks. */
+export function distinctAddresses(addresses: Iterable<string | undefined>): string[] {
+  return [...new Set([...addresses].filter((ip): ip is string => typeof ip === 'string' && ip !== ''))];
+}
