@@ -25,7 +25,7 @@ export function podAddress(pod: V1Pod): string | undefined {
 }
 
 /** A pod that answers: Running, Ready, with an address, and not on its way out. */
-function isLive(pod: V1Pod): boolean {
+export function isLive(pod: V1Pod): boolean {
   return pod.status?.phase === 'Running' && isPodReady(pod) && !isTerminating(pod) && podAddress(pod) !== undefined;
 }
 

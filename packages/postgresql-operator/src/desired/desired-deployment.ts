@@ -1,8 +1,8 @@
 import { type DesiredObject, ownedMetadata, requiredName, restrictedContainerSecurityContext, restrictedPodSecurityContext } from '@k8s-operators/controller-core';
-import type { V1Deployment, V1Volume } from '@kubernetes/client-node';
+import type { V1Deployment, V1PodSpec, V1Volume } from '@kubernetes/client-node';
 import { PASSWORD_SECRET_KEY } from '../api/password-secret.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
-import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
+import type { ContainerResources, ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { POSTGRES_PORT } from '../postgres/connection.ts';
 import { POSTGRES_PORT_NAME } from './desired-service.ts';
 import { instanceLabels, podSelector } from './labels.ts';
@@ -16,7 +16,7 @@ export const DATA_MOUNT_PATH = '/var/lib/postgresql/data';
  */
 export const PGDATA = `${DATA_MOUNT_PATH}/pgdata`;
 export const CONTAINER_NAME = 'postgresql';
-const DATA_VOLUME = 'data';
+export const DATA_VOLUME = 'data';
 /** The `postgres` user and group of the official image. */
 const POSTGRES_USER_ID = 999;
 
@@ -50,33 +50,43 @@ export function desiredDeployment(postgresql: PostgreSQL, spec: ResolvedPostgreS
       selector: { matchLabels: podSelector(name) },
       template: {
         metadata: { labels: instanceLabels(name) },
-        spec: {
-          enableServiceLinks: false,
-          securityContext: restrictedPodSecurityContext({ runAsUserAndGroup: POSTGRES_USER_ID, fsGroup: POSTGRES_USER_ID }),
-          containers: [
-            {
-              name: CONTAINER_NAME,
-              image: spec.image,
-              ports: [{ name: POSTGRES_PORT_NAME, containerPort: POSTGRES_PORT, protocol: 'TCP' }],
-              env: [
-                { name: 'POSTGRES_USER', value: spec.user },
-                { name: 'POSTGRES_DB', value: spec.db },
-                { name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: spec.password, key: PASSWORD_SECRET_KEY } } },
-                { name: 'PGDATA', value: PGDATA },
-              ],
-              readinessProbe: {
-                exec: { command: ['pg_isready', '-U', spec.user, '-d', spec.db] },
-                periodSeconds: 2,
-                timeoutSeconds: 5,
-              },
-              ...(spec.resources === undefined ? {} : { resources: spec.resources }),
-              securityContext: restrictedContainerSecurityContext(),
-              volumeMounts: [{ name: DATA_VOLUME, mountPath: DATA_MOUNT_PATH }],
-            },
-          ],
-          volumes: [dataVolume],
-        },
+        spec: databasePodSpec(spec, { dataVolume, ...(spec.resources === undefined ? {} : { resources: spec.resources }) }),
       },
     },
+  };
+}
+
+/**
+ * The pod of a PostgreSQL server as the operator runs it: the database Deployment's pods and a restore drill's scratch
+ * pod alike. The official image's environment (user, database, and the password by reference to the Secret
+ * `spec.password` names), its `postgres` user under the restricted Pod Security Standard, a `pg_isready` readiness
+ * probe, the data in `dataVolume`, no service links.
+ */
+export function databasePodSpec(spec: ResolvedPostgreSQLSpec, pod: { dataVolume: V1Volume; resources?: ContainerResources }): V1PodSpec {
+  return {
+    enableServiceLinks: false,
+    securityContext: restrictedPodSecurityContext({ runAsUserAndGroup: POSTGRES_USER_ID, fsGroup: POSTGRES_USER_ID }),
+    containers: [
+      {
+        name: CONTAINER_NAME,
+        image: spec.image,
+        ports: [{ name: POSTGRES_PORT_NAME, containerPort: POSTGRES_PORT, protocol: 'TCP' }],
+        env: [
+          { name: 'POSTGRES_USER', value: spec.user },
+          { name: 'POSTGRES_DB', value: spec.db },
+          { name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: spec.password, key: PASSWORD_SECRET_KEY } } },
+          { name: 'PGDATA', value: PGDATA },
+        ],
+        readinessProbe: {
+          exec: { command: ['pg_isready', '-U', spec.user, '-d', spec.db] },
+          periodSeconds: 2,
+          timeoutSeconds: 5,
+        },
+        ...(pod.resources === undefined ? {} : { resources: pod.resources }),
+        securityContext: restrictedContainerSecurityContext(),
+        volumeMounts: [{ name: DATA_VOLUME, mountPath: DATA_MOUNT_PATH }],
+      },
+    ],
+    volumes: [pod.dataVolume],
   };
 }

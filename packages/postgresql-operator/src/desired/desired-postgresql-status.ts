@@ -5,6 +5,7 @@ import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL, PostgreSQLStatus } from '../api/postgresql-resource.ts';
 import { PostgreSQLConditionType } from '../api/postgresql-conditions.ts';
 import type { SchedulePlan } from './backup-schedule-plan.ts';
+import { backupRestorableCondition, lastRestoreCheckSuccess } from './restore-check-status.ts';
 
 /**
  * The PostgreSQL's status after a reconcile, and whether it differs from the stored one (a write is sent only then).
@@ -73,10 +74,12 @@ export function desiredPostgreSQLStatus(postgresql: PostgreSQL, outcome: StatusO
   else if (!conditions.some((c) => c.type === PostgreSQLConditionType.Restored)) {
     set(PostgreSQLConditionType.Restored, { status: 'Unknown', reason: 'WaitingForPod', message: 'no pod has been examined yet' });
   }
+  const restorable = backupRestorableCondition(outcome.backups);
+  if (restorable !== undefined) set(PostgreSQLConditionType.BackupRestorable, restorable);
 
   // Fields without a value are left out rather than set to undefined, so the comparison with the stored status sees
   // only real differences.
-  const { lastBackup: _lastBackup, lastSuccessfulBackupTime: _lastSuccess, nextScheduledBackupTime: _next, ...kept } = previous;
+  const { lastBackup: _lastBackup, lastSuccessfulBackupTime: _lastSuccess, nextScheduledBackupTime: _next, lastRestoreCheckSuccess: _lastCheck, ...kept } = previous;
   const status: PostgreSQLStatus = { ...kept, conditions };
   if (generation !== undefined) status.observedGeneration = generation;
   const last = newestFinished(outcome.backups);
@@ -95,5 +98,7 @@ export function desiredPostgreSQLStatus(postgresql: PostgreSQL, outcome: StatusO
     status.lastScheduledBackupTime = metav1Time(outcome.servedSlot);
   }
   if (outcome.schedule.state === 'active') status.nextScheduledBackupTime = metav1Time(outcome.schedule.next);
+  const checked = lastRestoreCheckSuccess(outcome.backups);
+  if (checked !== undefined) status.lastRestoreCheckSuccess = checked;
   return { status, changed: !isDeepStrictEqual(status, previous) };
 }

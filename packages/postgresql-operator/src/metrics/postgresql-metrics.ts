@@ -20,6 +20,10 @@ export interface PostgreSQLMetrics {
   duration: Histogram<'trigger' | 'result'>;
   backups: Counter<'trigger' | 'result'>;
   restores: Counter<'result'>;
+  restoreCheckLastSuccess: Gauge<'namespace' | 'postgresql'>;
+  restoreCheckLastFailure: Gauge<'namespace' | 'postgresql'>;
+  restoreCheckPeriod: Gauge<'namespace' | 'postgresql'>;
+  restoreChecks: Counter<'result'>;
 }
 
 const PER_DATABASE = ['namespace', 'postgresql'] as const;
@@ -47,6 +51,26 @@ export function registerPostgreSQLMetrics(registry: Registry): PostgreSQLMetrics
       'Examinations of new database pods before they serve, by result (restored, no_backup, not_empty, no_usable_backup, failed)',
       ['result'],
     ),
+    restoreCheckLastSuccess: define.gauge(
+      'postgresql_restore_check_last_success_timestamp_seconds',
+      'Start time (Unix seconds) of the last restore drill of the database that passed',
+      PER_DATABASE,
+    ),
+    restoreCheckLastFailure: define.gauge(
+      'postgresql_restore_check_last_failure_timestamp_seconds',
+      'Start time (Unix seconds) of the last restore drill of the database if it failed; 0 once a later drill passed',
+      PER_DATABASE,
+    ),
+    restoreCheckPeriod: define.gauge(
+      'postgresql_restore_check_schedule_period_seconds',
+      'Seconds between scheduled restore drills (absent without spec.backup.verify or with an invalid schedule)',
+      PER_DATABASE,
+    ),
+    restoreChecks: define.counter(
+      'postgresql_restore_checks_total',
+      'Restore drills run by this operator, by result (passed, failed, interrupted: the scratch pod went away, retried)',
+      ['result'],
+    ),
   };
 }
 
@@ -71,15 +95,46 @@ export interface DatabaseBackupFigures {
   schedulePeriodSeconds?: number;
 }
 
+interface Labels {
+  namespace: string;
+  postgresql: string;
+}
+
+/** A per-database gauge: set to `value`, or absent when there is none. */
+function setOrRemove(labels: Labels, gauge: Gauge<'namespace' | 'postgresql'>, value: number | undefined): void {
+  if (value === undefined) gauge.remove(labels);
+  else gauge.set(labels, value);
+}
+
 export function setDatabaseGauges(metrics: PostgreSQLMetrics, labels: { namespace: string; postgresql: string }, figures: DatabaseBackupFigures): void {
-  const setOrRemove = (gauge: Gauge<'namespace' | 'postgresql'>, value: number | undefined): void => {
-    if (value === undefined) gauge.remove(labels);
-    else gauge.set(labels, value);
-  };
-  setOrRemove(metrics.lastSuccess, figures.lastSuccessSeconds);
+  setOrRemove(labels, metrics.lastSuccess, figures.lastSuccessSeconds);
   metrics.lastFailure.set(labels, figures.lastFailureSeconds);
-  setOrRemove(metrics.lastSize, figures.lastSizeBytes);
-  setOrRemove(metrics.schedulePeriod, figures.schedulePeriodSeconds);
+  setOrRemove(labels, metrics.lastSize, figures.lastSizeBytes);
+  setOrRemove(labels, metrics.schedulePeriod, figures.schedulePeriodSeconds);
+}
+
+export type RestoreCheckMetricResult = 'passed' | 'failed' | 'interrupted';
+
+export function recordRestoreCheck(metrics: PostgreSQLMetrics, result: RestoreCheckMetricResult): void {
+  metrics.restoreChecks.inc({ result });
+}
+
+/** What the per-database drill gauges should read, from the backups' `status.restoreCheck`. */
+export interface DatabaseRestoreCheckFigures {
+  lastSuccessSeconds?: number;
+  /** Absent while no drill has a result. */
+  lastFailureSeconds?: number;
+  schedulePeriodSeconds?: number;
+}
+
+export function setRestoreCheckGauges(metrics: PostgreSQLMetrics, labels: { namespace: string; postgresql: string }, figures: DatabaseRestoreCheckFigures): void {
+  setOrRemove(labels, metrics.restoreCheckLastSuccess, figures.lastSuccessSeconds);
+  setOrRemove(labels, metrics.restoreCheckLastFailure, figures.lastFailureSeconds);
+  setOrRemove(labels, metrics.restoreCheckPeriod, figures.schedulePeriodSeconds);
+}
+
+export function removeRestoreCheckGauges(metrics: PostgreSQLMetrics, labels: { namespace: string; postgresql: string }): void {
+  for (const gauge of [metrics.restoreCheckLastSuccess, metrics.restoreCheckLastFailure, metrics.restoreCheckPeriod]) gauge.remove(labels);
 }
 
 export function removeDatabaseGauges(metrics: PostgreSQLMetrics, labels: { namespace: string; postgresql: string }): void {

@@ -17,7 +17,8 @@ interface Condition { type: string; status: string; reason: string; message: str
 interface Slice { endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[] }
 interface Pod { metadata: { name: string; uid: string; labels?: Record<string, string>; deletionTimestamp?: string }; status: { podIP?: string; conditions?: { type: string; status: string }[] } }
 const isReady = (pod: Pod): boolean => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-interface Backup { metadata: { name: string }; spec: { postgresql: string; trigger?: string }; status?: { phase?: string; verified?: boolean; sha256?: string; error?: string; sizeBytes?: number; s3?: Record<string, unknown> } }
+interface Backup { metadata: { name: string }; spec: { postgresql: string; trigger?: string }; status?: { phase?: string; verified?: boolean; sha256?: string; error?: string; sizeBytes?: number; s3?: Record<string, unknown>; restoreCheck?: RestoreCheck } }
+interface RestoreCheck { result: string; reason?: string; request?: string; trigger: string; output?: string; error?: string }
 
 /** The seed's Secret holds bXlwYXNzd29yZA==. */
 const SEED_LOGIN: DatabaseLogin = { database: 'foo', user: 'foo', password: 'mypassword' };
@@ -631,6 +632,50 @@ describe('backups in S3', () => {
     expect((await backupOf('s3trunc-2')).status).toMatchObject({ phase: 'Completed', verified: false });
     // Two database pods start one after the other, and two backup Jobs run.
   }, 300_000);
+});
+
+describe('restore drills', () => {
+  /** Asks for a drill now (exp.wheel.jp/restore-check) and returns the result recorded on `backup`. */
+  async function drillNow(postgresql: string, backup: string, request: string): Promise<RestoreCheck> {
+    await cluster.kubectlOk(['-n', NS, 'annotate', `postgresql/${postgresql}`, `exp.wheel.jp/restore-check=${request}`, '--overwrite']);
+    return waitFor(async () => {
+      const check = (await backupOf(backup)).status?.restoreCheck;
+      return check?.request === request ? check : undefined;
+    }, { what: `the restore drill ${request} of ${backup}`, timeoutMs: 180_000 });
+  }
+  const scratchPods = async (postgresql: string): Promise<string> =>
+    (await cluster.kubectlOk(['-n', NS, 'get', 'pods', '-l', `exp.wheel.jp/restore-check-of=${postgresql}`, '-o', 'name'])).trim();
+
+  test('a drill passes on a good backup and fails on a check whose answer differs, without touching the live database', async () => {
+    diagnoseOnFailure();
+    // Scheduled drills once a year: this story asks for its drills on demand.
+    await apply(database('drill', { backup: { suspend: true, verify: { schedule: '0 0 1 1 *', check: { query: 'SELECT count(*) FROM items', expect: '2' } } } }));
+    retireWhenDone('drill');
+    const pod = await servingPod('drill');
+    await queryPod(cluster, pod, loginOf('drill'), "CREATE TABLE items (body text); INSERT INTO items VALUES ('a'), ('b')");
+    await takeBackup('drill-1', 'drill');
+
+    expect(await drillNow('drill', 'drill-1', 'first')).toMatchObject({ result: 'Passed', trigger: 'OnDemand', output: '1 table, 2 rows: public.items 2; check query answered "2"' });
+    await waitFor(async () => (await condition('drill', 'BackupRestorable'))?.status === 'True', { what: 'BackupRestorable=True' });
+    expect((await condition('drill', 'BackupRestorable'))?.message).toMatch(/^backup drill-1 was restored into a scratch pod at /);
+    expect(await jsonpath('postgresql/drill', '{.status.lastRestoreCheckSuccess}')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await waitFor(async () => (await scratchPods('drill')) === '', { what: 'the scratch pod to be deleted' });
+    // The live database served all along, from the same pod, with its own rows only.
+    expect((await servingPod('drill')).uid).toBe(pod.uid);
+    expect(await queryPod<{ n: number }>(cluster, pod, loginOf('drill'), 'SELECT count(*)::int AS n FROM items')).toEqual([{ n: 2 }]);
+
+    await queryPod(cluster, pod, loginOf('drill'), "INSERT INTO items VALUES ('c')");
+    await takeBackup('drill-2', 'drill');
+    expect(await drillNow('drill', 'drill-2', 'second')).toMatchObject({ result: 'Failed', reason: 'CheckMismatch', error: 'the check query answered "3", expected "2"' });
+    await waitFor(async () => (await condition('drill', 'BackupRestorable'))?.reason === 'CheckMismatch', { what: 'BackupRestorable=False CheckMismatch' });
+    expect(await condition('drill', 'BackupRestorable')).toMatchObject({ status: 'False', message: expect.stringMatching(/^backup drill-2 failed its restore drill at .*: the check query answered "3", expected "2"$/) as string });
+    expect(await events('drill', 'RestoreCheckFailed')).toHaveLength(1);
+    const metrics = await operatorMetrics();
+    expect(metricValue(metrics, 'postgresql_restore_check_last_failure_timestamp_seconds', { namespace: NS, postgresql: 'drill' })).toBeGreaterThan(0);
+    expect(metricValue(metrics, 'postgresql_restore_check_last_success_timestamp_seconds', { namespace: NS, postgresql: 'drill' })).toBeGreaterThan(0);
+    expect(metricValue(metrics, 'postgresql_restore_checks_total', { result: 'failed' })).toBeGreaterThanOrEqual(1);
+    await waitFor(async () => (await scratchPods('drill')) === '', { what: 'the scratch pod to be deleted' });
+  }, 480_000);
 });
 
 describe('secrecy', () => {
