@@ -58,9 +58,15 @@ describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
   });
 
   it('accepts the samples with the new fields and an on-demand backup', async () => {
-    for (const sample of ['exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml']) {
+    for (const sample of ['exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml', 'restore-drill.yaml']) {
       expect(await cluster.kubectl(['apply', '-f', join(deploy, 'samples', sample)])).toMatchObject({ code: 0, stderr: '' });
     }
+    const invoices = await getJson<{ spec: { backup: Record<string, unknown> } }>('pg', 'invoices');
+    expect(invoices.spec.backup.verify).toEqual({
+      schedule: '30 3 * * *',
+      check: { query: 'SELECT count(*) > 0 FROM invoices WHERE issued_on >= current_date - 1', expect: 't' },
+      resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },
+    });
     const backup = await getJson<{ spec: Record<string, unknown> }>('pgbackup', 'foodb-before-migration');
     expect(backup.spec).toEqual({ postgresql: 'foodb', trigger: 'OnDemand' });
     const table = await cluster.kubectl(['get', 'postgresqlbackups']);

@@ -34,7 +34,7 @@ describe('samples', () => {
     expect(text).toContain('  postgresql_password: bXlwYXNzd29yZA==\n');
   });
 
-  it.each(['db-for-foo.yaml', 'exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml'])(
+  it.each(['db-for-foo.yaml', 'exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml', 'restore-drill.yaml'])(
     '%s parses as YAML',
     async (file) => {
       const documents = parseAllDocuments(await readFile(join(samples, file), 'utf8'));
