@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { waitFor } from '@k8s-operators/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeClient } from '../src/client/kube-client.ts';
+import { describe, expect, it } from 'vitest';
 import { Resources } from '../src/client/resources.ts';
-import { SharedInformerFactory } from '../src/informer/informer-factory.ts';
+import type { SharedInformerFactory } from '../src/informer/informer-factory.ts';
 import type { WatchEndReason } from '../src/informer/reflector.ts';
 import type { InformerMetricsSink, SharedInformer } from '../src/informer/shared-informer.ts';
-import { createNamespace, startTestCluster, type TestCluster } from './client-test-cluster.ts';
-import { recordEvents, recordingLogger, type RecordedEvent } from './informer-test-recorder.ts';
+import { createNamespace } from './client-test-cluster.ts';
+import { useInformerTestCluster } from './informer-test-cluster.ts';
+import { recordEvents, type RecordedEvent } from './informer-test-recorder.ts';
 
 /**
  * The informer against the failures that break other Node informers: a restarted API server (every watch cut), a
@@ -17,10 +17,8 @@ import { recordEvents, recordingLogger, type RecordedEvent } from './informer-te
  * resume or relist can find them.
  */
 
-let cluster: TestCluster;
-let client: KubeClient;
-const factories: SharedInformerFactory[] = [];
-const log = recordingLogger();
+const informerTest = useInformerTestCluster();
+const { log, newFactory } = informerTest;
 
 function recordingMetrics(): InformerMetricsSink & { restarts: [string, WatchEndReason][]; relists: string[]; reporting: Set<string> } {
   const restarts: [string, WatchEndReason][] = [];
@@ -40,12 +38,24 @@ function recordingMetrics(): InformerMetricsSink & { restarts: [string, WatchEnd
 }
 
 function startInformer(namespace: string, options: ConstructorParameters<typeof SharedInformerFactory>[1] = {}) {
-  const factory = new SharedInformerFactory(client, { logger: log.logger, ...options });
-  factories.push(factory);
+  const factory = newFactory(options);
   const informer = factory.informerFor(Resources.ConfigMap, { namespace });
   const recorder = recordEvents(informer);
   factory.start();
   return { factory, informer, events: recorder.events };
+}
+
+/**
+ * A new namespace with `count` ConfigMaps (`<prefix>0`, `<prefix>1`, ..., data `v: '0'`) and a synced informer on it,
+ * reporting to recording metrics.
+ */
+async function syncedOverConfigMaps(namespace: string, prefix: string, count: number) {
+  await createNamespace(informerTest.client, namespace);
+  for (let i = 0; i < count; i++) await informerTest.client.create(Resources.ConfigMap, { metadata: { name: `${prefix}${i}`, namespace }, data: { v: '0' } });
+  const metrics = recordingMetrics();
+  const { informer, events } = startInformer(namespace, { metrics });
+  await informer.waitForSync(30_000);
+  return { metrics, informer, events };
 }
 
 /** Writes a ConfigMap straight into etcd, as the API server stores it (minus resourceVersion, which etcd supplies). */
@@ -68,7 +78,7 @@ function base64(text: string): string {
 }
 
 async function etcd(path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${cluster.controlPlane.etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) });
+  const response = await fetch(`${informerTest.cluster.controlPlane.etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) });
   if (!response.ok) throw new Error(`etcd ${path}: ${response.status} ${await response.text()}`);
 }
 
@@ -82,7 +92,7 @@ async function waitForConvergence(informer: SharedInformer<KubernetesObject>, na
     objects.map((obj) => `${obj.metadata?.name ?? ''}@${obj.metadata?.resourceVersion ?? ''}`).sort();
   await waitFor(
     async () => {
-      const server = await client.list(Resources.ConfigMap, { namespace });
+      const server = await informerTest.client.list(Resources.ConfigMap, { namespace });
       return JSON.stringify(versions(informer.cache.list(namespace))) === JSON.stringify(versions(server.items));
     },
     { what: `the cache of ${namespace} to match the API server`, timeoutMs: 60_000, intervalMs: 200 },
@@ -92,7 +102,7 @@ async function waitForConvergence(informer: SharedInformer<KubernetesObject>, na
 /** Restarts the API server and, once the informer has found it gone, runs `whileDown` (etcd writes). */
 async function restartApiServer(informer: SharedInformer<KubernetesObject>, whileDown: () => Promise<void>): Promise<void> {
   const failuresBefore = informer.watchRestarts.error;
-  const restarting = cluster.controlPlane.restartApiServer();
+  const restarting = informerTest.cluster.controlPlane.restartApiServer();
   // A failed watch attempt means the API server refused the connection: it is down, and the informer has no watch.
   await waitFor(() => informer.watchRestarts.error > failuresBefore, { what: 'the informer to lose its watch', timeoutMs: 30_000, intervalMs: 5 });
   await whileDown();
@@ -103,23 +113,9 @@ function summary(events: RecordedEvent[]): [string, string, boolean | undefined]
   return events.filter((event) => event.name !== 'kube-root-ca.crt').map((event) => [event.type, event.name, event.flag]);
 }
 
-beforeAll(async () => {
-  cluster = await startTestCluster();
-  client = cluster.client;
-});
-
-afterAll(async () => {
-  await Promise.all(factories.map((factory) => factory.stop()));
-  await cluster.stop();
-});
-
 describe('informer resilience', () => {
   it('survives an API server restart: changes made while it was down and after it came back all arrive', async () => {
-    await createNamespace(client, 'restart');
-    for (let i = 0; i < 5; i++) await client.create(Resources.ConfigMap, { metadata: { name: `r${i}`, namespace: 'restart' }, data: { v: '0' } });
-    const metrics = recordingMetrics();
-    const { informer, events } = startInformer('restart', { metrics });
-    await informer.waitForSync(30_000);
+    const { metrics, informer, events } = await syncedOverConfigMaps('restart', 'r', 5);
     expect(metrics.reporting.has('configmaps')).toBe(true);
     const r0 = informer.cache.get('restart/r0');
     if (r0 === undefined) throw new Error('r0 is not cached');
@@ -130,9 +126,9 @@ describe('informer resilience', () => {
       await etcdDelete('restart', 'r1');
       await etcdPut(newConfigMap('restart', 'r5', { v: 'created while down' }));
     });
-    await client.patch(Resources.ConfigMap, { namespace: 'restart', name: 'r2' }, { type: 'merge', patch: { data: { v: 'changed after' } } });
-    await client.delete(Resources.ConfigMap, { namespace: 'restart', name: 'r3' });
-    await client.create(Resources.ConfigMap, { metadata: { name: 'r6', namespace: 'restart' }, data: { v: 'created after' } });
+    await informerTest.client.patch(Resources.ConfigMap, { namespace: 'restart', name: 'r2' }, { type: 'merge', patch: { data: { v: 'changed after' } } });
+    await informerTest.client.delete(Resources.ConfigMap, { namespace: 'restart', name: 'r3' });
+    await informerTest.client.create(Resources.ConfigMap, { metadata: { name: 'r6', namespace: 'restart' }, data: { v: 'created after' } });
 
     await waitForConvergence(informer, 'restart');
     expect(informer.cache.get('restart/r0')?.data).toEqual({ v: 'changed while down' });
@@ -152,11 +148,7 @@ describe('informer resilience', () => {
   });
 
   it('relists after compaction (410 Gone) and reports only what changed, flagging deletions it did not see', async () => {
-    await createNamespace(client, 'compact');
-    for (let i = 0; i < 10; i++) await client.create(Resources.ConfigMap, { metadata: { name: `k${i}`, namespace: 'compact' }, data: { v: '0' } });
-    const metrics = recordingMetrics();
-    const { informer, events } = startInformer('compact', { metrics });
-    await informer.waitForSync(30_000);
+    const { metrics, informer, events } = await syncedOverConfigMaps('compact', 'k', 10);
     const k0 = informer.cache.get('compact/k0');
     const k1 = informer.cache.get('compact/k1');
     if (k0 === undefined || k1 === undefined) throw new Error('k0/k1 are not cached');
@@ -164,16 +156,16 @@ describe('informer resilience', () => {
     events.length = 0;
 
     // Move etcd past anything the informer has seen, then compact: resuming from its resourceVersion is impossible.
-    await client.create(Resources.ConfigMap, { metadata: { name: 'elsewhere', namespace: 'default' } });
-    await cluster.controlPlane.compactEtcd();
+    await informerTest.client.create(Resources.ConfigMap, { metadata: { name: 'elsewhere', namespace: 'default' } });
+    await informerTest.cluster.controlPlane.compactEtcd();
     await restartApiServer(informer, async () => {
       await etcdPut({ metadata: { ...structuredClone(k0.metadata), name: 'k0', namespace: 'compact' }, data: { v: 'changed while down' } });
       await etcdDelete('compact', 'k1');
       await etcdPut(newConfigMap('compact', 'k10', { v: 'created while down' }));
     });
     await waitFor(() => informer.relists >= 1, { what: 'a relist', timeoutMs: 60_000 });
-    await client.patch(Resources.ConfigMap, { namespace: 'compact', name: 'k2' }, { type: 'merge', patch: { data: { v: 'changed after' } } });
-    await client.create(Resources.ConfigMap, { metadata: { name: 'k11', namespace: 'compact' }, data: { v: 'created after' } });
+    await informerTest.client.patch(Resources.ConfigMap, { namespace: 'compact', name: 'k2' }, { type: 'merge', patch: { data: { v: 'changed after' } } });
+    await informerTest.client.create(Resources.ConfigMap, { metadata: { name: 'k11', namespace: 'compact' }, data: { v: 'created after' } });
 
     await waitForConvergence(informer, 'compact');
     expect(informer.watchRestarts.gone).toBeGreaterThanOrEqual(1);
@@ -203,7 +195,7 @@ describe('informer resilience', () => {
   });
 
   it('restarts a watch that hears nothing (the watchdog), resuming without a relist', async () => {
-    await createNamespace(client, 'quiet');
+    await createNamespace(informerTest.client, 'quiet');
     const metrics = recordingMetrics();
     const { factory, informer, events } = startInformer('quiet', { metrics, inactivityTimeoutMs: 700 });
     await informer.waitForSync(30_000);
@@ -213,7 +205,7 @@ describe('informer resilience', () => {
       true,
     );
 
-    await client.create(Resources.ConfigMap, { metadata: { name: 'spoken', namespace: 'quiet' } });
+    await informerTest.client.create(Resources.ConfigMap, { metadata: { name: 'spoken', namespace: 'quiet' } });
     await waitFor(() => summary(events).some(([type, name]) => type === 'add' && name === 'spoken'), {
       what: 'the restarted watch to deliver a new object',
       timeoutMs: 15_000,

@@ -1,24 +1,14 @@
 import { waitFor } from '@k8s-operators/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeClient } from '../src/client/kube-client.ts';
+import { describe, expect, it } from 'vitest';
 import { defineResource, Resources } from '../src/client/resources.ts';
-import { SharedInformerFactory } from '../src/informer/informer-factory.ts';
 import { CONTROLLER_OWNER_INDEX, NAMESPACE_INDEX } from '../src/informer/indexer.ts';
 import { SharedInformer } from '../src/informer/shared-informer.ts';
-import { createNamespace, startTestCluster, type TestCluster } from './client-test-cluster.ts';
-import { recordEvents, recordingLogger } from './informer-test-recorder.ts';
+import { createNamespace } from './client-test-cluster.ts';
+import { useInformerTestCluster } from './informer-test-cluster.ts';
+import { recordEvents } from './informer-test-recorder.ts';
 
-let cluster: TestCluster;
-let client: KubeClient;
-const log = recordingLogger();
-const factories: SharedInformerFactory[] = [];
-
-/** A factory stopped after all tests, so a failing test leaves no watch running. */
-function newFactory(options: ConstructorParameters<typeof SharedInformerFactory>[1] = {}): SharedInformerFactory {
-  const factory = new SharedInformerFactory(client, { logger: log.logger, ...options });
-  factories.push(factory);
-  return factory;
-}
+const informerTest = useInformerTestCluster();
+const { log, newFactory } = informerTest;
 
 /** kube-root-ca.crt, which the controller manager publishes into every namespace on its own schedule. */
 const ROOT_CA = 'kube-root-ca.crt';
@@ -27,20 +17,10 @@ function configMap(namespace: string, name: string, extra: { labels?: Record<str
   return { metadata: { name, namespace, ...(extra.labels === undefined ? {} : { labels: extra.labels }) }, data: extra.data ?? {} };
 }
 
-beforeAll(async () => {
-  cluster = await startTestCluster();
-  client = cluster.client;
-});
-
-afterAll(async () => {
-  await Promise.all(factories.map((factory) => factory.stop()));
-  await cluster.stop();
-});
-
 describe('SharedInformer', () => {
   it('syncs the initial list, then reports adds, updates with old and new objects, and deletes', async () => {
-    await createNamespace(client, 'basic');
-    for (const name of ['a', 'b', 'c']) await client.create(Resources.ConfigMap, configMap('basic', name, { data: { v: '1' } }));
+    await createNamespace(informerTest.client, 'basic');
+    for (const name of ['a', 'b', 'c']) await informerTest.client.create(Resources.ConfigMap, configMap('basic', name, { data: { v: '1' } }));
     const informer = newFactory().informerFor(Resources.ConfigMap, { namespace: 'basic' });
     const { events } = recordEvents(informer);
     expect(informer.synced).toBe(false);
@@ -59,10 +39,10 @@ describe('SharedInformer', () => {
     expect(informer.cache.get({ namespace: 'basic', name: 'b' })?.metadata?.name).toBe('b');
     events.length = 0;
 
-    await client.create(Resources.ConfigMap, configMap('basic', 'd'));
+    await informerTest.client.create(Resources.ConfigMap, configMap('basic', 'd'));
     const old = informer.cache.get('basic/a');
-    await client.patch(Resources.ConfigMap, { namespace: 'basic', name: 'a' }, { type: 'merge', patch: { data: { v: '2' } } });
-    await client.delete(Resources.ConfigMap, { namespace: 'basic', name: 'b' });
+    await informerTest.client.patch(Resources.ConfigMap, { namespace: 'basic', name: 'a' }, { type: 'merge', patch: { data: { v: '2' } } });
+    await informerTest.client.delete(Resources.ConfigMap, { namespace: 'basic', name: 'b' });
     const changes = () => events.filter((event) => event.name !== ROOT_CA);
     await waitFor(() => changes().length >= 3, { what: 'three notifications', timeoutMs: 15_000 });
 
@@ -81,27 +61,27 @@ describe('SharedInformer', () => {
   });
 
   it('lists more than 500 objects page by page for its initial sync', async () => {
-    await createNamespace(client, 'many');
+    await createNamespace(informerTest.client, 'many');
     const pool = Array.from({ length: 1_100 }, (_, i) => `m${i}`);
     await Promise.all(
       Array.from({ length: 40 }, async () => {
-        for (let name = pool.pop(); name !== undefined; name = pool.pop()) await client.create(Resources.ConfigMap, configMap('many', name));
+        for (let name = pool.pop(); name !== undefined; name = pool.pop()) await informerTest.client.create(Resources.ConfigMap, configMap('many', name));
       }),
     );
     const informer = newFactory().informerFor(Resources.ConfigMap, { namespace: 'many', labelSelector: '!absent' });
-    const listsBefore = client.requestCounts().list;
+    const listsBefore = informerTest.client.requestCounts().list;
     informer.start();
     await informer.waitForSync(30_000);
     // 1,100 objects (plus kube-root-ca.crt) at 500 per page.
-    expect(client.requestCounts().list - listsBefore).toBe(3);
+    expect(informerTest.client.requestCounts().list - listsBefore).toBe(3);
     expect(informer.cache.keys().filter((key) => key !== `many/${ROOT_CA}`)).toHaveLength(1_100);
   });
 
   it('caches deep-frozen objects, without managedFields unless the transform keeps them', async () => {
-    await createNamespace(client, 'frozen');
-    await client.create(Resources.ConfigMap, configMap('frozen', 'ice', { labels: { l: 'x' }, data: { k: 'v' } }));
+    await createNamespace(informerTest.client, 'frozen');
+    await informerTest.client.create(Resources.ConfigMap, configMap('frozen', 'ice', { labels: { l: 'x' }, data: { k: 'v' } }));
     const stripped = newFactory().informerFor(Resources.ConfigMap, { namespace: 'frozen' });
-    const whole = new SharedInformer(client, Resources.ConfigMap, { namespace: 'frozen', transform: (obj) => obj, logger: log.logger });
+    const whole = new SharedInformer(informerTest.client, Resources.ConfigMap, { namespace: 'frozen', transform: (obj) => obj, logger: log.logger });
     stripped.start();
     whole.start();
     try {
@@ -134,15 +114,15 @@ describe('SharedInformer', () => {
   });
 
   it('indexes by namespace, by controller owner UID and by custom functions, and keeps indexes current', async () => {
-    await createNamespace(client, 'idx-a');
-    await createNamespace(client, 'idx-b');
-    const owner = await client.create(Resources.ConfigMap, configMap('idx-a', 'owner', { labels: { suite: 'index' } }));
+    await createNamespace(informerTest.client, 'idx-a');
+    await createNamespace(informerTest.client, 'idx-b');
+    const owner = await informerTest.client.create(Resources.ConfigMap, configMap('idx-a', 'owner', { labels: { suite: 'index' } }));
     const ownerUid = owner.metadata?.uid ?? '';
     const ownerRef = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: ownerUid, controller: true };
-    await client.create(Resources.ConfigMap, {
+    await informerTest.client.create(Resources.ConfigMap, {
       metadata: { name: 'owned', namespace: 'idx-a', labels: { suite: 'index', color: 'red' }, ownerReferences: [ownerRef] },
     });
-    await client.create(Resources.ConfigMap, configMap('idx-b', 'free', { labels: { suite: 'index', color: 'red' } }));
+    await informerTest.client.create(Resources.ConfigMap, configMap('idx-b', 'free', { labels: { suite: 'index', color: 'red' } }));
 
     const informer = newFactory().informerFor(Resources.ConfigMap, { labelSelector: 'suite=index' });
     informer.start();
@@ -158,8 +138,8 @@ describe('SharedInformer', () => {
     expect(informer.cache.byIndex('color', 'blue')).toEqual([]);
     expect(() => informer.cache.byIndex('no-such-index', 'x')).toThrow(/no index named/);
 
-    await client.patch(Resources.ConfigMap, { namespace: 'idx-b', name: 'free' }, { type: 'merge', patch: { metadata: { labels: { color: 'blue' } } } });
-    await client.delete(Resources.ConfigMap, { namespace: 'idx-a', name: 'owned' });
+    await informerTest.client.patch(Resources.ConfigMap, { namespace: 'idx-b', name: 'free' }, { type: 'merge', patch: { metadata: { labels: { color: 'blue' } } } });
+    await informerTest.client.delete(Resources.ConfigMap, { namespace: 'idx-a', name: 'owned' });
     await waitFor(() => informer.cache.byIndex('color', 'blue').length === 1 && informer.cache.byIndex(CONTROLLER_OWNER_INDEX, ownerUid).length === 0, {
       what: 'indexes to follow the changes',
       timeoutMs: 15_000,
@@ -169,8 +149,8 @@ describe('SharedInformer', () => {
   });
 
   it('sees only its namespace, label selector and field selector, and drops objects that leave the selection', async () => {
-    await createNamespace(client, 'scope-a');
-    await createNamespace(client, 'scope-b');
+    await createNamespace(informerTest.client, 'scope-a');
+    await createNamespace(informerTest.client, 'scope-b');
     const factory = newFactory();
     const inNamespace = factory.informerFor(Resources.ConfigMap, { namespace: 'scope-a' });
     const byLabel = factory.informerFor(Resources.ConfigMap, { labelSelector: 'scope=yes' });
@@ -179,9 +159,9 @@ describe('SharedInformer', () => {
     await factory.waitForSync(30_000);
     const byLabelEvents = recordEvents(byLabel).events;
 
-    await client.create(Resources.ConfigMap, configMap('scope-a', 'one', { labels: { scope: 'yes' } }));
-    await client.create(Resources.ConfigMap, configMap('scope-b', 'two'));
-    await client.create(Resources.ConfigMap, configMap('scope-b', 'picked', { labels: { scope: 'yes' } }));
+    await informerTest.client.create(Resources.ConfigMap, configMap('scope-a', 'one', { labels: { scope: 'yes' } }));
+    await informerTest.client.create(Resources.ConfigMap, configMap('scope-b', 'two'));
+    await informerTest.client.create(Resources.ConfigMap, configMap('scope-b', 'picked', { labels: { scope: 'yes' } }));
     await waitFor(() => byField.cache.get('scope-b/picked') !== undefined && byLabel.cache.size === 2 && inNamespace.cache.get('scope-a/one'), {
       what: 'the scoped informers to see their objects',
       timeoutMs: 15_000,
@@ -191,7 +171,7 @@ describe('SharedInformer', () => {
     expect(byField.cache.keys()).toEqual(['scope-b/picked']);
 
     // Relabelled out of the selection: the watch reports it deleted, and it leaves the cache.
-    await client.patch(Resources.ConfigMap, { namespace: 'scope-a', name: 'one' }, { type: 'merge', patch: { metadata: { labels: { scope: 'no' } } } });
+    await informerTest.client.patch(Resources.ConfigMap, { namespace: 'scope-a', name: 'one' }, { type: 'merge', patch: { metadata: { labels: { scope: 'no' } } } });
     await waitFor(() => byLabel.cache.get('scope-a/one') === undefined, { what: 'one to leave the label selection', timeoutMs: 15_000 });
     expect(byLabelEvents.filter((event) => event.name === 'one').map((event) => event.type)).toEqual(['add', 'delete']);
     // The namespace informer still has it, relabelled.
@@ -202,7 +182,7 @@ describe('SharedInformer', () => {
   });
 
   it('hands out one informer per resource and scope, and starts late requests on a started factory', async () => {
-    await createNamespace(client, 'shared');
+    await createNamespace(informerTest.client, 'shared');
     const factory = newFactory();
     const first = factory.informerFor(Resources.ConfigMap, { namespace: 'shared' });
     expect(factory.informerFor(Resources.ConfigMap, { namespace: 'shared' })).toBe(first);
@@ -215,14 +195,14 @@ describe('SharedInformer', () => {
     const late = factory.informerFor(Resources.ConfigMap, { namespace: 'shared', fieldSelector: 'metadata.name=late' });
     await late.waitForSync(30_000);
     expect(late.synced).toBe(true);
-    const listsBefore = client.requestCounts().list;
+    const listsBefore = informerTest.client.requestCounts().list;
     factory.informerFor(Resources.ConfigMap, { namespace: 'shared' });
-    expect(client.requestCounts().list).toBe(listsBefore);
+    expect(informerTest.client.requestCounts().list).toBe(listsBefore);
   });
 
   it('replays the cache to a handler added later, and survives handlers that throw', async () => {
-    await createNamespace(client, 'handlers');
-    await client.create(Resources.ConfigMap, configMap('handlers', 'early'));
+    await createNamespace(informerTest.client, 'handlers');
+    await informerTest.client.create(Resources.ConfigMap, configMap('handlers', 'early'));
     const informer = newFactory().informerFor(Resources.ConfigMap, { namespace: 'handlers' });
     informer.addEventHandler({
       onAdd: () => {
@@ -239,8 +219,8 @@ describe('SharedInformer', () => {
     expect(late.events.map((event) => [event.type, event.name, event.flag])).toContainEqual(['add', 'early', true]);
     late.events.length = 0;
 
-    await client.create(Resources.ConfigMap, configMap('handlers', 'after'));
-    await client.patch(Resources.ConfigMap, { namespace: 'handlers', name: 'early' }, { type: 'merge', patch: { data: { x: 'y' } } });
+    await informerTest.client.create(Resources.ConfigMap, configMap('handlers', 'after'));
+    await informerTest.client.patch(Resources.ConfigMap, { namespace: 'handlers', name: 'early' }, { type: 'merge', patch: { data: { x: 'y' } } });
     // The test's own ConfigMaps only: kube-controller-manager publishes kube-root-ca.crt into every new namespace
     // whenever it gets to it, before or after the handler was added.
     const ours = (): { type: string; name: string }[] => late.events.filter((event) => event.name !== ROOT_CA);
@@ -256,15 +236,15 @@ describe('SharedInformer', () => {
     expect(informer.watchRestarts).toEqual({ timeout: 0, gone: 0, error: 0, inactivity: 0 });
 
     late.stop();
-    await client.create(Resources.ConfigMap, configMap('handlers', 'unheard'));
+    await informerTest.client.create(Resources.ConfigMap, configMap('handlers', 'unheard'));
     await waitFor(() => informer.cache.get('handlers/unheard'), { what: 'unheard to be cached', timeoutMs: 15_000 });
     expect(ours()).toHaveLength(2);
   });
 
   it('caches an object as received when the transform throws on it, and carries on', async () => {
-    await createNamespace(client, 'transform');
-    await client.create(Resources.ConfigMap, configMap('transform', 'fine'));
-    await client.create(Resources.ConfigMap, configMap('transform', 'awkward'));
+    await createNamespace(informerTest.client, 'transform');
+    await informerTest.client.create(Resources.ConfigMap, configMap('transform', 'fine'));
+    await informerTest.client.create(Resources.ConfigMap, configMap('transform', 'awkward'));
     const informer = newFactory({
       transform: (obj) => {
         if (obj.metadata?.name === 'awkward') throw new Error('cannot transform awkward');
@@ -281,8 +261,8 @@ describe('SharedInformer', () => {
   });
 
   it('replays the cache as updates with old === new when periodic resync is on', async () => {
-    await createNamespace(client, 'resync');
-    await client.create(Resources.ConfigMap, configMap('resync', 'r'));
+    await createNamespace(informerTest.client, 'resync');
+    await informerTest.client.create(Resources.ConfigMap, configMap('resync', 'r'));
     const informer = newFactory({ resyncPeriodMs: 300 }).informerFor(Resources.ConfigMap, { namespace: 'resync' });
     const { events } = recordEvents(informer);
     informer.start();
