@@ -126,12 +126,19 @@ async function down(): Promise<number> {
   return 0;
 }
 
-async function status(): Promise<number> {
+/**
+ * The running cluster's state; when there is none, says so and how to start one through `say` (`env` says it on
+ * stderr, since its stdout is meant for eval).
+ */
+async function runningCluster(say: (line: string) => void): Promise<ClusterState | undefined> {
   const state = await readState();
-  if (!state) {
-    console.log('testkit cluster: not running (start it with: npm run cluster -- up)');
-    return 1;
-  }
+  if (!state) say('testkit cluster: not running (start it with: npm run cluster -- up)');
+  return state;
+}
+
+async function status(): Promise<number> {
+  const state = await runningCluster(console.log);
+  if (!state) return 1;
   const kubectl = (args: string[]): Promise<string> => new Promise((res) => {
     const child = spawn(join(state.binDir, 'kubectl'), args, { env: { ...process.env, KUBECONFIG: state.kubeconfig } });
     let out = '';
@@ -147,11 +154,8 @@ async function status(): Promise<number> {
 }
 
 async function env(): Promise<number> {
-  const state = await readState();
-  if (!state) {
-    console.error('testkit cluster: not running (start it with: npm run cluster -- up)');
-    return 1;
-  }
+  const state = await runningCluster(console.error);
+  if (!state) return 1;
   console.log(`export KUBECONFIG=${JSON.stringify(state.kubeconfig)}`);
   console.log(`export PATH=${JSON.stringify(`${state.binDir}:`)}"$PATH"`);
   return 0;

@@ -102,6 +102,14 @@ async function environment(extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv>
   };
 }
 
+/** An environment whose digest table pins the three release files, to be downloaded from `baseUrl`. */
+async function pinnedEnvironment(release: { kcm: Buffer; kubectl: Buffer; etcd: Buffer }, baseUrl: string): Promise<NodeJS.ProcessEnv> {
+  return environment({
+    TESTKIT_ASSETS_BASE_URL: baseUrl,
+    TESTKIT_ASSETS_DIGESTS: await digestTable([['kube-controller-manager', kcmAddress, '-', release.kcm], ['kubectl', kubectlAddress, '-', release.kubectl], ['etcd', etcdAddress, etcdMember, release.etcd]]),
+  });
+}
+
 async function says(paths: BinaryPaths): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [name, path] of Object.entries(paths)) out[name] = (await run(path, [])).stdout.trim();
@@ -111,10 +119,7 @@ async function says(paths: BinaryPaths): Promise<Record<string, string>> {
 test('a good release archive is used: downloaded binaries are checked, installed and cached; kube-apiserver is built (patched)', async () => {
   const { kcm, kubectl, etcd } = await releaseFiles();
   files = new Map([[kcmAddress, kcm], [kubectlAddress, kubectl], [etcdAddress, etcd]]);
-  const env = await environment({
-    TESTKIT_ASSETS_BASE_URL: serverUrl,
-    TESTKIT_ASSETS_DIGESTS: await digestTable([['kube-controller-manager', kcmAddress, '-', kcm], ['kubectl', kubectlAddress, '-', kubectl], ['etcd', etcdAddress, etcdMember, etcd]]),
-  });
+  const env = await pinnedEnvironment({ kcm, kubectl, etcd }, serverUrl);
   const lines: string[] = [];
   const paths = await provideBinaries(env, { progress: (line) => lines.push(line) });
 
@@ -147,10 +152,7 @@ test('a corrupted archive is refused with a message that says what to do, and no
   const at = corrupted.length - 10;
   corrupted.writeUInt8(corrupted.readUInt8(at) ^ 0xff, at);
   files = new Map([[kcmAddress, kcm], [kubectlAddress, kubectl], [etcdAddress, corrupted]]);
-  const env = await environment({
-    TESTKIT_ASSETS_BASE_URL: serverUrl,
-    TESTKIT_ASSETS_DIGESTS: await digestTable([['kube-controller-manager', kcmAddress, '-', kcm], ['kubectl', kubectlAddress, '-', kubectl], ['etcd', etcdAddress, etcdMember, etcd]]),
-  });
+  const env = await pinnedEnvironment({ kcm, kubectl, etcd }, serverUrl);
   const lines: string[] = [];
   const error = await provideBinaries(env, { progress: (line) => lines.push(line) }).then(() => undefined, (e: unknown) => e as Error);
 
@@ -181,10 +183,7 @@ test('when no download answers, everything is built from source, and the first f
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
   await new Promise((resolve) => closed.close(resolve));
-  const env = await environment({
-    TESTKIT_ASSETS_BASE_URL: deadUrl,
-    TESTKIT_ASSETS_DIGESTS: await digestTable([['kube-controller-manager', kcmAddress, '-', kcm], ['kubectl', kubectlAddress, '-', kubectl], ['etcd', etcdAddress, etcdMember, etcd]]),
-  });
+  const env = await pinnedEnvironment({ kcm, kubectl, etcd }, deadUrl);
   const lines: string[] = [];
   const paths = await provideBinaries(env, { progress: (line) => lines.push(line) });
 
