@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, promisify } from 'node:util';
-import { ControlPlane, waitFor } from '@k8s-operators/testkit';
+import { ControlPlane } from '@k8s-operators/testkit';
 import { KubeClient, Resources, crdManifest, isStatusConditionTrue } from '@k8s-operators/controller-core';
 import { printTargets, totalRequests, writeRequests } from './figures.ts';
 import { limitCpu } from './cpu-limit.ts';
@@ -23,6 +23,7 @@ import { OPERATOR_NODE_FLAGS } from '../src/operator-node-flags.ts';
 import { nextReport } from './operator-reports.ts';
 import { processCpuSeconds } from './process-usage.ts';
 import { measureRestartBacklog } from './restart-backlog.ts';
+import { waitForCrdServed } from '../test/client-test-cluster.ts';
 import { WidgetRef } from './widget-ref.ts';
 import { WidgetResource } from './widget-resource.ts';
 
@@ -84,18 +85,7 @@ function parseFlags(args: string[]): Flags {
 async function installWidgetCrd(client: KubeClient): Promise<void> {
   const crd = crdManifest(WidgetResource);
   await client.apply(Resources.CustomResourceDefinition, crd, { fieldManager: 'core-bench' });
-  await waitFor(
-    async () => {
-      const served = await client.get(Resources.CustomResourceDefinition, { name: crd.metadata.name });
-      return served?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-    },
-    { what: 'the Widget CRD to be established', timeoutMs: 30_000 },
-  );
-  // Established updates discovery; the REST endpoint may take a moment longer.
-  await waitFor(async () => (await client.list(WidgetRef, { namespace: NAMESPACE, pageSize: 1 })).items, {
-    what: 'the widgets endpoint to be served',
-    timeoutMs: 30_000,
-  });
+  await waitForCrdServed(client, crd.metadata.name, WidgetRef, NAMESPACE);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { KubernetesObject, V1CustomResourceDefinition } from '@kubernetes/c
 import { ControlPlane, waitFor } from '@k8s-operators/testkit';
 import { parse, stringify } from 'yaml';
 import { KubeClient, type KubeClientOptions } from '../src/client/kube-client.ts';
-import { defineResource, Resources } from '../src/client/resources.ts';
+import { defineResource, Resources, type ResourceRef } from '../src/client/resources.ts';
 
 /** A real control plane (etcd + kube-apiserver + controllers) and an admin client for it; one per test file. */
 export interface TestCluster {
@@ -118,16 +118,20 @@ export async function installWidgetCrd(client: KubeClient): Promise<void> {
     },
   };
   await client.create(Resources.CustomResourceDefinition, crd);
+  await waitForCrdServed(client, crd.metadata?.name ?? '', WidgetResource, 'default');
+}
+
+/**
+ * Waits until the API server serves the CRD `name`: Established, then its REST endpoint (`served`) answering a list
+ * in `namespace`, since Established updates discovery and the endpoint may take a moment longer.
+ */
+export async function waitForCrdServed(client: KubeClient, name: string, served: ResourceRef, namespace: string): Promise<void> {
   await waitFor(
     async () => {
-      const served = await client.get(Resources.CustomResourceDefinition, { name: crd.metadata?.name ?? '' });
-      return served?.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True');
+      const crd = await client.get(Resources.CustomResourceDefinition, { name });
+      return crd?.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True');
     },
-    { what: 'the Widget CRD to be established', timeoutMs: 30_000 },
+    { what: `the CRD ${name} to be established`, timeoutMs: 30_000 },
   );
-  // Established means the discovery docs are updated; the REST endpoint may lag by a moment.
-  await waitFor(async () => (await client.list(WidgetResource, { namespace: 'default' })).items, {
-    what: 'the widgets endpoint to be served',
-    timeoutMs: 30_000,
-  });
+  await waitFor(async () => (await client.list(served, { namespace, pageSize: 1 })).items, { what: `the ${served.resource} endpoint to be served`, timeoutMs: 30_000 });
 }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ControlPlane, waitFor } from '@k8s-operators/testkit';
+import { ControlPlane } from '@k8s-operators/testkit';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isConflict } from '../src/client/errors.ts';
@@ -15,6 +15,7 @@ import { applyOwned, ownershipConflict } from '../src/writes/apply-owned.ts';
 import { EventRecorder } from '../src/writes/event-recorder.ts';
 import { ensureFinalizer, removeFinalizer } from '../src/writes/finalizers.ts';
 import { StatusWriter } from '../src/writes/status-writer.ts';
+import { waitForCrdServed } from './client-test-cluster.ts';
 
 const GadgetDeclaration = defineCustomResource({
   group: 'writes.controller-core.dev',
@@ -50,18 +51,7 @@ beforeAll(async () => {
   await client.create(Resources.Namespace, { metadata: { name: NAMESPACE } });
   const crd = crdManifest(GadgetDeclaration);
   await client.apply(Resources.CustomResourceDefinition, crd, { fieldManager: 'writes-test' });
-  await waitFor(
-    async () => {
-      const served = await client.get(Resources.CustomResourceDefinition, { name: crd.metadata.name });
-      return served?.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True');
-    },
-    { what: 'the Gadget CRD to be established', timeoutMs: 30_000 },
-  );
-  // Established updates discovery; the REST endpoint may take a moment longer.
-  await waitFor(async () => (await client.list(GadgetResource, { namespace: NAMESPACE })).items, {
-    what: 'the gadgets endpoint to be served',
-    timeoutMs: 30_000,
-  });
+  await waitForCrdServed(client, crd.metadata.name, GadgetResource, NAMESPACE);
 });
 
 afterAll(async () => {
