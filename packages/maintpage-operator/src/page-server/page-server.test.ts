@@ -44,6 +44,13 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
+/** The path of a page.html in a fresh directory, holding `html`; with `undefined`, a file that does not exist yet. */
+async function pageFile(html: string | undefined): Promise<string> {
+  const file = join(await tempDir(), 'page.html');
+  if (html !== undefined) await writeFile(file, html);
+  return file;
+}
+
 describe('the built-in page server', () => {
   it('answers every path with 503, Retry-After, no-store and the built-in HTML page', async () => {
     const base = await start();
@@ -129,9 +136,7 @@ describe('the built-in page server', () => {
 
 describe('the page from --content-file', () => {
   it('is served to HTML clients, while JSON clients still get the message', async () => {
-    const dir = await tempDir();
-    const file = join(dir, 'page.html');
-    await writeFile(file, '<h1>Shop closed for upgrades</h1>');
+    const file = await pageFile('<h1>Shop closed for upgrades</h1>');
     const base = await start({ contentFile: file });
     expect(await (await fetch(base)).text()).toBe('<h1>Shop closed for upgrades</h1>');
     expect(await (await fetch(base, { headers: { accept: 'application/json' } })).json()).toMatchObject({
@@ -140,9 +145,7 @@ describe('the page from --content-file', () => {
   });
 
   it('is reloaded when the file is rewritten', async () => {
-    const dir = await tempDir();
-    const file = join(dir, 'page.html');
-    await writeFile(file, '<p>first</p>');
+    const file = await pageFile('<p>first</p>');
     const base = await start({ contentFile: file });
     expect(await (await fetch(base)).text()).toBe('<p>first</p>');
     await writeFile(file, '<p>second</p>');
@@ -174,8 +177,7 @@ describe('the page from --content-file', () => {
   });
 
   it('falls back to the built-in page until a missing file appears, and keeps the last page if it vanishes', async () => {
-    const dir = await tempDir();
-    const file = join(dir, 'page.html');
+    const file = await pageFile(undefined);
     const base = await start({ contentFile: file });
     expect(await (await fetch(base)).text()).toContain('<title>Down for maintenance</title>');
     expect(logged).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'cannot read the page file; keeping the current page' }));
