@@ -84,6 +84,22 @@ async function reconcilingKeyThatIgnoresItsSignal() {
   return { r, controller };
 }
 
+/**
+ * `stopping` (a stop of that controller) is still pending 50 ms on, with `ns/a` still held, and resolves once the
+ * reconcile that ignores its signal returns.
+ */
+async function expectStopWaitsForTheReconcile(stopping: Promise<void>, r: ReturnType<typeof firstCallIgnoresItsSignal>, controller: Controller): Promise<void> {
+  let stopped = false;
+  void stopping.then(() => { stopped = true; });
+  await sleep(50);
+  expect(stopped).toBe(false);
+  expect(controller.queue.snapshot().processing.map((p) => p.key)).toEqual(['ns/a']);
+
+  r.first.open();
+  await stopping;
+  expect(r.events).toEqual(['start ns/a #1', 'end ns/a #1']);
+}
+
 describe('Controller: a key whose reconcile was aborted stays held until the reconcile returns', () => {
   it('does not reconcile a timed-out key again while the reconcile that ignores its signal still runs', async () => {
     const r = firstCallIgnoresItsSignal();
@@ -113,16 +129,9 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
   it('stop() aborts the signal after its grace period, yet holds the key and resolves only once the reconcile returned', async () => {
     const { r, controller } = await reconcilingKeyThatIgnoresItsSignal();
 
-    let stopped = false;
-    const stopping = controller.stop(20).then(() => { stopped = true; });
+    const stopping = controller.stop(20);
     await vi.waitFor(() => { expect(r.signals[0]?.aborted).toBe(true); });
-    await sleep(50);
-    expect(stopped).toBe(false);
-    expect(controller.queue.snapshot().processing.map((p) => p.key)).toEqual(['ns/a']);
-
-    r.first.open();
-    await stopping;
-    expect(r.events).toEqual(['start ns/a #1', 'end ns/a #1']);
+    await expectStopWaitsForTheReconcile(stopping, r, controller);
     expect(controller.queue.snapshot().processing).toEqual([]);
   });
 
@@ -162,17 +171,10 @@ describe('Controller: a key whose reconcile was aborted stays held until the rec
   it('stopNow() (leadership lost) aborts the signal at once and resolves only once the reconcile has returned', async () => {
     const { r, controller } = await reconcilingKeyThatIgnoresItsSignal();
 
-    let stopped = false;
-    const stopping = controller.stopNow().then(() => { stopped = true; });
+    const stopping = controller.stopNow();
     expect(r.signals[0]?.aborted).toBe(true);
     expect((r.signals[0]?.reason as Error).message).toBe('leader election lost');
-    await sleep(50);
-    expect(stopped).toBe(false);
-    expect(controller.queue.snapshot().processing.map((p) => p.key)).toEqual(['ns/a']);
-
-    r.first.open();
-    await stopping;
-    expect(r.events).toEqual(['start ns/a #1', 'end ns/a #1']);
+    await expectStopWaitsForTheReconcile(stopping, r, controller);
   });
 
   it('stopNow() rejects, naming the key, when a reconcile still ignores its abort 5 s later: the process must exit', async () => {
