@@ -27,12 +27,11 @@ import { isLive, isTerminating, podAddress } from './database-pods.ts';
 import { readDatabasePassword } from './database-password.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { backupsOf } from './operator-indexes.ts';
+import { InterruptedDrills } from './interrupted-drills.ts';
 import { answersVerdict, failureVerdict, type RestoreCheckVerdict } from './restore-check-verdict.ts';
 
 /** Scratch pods: cached by their own label, which no database pod, Service or backup Job carries. */
 export const RESTORE_CHECK_POD_SCOPE = { labelSelector: RESTORE_CHECK_LABEL };
-/** An interrupted drill runs again this long after (in a new scratch pod). */
-const INTERRUPTED_RETRY_MS = 15_000;
 /** While a drill waits (its scratch pod starting, a password missing), look again at least this often. */
 const WAITING_RECHECK_MS = 60_000;
 /** Wake a little after a schedule slot, so the slot is at or before "now" when the reconcile runs. */
@@ -54,6 +53,7 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
   readonly #context: OperatorContext;
   /** Per PostgreSQL key: the UID of the scratch pod this process created and may restore into. */
   readonly #created = new Map<string, string>();
+  readonly #interruptions = new InterruptedDrills();
 
   constructor(context: OperatorContext) {
     this.#context = context;
@@ -61,6 +61,7 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
 
   gone(request: ReconcileRequest): void {
     this.#created.delete(request.key);
+    this.#interruptions.finished(request.key);
     removeRestoreCheckGauges(this.#context.metrics, { namespace: request.namespace ?? '', postgresql: request.name });
   }
 
@@ -82,22 +83,24 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
     }
     const drill = { postgresql, spec, verify: spec.backup.verify, backup: plan.target, due: plan.due, ctx };
     const pod = pods[0];
-    if (pod === undefined) return this.#createScratchPod(key, drill);
+    if (pod === undefined) {
+      const waitMs = this.#interruptions.waitMs(key, this.#context.now().getTime());
+      return waitMs > 0 ? { requeueAfterMs: waitMs } : this.#createScratchPod(key, drill);
+    }
     if (!this.#isUsableScratchPod(key, pod, plan.target)) {
-      if (this.#created.get(key) === pod.metadata?.uid && !isTerminating(pod)) this.#interrupted(postgresql, `scratch pod ${pod.metadata?.name ?? ''} stopped (${pod.status?.phase ?? 'unknown phase'}) before the drill finished`);
+      const stopped = this.#created.get(key) === pod.metadata?.uid && !isTerminating(pod);
       this.#created.delete(key);
       await this.#deletePod(pod);
-      return { requeueAfterMs: WAITING_RECHECK_MS };
+      if (!stopped) return { requeueAfterMs: WAITING_RECHECK_MS };
+      return { requeueAfterMs: this.#interrupted(key, postgresql, `scratch pod ${pod.metadata?.name ?? ''} stopped (${pod.status?.phase ?? 'unknown phase'}) before the drill finished`) };
     }
     // Its readiness wakes this controller (the pod is watched).
     if (!isLive(pod)) return { requeueAfterMs: WAITING_RECHECK_MS };
     const verdict = await this.#runDrill(pod, drill);
     this.#created.delete(key);
     await this.#deletePod(pod);
-    if (verdict.result === 'Interrupted') {
-      this.#interrupted(postgresql, verdict.message);
-      return { requeueAfterMs: INTERRUPTED_RETRY_MS };
-    }
+    if (verdict.result === 'Interrupted') return { requeueAfterMs: this.#interrupted(key, postgresql, verdict.message) };
+    this.#interruptions.finished(key);
     return this.#untilNextSlot(plan);
   }
 
@@ -185,9 +188,12 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
     ctx.log.info({ backup: name, result: verdict.result, trigger: finished.trigger }, note);
   }
 
-  #interrupted(postgresql: PostgreSQL, message: string): void {
+  /** Counts and reports an interrupted drill; returns how long until it may run again in a new scratch pod. */
+  #interrupted(key: string, postgresql: PostgreSQL, message: string): number {
     recordRestoreCheck(this.#context.metrics, 'interrupted');
-    this.#context.events.event(postgresql, { type: 'Warning', reason: 'RestoreCheckInterrupted', action: 'RestoreCheck', note: `restore drill interrupted, it runs again in a new scratch pod: ${message}` });
+    const delayMs = this.#interruptions.interrupted(key, this.#context.now().getTime());
+    this.#context.events.event(postgresql, { type: 'Warning', reason: 'RestoreCheckInterrupted', action: 'RestoreCheck', note: `restore drill interrupted, it runs again in a new scratch pod in ${String(Math.round(delayMs / 1000))} s: ${message}` });
+    return delayMs;
   }
 
   async #deletePod(pod: V1Pod): Promise<void> {
