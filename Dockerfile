@@ -82,8 +82,9 @@ FROM distroless AS nutanix-ahvvm-operator
 COPY --from=nutanix-ahvvm-operator-tree /out /app
 ENTRYPOINT ["/nodejs/bin/node", "--optimize-for-size", "--max-opt=2", "packages/nutanix-ahvvm-operator/dist/main.js"]
 
-# pg_dump must be at least as new as the server it dumps, so the image carries the client tools of every server major
-# the operator supports; the operator picks /usr/lib/postgresql/<server major>/bin, else the nearest newer major.
+# A backup or restore runs only with the client tools of the server's own major (a newer pg_dump writes dumps an older
+# server refuses), so the image carries the tools of every server major the operator supports; it picks
+# /usr/lib/postgresql/<server major>/bin, and without it the backup fails at once saying which image to use.
 # POSTGRES_APT_SOURCE: "pgdg", the PostgreSQL project's apt repository (every major), or "debian", the base's own
 # distribution (one major: bookworm's 15, for 15 servers only). pg_dump runs under coreutils' stdbuf
 # (/usr/bin/stdbuf and /usr/libexec/coreutils/libstdbuf.so, part of every Debian image) so that it writes 64 KiB at
