@@ -1,4 +1,4 @@
-import { exponentialDelayMs } from '@k8s-operators/controller-core';
+import { ItemExponentialBackoff } from '@k8s-operators/controller-core';
 
 /**
  * When a restore drill that was interrupted (its scratch pod lost, its store unreachable, its password missing) may
@@ -10,23 +10,24 @@ import { exponentialDelayMs } from '@k8s-operators/controller-core';
 const RETRY_DELAY = { baseDelayMs: 15_000, maxDelayMs: 15 * 60_000 };
 
 export class InterruptedDrills {
-  readonly #drills = new Map<string, { interruptions: number; notBefore: number }>();
+  readonly #backoff = new ItemExponentialBackoff(RETRY_DELAY);
+  readonly #notBefore = new Map<string, number>();
 
   /** How long the drill of `key` must still wait before a new scratch pod; 0 when it may start now. */
   waitMs(key: string, now: number): number {
-    return Math.max(0, (this.#drills.get(key)?.notBefore ?? 0) - now);
+    return Math.max(0, (this.#notBefore.get(key) ?? 0) - now);
   }
 
   /** Counts an interruption of the drill of `key`; returns how long until it may start again. */
   interrupted(key: string, now: number): number {
-    const interruptions = (this.#drills.get(key)?.interruptions ?? 0) + 1;
-    const delay = exponentialDelayMs(interruptions, RETRY_DELAY);
-    this.#drills.set(key, { interruptions, notBefore: now + delay });
+    const delay = this.#backoff.when(key);
+    this.#notBefore.set(key, now + delay);
     return delay;
   }
 
   /** A drill of `key` was recorded (passed or failed), or its database is gone: the next interruption starts over. */
   finished(key: string): void {
-    this.#drills.delete(key);
+    this.#backoff.forget(key);
+    this.#notBefore.delete(key);
   }
 }
