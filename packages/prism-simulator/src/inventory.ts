@@ -12,6 +12,17 @@ export interface ClusterSeed {
   creationTime?: string;
   /** The GPUs of the cluster's hosts, by profile (v4 `physical-gpu-profiles` / `virtual-gpu-profiles`); default none. */
   gpus?: readonly GpuSeed[];
+  /**
+   * The cluster's storage containers; the first is where a disk that names none lands. Default one,
+   * `SelfServiceContainer` (the container the recorded GET shows a disk on) with a fresh UUID.
+   */
+  storageContainers?: readonly StorageContainerSeed[];
+}
+
+/** A storage container of one cluster. Names are unique within a cluster; every cluster may have its own `default`. */
+export interface StorageContainerSeed {
+  name: string;
+  uuid: string;
 }
 
 /** How a GPU profile is offered: whole devices passed through (for graphics or compute), or vGPU slices. */
@@ -109,10 +120,15 @@ export const ADMIN_OWNER = { kind: 'user', uuid: '00000000-0000-0000-0000-000000
 
 export const DEFAULT_PRISM_CENTRAL: PrismCentralSeed = { name: 'sim-prism-central', uuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6aff' };
 
-export interface Cluster extends Required<Omit<ClusterSeed, 'gpus'>> {
+export interface Cluster extends Required<Omit<ClusterSeed, 'gpus' | 'storageContainers'>> {
   gpus: readonly Required<GpuSeed>[];
-  /** The default storage container new disks land in, as `storage_config` in the recorded GET shows. */
-  storageContainer: { name: string; uuid: string };
+  /** The storage containers; the first is where new disks land unless they name one, as `storage_config` in the recorded GET shows. */
+  storageContainers: readonly [StorageContainerSeed, ...StorageContainerSeed[]];
+}
+
+/** A storage container with its cluster, as both APIs list them. */
+export interface StorageContainer extends StorageContainerSeed {
+  cluster: Cluster;
 }
 
 export type Image = Required<ImageSeed>;
@@ -168,14 +184,21 @@ export class Inventory {
       if (!UUID.test(seed.uuid)) throw new Error(`'${seed.uuid}' (${seed.name}) is not a UUID`);
       if (seed.creationTime !== undefined && !RFC3339.test(seed.creationTime)) throw new Error(`creationTime '${seed.creationTime}' of ${seed.name} is not an RFC 3339 time such as 2024-02-05T21:15:17Z`);
     }
-    const uuids = [...clusters, ...images, ...subnets, prismCentral].map((seed) => seed.uuid.toLowerCase());
-    if (new Set(uuids).size !== uuids.length) throw new Error('cluster, image, subnet and Prism Central UUIDs must be unique');
+    const containers = clusters.flatMap((cluster) => cluster.storageContainers ?? []);
+    for (const container of containers) if (!UUID.test(container.uuid)) throw new Error(`'${container.uuid}' (storage container ${container.name}) is not a UUID`);
+    for (const cluster of clusters) {
+      const names = (cluster.storageContainers ?? []).map((container) => container.name);
+      if (cluster.storageContainers?.length === 0) throw new Error(`cluster ${cluster.name} needs at least one storage container (or leave storageContainers out)`);
+      if (new Set(names).size !== names.length) throw new Error(`storage container names of cluster ${cluster.name} must be unique`);
+    }
+    const uuids = [...clusters, ...images, ...subnets, prismCentral, ...containers].map((seed) => seed.uuid.toLowerCase());
+    if (new Set(uuids).size !== uuids.length) throw new Error('cluster, image, subnet, storage container and Prism Central UUIDs must be unique');
     const created = (seed: { creationTime?: string }): string => seed.creationTime ?? startedAt;
     for (const cluster of clusters) for (const gpu of cluster.gpus ?? []) validateGpu(gpu, cluster.name);
-    this.clusters = clusters.map((seed) => ({
+    this.clusters = clusters.map(({ storageContainers: [first, ...more] = [], ...seed }) => ({
       ...seed,
       creationTime: created(seed),
-      storageContainer: { name: 'SelfServiceContainer', uuid: randomUUID() },
+      storageContainers: first === undefined ? [{ name: 'SelfServiceContainer', uuid: randomUUID() }] : [first, ...more],
       gpus: (seed.gpus ?? []).map((gpu) => ({ count: 1, frameBufferSizeBytes: 0, ...gpu })),
     }));
     this.images = images.map((seed) => ({ ...seed, creationTime: created(seed) }));
@@ -217,5 +240,15 @@ export class Inventory {
 
   subnet(uuid: string): Subnet | undefined {
     return this.subnets.find((s) => s.uuid === uuid);
+  }
+
+  /** Every cluster's storage containers, cluster by cluster. */
+  get storageContainers(): StorageContainer[] {
+    return this.clusters.flatMap((cluster) => cluster.storageContainers.map((container) => ({ ...container, cluster })));
+  }
+
+  /** The storage container (any letter case), on whichever cluster it is. */
+  storageContainer(uuid: string): StorageContainer | undefined {
+    return this.storageContainers.find((container) => container.uuid.toLowerCase() === uuid.toLowerCase());
   }
 }

@@ -9,6 +9,7 @@ import { listInventory } from './inventory-list.ts';
 import { getInventoryEntity } from './inventory-view.ts';
 import type { EndpointMatch } from './prism-endpoints.ts';
 import { validate } from './schema-validation.ts';
+import { groupStorageContainers } from './storage-container-groups.ts';
 import type { TaskRunner } from './tasks.ts';
 import { idempotenceInputSchema, type IdempotenceInput } from './vm-schema.ts';
 import type { VmService } from './vm-service.ts';
@@ -49,6 +50,8 @@ export async function servePrismEndpoint(match: EndpointMatch, readBody: () => P
       return listInventory(deps.inventory, 'subnet', await readBody());
     case 'GET /subnets/{uuid}':
       return getInventoryEntity(deps.inventory, 'subnet', param);
+    case 'POST /groups':
+      return groupStorageContainers(deps.inventory, await readBody());
     case 'POST /categories/list':
       return deps.categories.listKeys(await readBody());
     case 'GET /categories/{name}':

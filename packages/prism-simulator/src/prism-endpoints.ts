@@ -18,6 +18,7 @@ export const PRISM_ENDPOINTS = [
   'GET /images/{uuid}',
   'POST /subnets/list',
   'GET /subnets/{uuid}',
+  'POST /groups',
   'POST /categories/list',
   'GET /categories/{name}',
   'PUT /categories/{name}',

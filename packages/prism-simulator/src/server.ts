@@ -242,7 +242,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     ...(certificates ? { caCertPem: certificates.caCertPem } : {}),
     username,
     password,
-    clusters: inventory.clusters.map(({ name, uuid }) => ({ name, uuid })),
+    clusters: inventory.clusters.map(({ name, uuid, storageContainers }) => ({ name, uuid, storageContainers })),
     images: inventory.images,
     subnets: inventory.subnets.map(({ name, uuid, type, cidr, ipam, clusterUuid, vpcUuid }) => ({ name, uuid, type, cidr, ipam, ...(clusterUuid === undefined ? {} : { clusterUuid }), ...(vpcUuid === undefined ? {} : { vpcUuid }) })),
     prismCentral: { name: inventory.prismCentral.name, uuid: inventory.prismCentral.uuid },

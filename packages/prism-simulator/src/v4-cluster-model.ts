@@ -2,10 +2,11 @@
 // `clustermgmt.v4.config.Cluster` and `StorageContainer`), over the inventory the v3 clusters come from. The Prism
 // Central's own cluster entity is listed after the Prism Element clusters, as v3 lists it, and told apart the way
 // CAPX tells them apart: `config.clusterFunction` is `["PRISM_CENTRAL"]` where a Prism Element cluster says
-// `["AOS"]` (CAPX's lookup by name keeps only `AOS` clusters). Each Prism Element cluster has the one storage
-// container its VMs' disks land in; CAPX reads a container's `containerExtId`, which is its extId here too.
+// `["AOS"]` (CAPX's lookup by name keeps only `AOS` clusters). Each Prism Element cluster has its storage containers
+// (the first is where disks that name none land); CAPX finds one by `name` and `clusterExtId` and refers to it by its
+// `containerExtId`, which is its extId here too.
 
-import { AOS_VERSION, CLUSTER_CONFIG, PRISM_CENTRAL_BUILD_VERSION, type Cluster, type PrismCentralEntity } from './inventory.ts';
+import { AOS_VERSION, CLUSTER_CONFIG, PRISM_CENTRAL_BUILD_VERSION, type Cluster, type PrismCentralEntity, type StorageContainer } from './inventory.ts';
 import { v4Object } from './v4-envelope.ts';
 import type { V4InventoryResource } from './v4-inventory.ts';
 
@@ -53,28 +54,27 @@ export const V4_CLUSTERS: V4InventoryResource<ClusterEntity> = {
   render: renderCluster,
 };
 
-export const V4_STORAGE_CONTAINERS: V4InventoryResource<Cluster> = {
+export const V4_STORAGE_CONTAINERS: V4InventoryResource<StorageContainer> = {
   models: MODELS,
   item: 'StorageContainer',
   listResponse: 'ListStorageContainersApiResponse',
   getResponse: 'GetStorageContainerApiResponse',
   notFound: { errorGroup: 'STORAGE_CONTAINER_NOT_FOUND', code: 'CLU-20404', label: 'Storage container' },
-  // One container per Prism Element cluster: the cluster carries it.
-  items: (inventory) => inventory.clusters,
-  extIdOf: (cluster) => cluster.storageContainer.uuid,
+  items: (inventory) => inventory.storageContainers,
+  extIdOf: (container) => container.uuid,
   filter: {
-    extId: (cluster) => cluster.storageContainer.uuid,
-    containerExtId: (cluster) => cluster.storageContainer.uuid,
-    name: (cluster) => cluster.storageContainer.name,
-    clusterExtId: (cluster) => cluster.uuid,
+    extId: (container) => container.uuid,
+    containerExtId: (container) => container.uuid,
+    name: (container) => container.name,
+    clusterExtId: (container) => container.cluster.uuid,
   },
-  orderBy: { name: (cluster) => cluster.storageContainer.name },
-  render: (cluster) => v4Object(`${MODELS}.StorageContainer`, {
-    extId: cluster.storageContainer.uuid,
-    containerExtId: cluster.storageContainer.uuid,
-    name: cluster.storageContainer.name,
-    clusterExtId: cluster.uuid,
-    clusterName: cluster.name,
+  orderBy: { name: (container) => container.name },
+  render: (container) => v4Object(`${MODELS}.StorageContainer`, {
+    extId: container.uuid,
+    containerExtId: container.uuid,
+    name: container.name,
+    clusterExtId: container.cluster.uuid,
+    clusterName: container.cluster.name,
     replicationFactor: CLUSTER_CONFIG.redundancyFactor,
     isInternal: false,
     isMarkedForRemoval: false,

@@ -4,8 +4,8 @@
 // defaults (a PUT without `nic_list` removes the NICs); only disks and NICs that carry their uuid keep
 // their server-assigned values.
 //
-// Problems that only the server can judge (unknown cluster/image/subnet, a disk shrink, an exhausted IP
-// pool) do not reject the request: they are returned for the task to fail with, the way pc.2022.1+
+// Problems that only the server can judge (unknown cluster/image/subnet/storage container, a disk shrink, an
+// exhausted IP pool) do not reject the request: they are returned for the task to fail with, the way pc.2022.1+
 // reports such errors asynchronously.
 
 import type { Cluster, Inventory, Subnet } from './inventory.ts';
@@ -75,7 +75,7 @@ export function buildVmSpec(input: VmIntentInput['spec'], context: SpecBuildCont
   // The defaults hold every typed key of VmResources, and the schema checked the client's values.
   const resources = {
     ...withDefaults(DEFAULT_RESOURCES, otherResources),
-    disk_list: buildDisks(diskInputs, context, cluster.known?.storageContainer, problems),
+    disk_list: buildDisks(diskInputs, context, cluster.known, problems),
     nic_list: buildNics(nicInputs, context, cluster.known?.uuid, learnedIps, problems),
   } as VmResources;
   const { name, description, cluster_reference: _given, resources: _resources, ...otherSpec } = input;
@@ -106,7 +106,8 @@ function resolveCluster(given: Reference | undefined, context: SpecBuildContext,
   return { reference: { kind: 'cluster', name: cluster.name, uuid: cluster.uuid }, known: cluster };
 }
 
-function buildDisks(inputs: readonly DiskInput[], context: SpecBuildContext, container: Cluster['storageContainer'] | undefined, problems: TaskFailure[]): DiskSpec[] {
+/** `cluster` is undefined when the VM's cluster is unknown (already a problem of its own). */
+function buildDisks(inputs: readonly DiskInput[], context: SpecBuildContext, cluster: Cluster | undefined, problems: TaskFailure[]): DiskSpec[] {
   const previousDisks = context.previous?.resources.disk_list ?? [];
   const taken = new Map<string, Set<number>>();
   const take = (adapter: string, index: number): void => {
@@ -145,8 +146,10 @@ function buildDisks(inputs: readonly DiskInput[], context: SpecBuildContext, con
     if (previous?.disk_size_mib !== undefined && sizeMib !== undefined && sizeMib < previous.disk_size_mib) {
       problems.push({ errorCode: NOT_SUPPORTED_ERROR_CODE, errorDetail: `NotSupported: Can't shrink disk at ${address} from ${previous.disk_size_mib} MiB to ${sizeMib} MiB` });
     }
+    const [defaultContainer] = cluster?.storageContainers ?? [];
     const storageConfig = input.storage_config ?? previous?.storage_config
-      ?? (deviceType === 'DISK' && container ? { storage_container_reference: { kind: 'storage_container', ...container } } : undefined);
+      ?? (deviceType === 'DISK' && defaultContainer ? { storage_container_reference: { kind: 'storage_container', ...defaultContainer } } : undefined);
+    if (input.storage_config !== undefined && previous === undefined) checkStorageContainer(storageConfig, cluster, context.inventory, address, problems);
     const disk: DiskSpec = {
       ...structuredClone(input),
       uuid: previous?.uuid ?? context.newUuid(),
@@ -232,6 +235,24 @@ function ipamEndpoints(subnet: Subnet, requested: IpEndpoint[], previous: NicSpe
   }
   ipsTaken.add(ip);
   return [{ ip, type: 'ASSIGNED' }];
+}
+
+/**
+ * A new disk's `storage_config.storage_container_reference` must name a container of the VM's cluster (a disk lives on
+ * its cluster's storage); the reference is completed with the container's name, as other references are. Whether a
+ * real PC fails the task or answers synchronously is unverified; the simulator fails the task, like other references.
+ */
+function checkStorageContainer(storageConfig: unknown, cluster: Cluster | undefined, inventory: Inventory, address: string, problems: TaskFailure[]): void {
+  const reference = isPlainObject(storageConfig) && isPlainObject(storageConfig.storage_container_reference) ? storageConfig.storage_container_reference : undefined;
+  if (typeof reference?.uuid !== 'string') return;
+  const container = inventory.storageContainer(reference.uuid);
+  if (container === undefined) problems.push(notFound('Storage container', reference.uuid));
+  else if (cluster !== undefined && container.cluster.uuid !== cluster.uuid) {
+    problems.push({ errorCode: 'INVALID_ARGUMENT', errorDetail: `INVALID_ARGUMENT: Storage container ${container.name} (${container.uuid}) of disk at ${address} is not on cluster ${cluster.uuid}` });
+  } else {
+    reference.name = container.name;
+    reference.uuid = container.uuid;
+  }
 }
 
 function notFound(what: string, uuid: string): TaskFailure {
