@@ -58,7 +58,7 @@ describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
   });
 
   it('accepts the samples with the new fields and an on-demand backup', async () => {
-    for (const sample of ['exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml', 'restore-drill.yaml']) {
+    for (const sample of ['exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml', 'restore-drill.yaml', 'restore-drill-check-configmap.yaml']) {
       expect(await cluster.kubectl(['apply', '-f', join(deploy, 'samples', sample)])).toMatchObject({ code: 0, stderr: '' });
     }
     const invoices = await getJson<{ spec: { backup: Record<string, unknown> } }>('pg', 'invoices');
@@ -67,6 +67,8 @@ describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
       check: { query: 'SELECT count(*) > 0 FROM invoices WHERE issued_on >= current_date - 1', expect: 't' },
       resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },
     });
+    const orders = await getJson<{ spec: { backup: Record<string, unknown> } }>('pg', 'orders');
+    expect(orders.spec.backup.verify).toMatchObject({ check: { configMapRef: { name: 'orders-drill-check' } } });
     const backup = await getJson<{ spec: Record<string, unknown> }>('pgbackup', 'foodb-before-migration');
     expect(backup.spec).toEqual({ postgresql: 'foodb', trigger: 'OnDemand' });
     const table = await cluster.kubectl(['get', 'postgresqlbackups']);
@@ -89,7 +91,9 @@ describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
     ['backup: {onDelete: {backups: Keep}}', 'spec.backup.onDelete.backups: Unsupported value: "Keep": supported values: "Retain", "Delete"'],
     ['storage: {size: lots}', 'storage.size must be a quantity such as 1Gi or 500Mi'],
     ['backup: {verify: {schedule: "@nightly"}}', 'backup.verify.schedule must be a cron expression with 5 fields (minute hour day-of-month month day-of-week), e.g. "0 3 * * *"'],
-    ['backup: {verify: {check: {query: "SELECT 1"}}}', 'verify.check needs both query and expect, e.g. {query: "SELECT count(*) > 0 FROM orders", expect: "t"}'],
+    ['backup: {verify: {check: {query: "SELECT 1"}}}', 'verify.check needs either both query and expect, e.g. {query: "SELECT count(*) > 0 FROM orders", expect: "t"}, or only configMapRef'],
+    ['backup: {verify: {check: {query: "SELECT 1", expect: "1", configMapRef: {name: orders-drill}}}}', 'verify.check needs either both query and expect'],
+    ['backup: {verify: {check: {configMapRef: {name: Orders}}}}', "backup.verify.check.configMapRef.name must be a Kubernetes object name"],
     ['backup: {verify: {check: {query: "", expect: "1"}}}', 'spec.backup.verify.check.query in body should be at least 1 chars long'],
   ])('refuses %s', async (field, message) => {
     const defaults: Record<string, string> = { db: 'db: bad', user: 'user: bad', password: 'password: bad-password' };

@@ -28,6 +28,8 @@ export const ALERT_CAUSES: Readonly<Record<string, { explainedBy: readonly (Faul
   // No `for:`: the first backup that fails while the bucket is down must raise it.
   PostgreSQLBackupFailed: { explainedBy: BACKUP_PATH, expectedFor: ['seaweedfs-stop'] },
   PostgreSQLRestoreFailing: { explainedBy: BACKUP_PATH },
+  // 15 minutes of one pod's restore failing: longer than any fault the soak injects lasts, so never explained.
+  PostgreSQLRestoreBlocked: { explainedBy: [] },
   PostgreSQLBackupVolumeFillingUp: { explainedBy: [] },
   PostgreSQLBackupVolumeFull: { explainedBy: [] },
   // The soak's databases set no spec.backup.verify, so no restore drill runs: either alert firing is unexplained.

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crdManifest } from '@k8s-operators/controller-core';
@@ -34,7 +35,8 @@ describe('samples', () => {
     expect(text).toContain('  postgresql_password: bXlwYXNzd29yZA==\n');
   });
 
-  it.each(['db-for-foo.yaml', 'exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml', 'restore-drill.yaml'])(
+  // Every sample in the folder, so a new one cannot be left out.
+  it.each(readdirSync(samples).filter((file) => file.endsWith('.yaml')))(
     '%s parses as YAML',
     async (file) => {
       const documents = parseAllDocuments(await readFile(join(samples, file), 'utf8'));

@@ -1,22 +1,13 @@
 import { Type } from 'typebox';
 import { DEFAULT_S3_REGION } from './defaults.ts';
-import { DNS_1123_SUBDOMAIN, S3_BUCKET_NAME } from './formats.ts';
+import { S3_BUCKET_NAME } from './formats.ts';
+import { objectName } from './object-name-schema.ts';
 import { S3_ACCESS_KEY_ID_KEY, S3_SECRET_ACCESS_KEY_KEY } from './s3-credentials-secret.ts';
 
 /**
  * `PostgreSQL.spec.backup.s3`: keep the backups in an S3-compatible bucket instead of the backup volume.
  * Credentials come from a Secret in the PostgreSQL's namespace, never from the spec.
  */
-
-const objectName = (field: string, description: string) =>
-  Type.String({
-    description,
-    minLength: 1,
-    maxLength: 253,
-    'x-kubernetes-validations': [
-      { rule: `self.matches('${DNS_1123_SUBDOMAIN}')`, message: `${field} must be a Kubernetes object name: lowercase letters, digits, '-' and '.'` },
-    ],
-  });
 
 const KeySelector = (kind: 'ConfigMap' | 'Secret', field: string) =>
   Type.Object(

@@ -1,15 +1,14 @@
 import { Type } from 'typebox';
 import { DEFAULT_RESTORE_CHECK_RESOURCES, DEFAULT_RESTORE_CHECK_SCHEDULE } from './defaults.ts';
 import { CRON_SHAPE } from './formats.ts';
+import { objectName } from './object-name-schema.ts';
+import { MAX_CHECK_TEXT, RESTORE_CHECK_EXPECT_KEY, RESTORE_CHECK_QUERY_KEY } from './restore-check.ts';
 
 /**
  * `PostgreSQL.spec.backup.verify`: restore drills. On a schedule (and on demand, see RESTORE_CHECK_ANNOTATION) the
  * newest usable backup is restored into a scratch pod and checked; the result is recorded on the backup
  * (`status.restoreCheck`) and on the PostgreSQL (the `BackupRestorable` condition).
  */
-
-/** The longest check query or expected answer: a check, not a script. */
-export const MAX_CHECK_TEXT = 4096;
 
 export const RestoreCheckSpecSchema = Type.Object(
   {
@@ -30,14 +29,33 @@ export const RestoreCheckSpecSchema = Type.Object(
         maxLength: MAX_CHECK_TEXT,
       }),
     ),
+    configMapRef: Type.Optional(
+      Type.Object(
+        {
+          name: objectName(
+            'backup.verify.check.configMapRef.name',
+            `The ConfigMap in the PostgreSQL's namespace whose data.${RESTORE_CHECK_QUERY_KEY} is the query and data.${RESTORE_CHECK_EXPECT_KEY} its answer.`,
+          ),
+        },
+        {
+          description:
+            `The check from a ConfigMap instead of inline (keys ${RESTORE_CHECK_QUERY_KEY} and ${RESTORE_CHECK_EXPECT_KEY}, as query and expect here), ` +
+            'so the team that owns the data can own its check. Read when each drill starts; a drill whose ConfigMap is ' +
+            'missing or lacks a key does not run and says so in a RestoreCheckNotRunnable Event.',
+        },
+      ),
+    ),
   },
   {
     description:
-      "What a drill checks besides the restore itself and every user table's row count: a query and the answer it must give.",
+      "What a drill checks besides the restore itself and every user table's row count: a query and the answer it must " +
+      'give, inline (query and expect) or from a ConfigMap (configMapRef).',
     'x-kubernetes-validations': [
       {
-        rule: 'has(self.query) && has(self.expect)',
-        message: 'verify.check needs both query and expect, e.g. {query: "SELECT count(*) > 0 FROM orders", expect: "t"}',
+        rule: 'has(self.configMapRef) ? !has(self.query) && !has(self.expect) : has(self.query) && has(self.expect)',
+        message:
+          'verify.check needs either both query and expect, e.g. {query: "SELECT count(*) > 0 FROM orders", expect: "t"}, ' +
+          'or only configMapRef: {name: <a ConfigMap with keys query and expect>}',
       },
     ],
   },

@@ -126,7 +126,12 @@ describe('resolvePostgreSQLSpec: backup.verify', () => {
 
   it('keeps the check query and its expected answer, and given resources as quantities', () => {
     const verify = resolvePostgreSQLSpec(withBackup({ verify: { check: { query: 'SELECT 1', expect: '1' }, resources: { limits: { memory: '2Gi', cpu: 1 } } } })).backup.verify;
-    expect(verify?.check).toEqual({ query: 'SELECT 1', expect: '1' });
+    expect(verify?.check).toEqual({ inline: { query: 'SELECT 1', expect: '1' } });
     expect(verify?.resources).toEqual({ limits: { memory: '2Gi', cpu: '1' } });
+  });
+
+  it('names the ConfigMap of a check kept apart, to be read when each drill starts', () => {
+    const verify = resolvePostgreSQLSpec(withBackup({ verify: { check: { configMapRef: { name: 'orders-drill' } } } })).backup.verify;
+    expect(verify?.check).toEqual({ configMap: 'orders-drill' });
   });
 });

@@ -45,10 +45,16 @@ export interface RestoreCheckQuery {
   expect: string;
 }
 
+/**
+ * Where a drill's check comes from: written in the spec, or in a ConfigMap (`check.configMapRef`) that is read when
+ * each drill starts.
+ */
+export type RestoreCheckSource = { inline: RestoreCheckQuery } | { configMap: string };
+
 /** `spec.backup.verify` resolved: absent means no drills. */
 export interface ResolvedBackupVerify {
   schedule: ScheduleParseResult;
-  check?: RestoreCheckQuery;
+  check?: RestoreCheckSource;
   resources: ContainerResources;
 }
 
@@ -116,10 +122,15 @@ function resolveVerify(verify: NonNullable<NonNullable<PostgreSQLSpec['backup']>
   const { check } = verify;
   return {
     schedule: parseSchedule(verify.schedule ?? DEFAULT_RESTORE_CHECK_SCHEDULE),
-    // The API server refuses a check without both; an object stored otherwise checks the row counts only.
-    ...(check?.query === undefined || check.expect === undefined ? {} : { check: { query: check.query, expect: check.expect } }),
+    ...(check === undefined ? {} : restoreCheckSource(check)),
     resources: containerResources(verify.resources ?? DEFAULT_RESTORE_CHECK_RESOURCES),
   };
+}
+
+/** The API server refuses a check that is neither complete nor only a ConfigMap; one stored otherwise checks the row counts only. */
+function restoreCheckSource(check: NonNullable<NonNullable<NonNullable<PostgreSQLSpec['backup']>['verify']>['check']>): { check?: RestoreCheckSource } {
+  if (check.configMapRef !== undefined) return { check: { configMap: check.configMapRef.name } };
+  return check.query === undefined || check.expect === undefined ? {} : { check: { inline: { query: check.query, expect: check.expect } } };
 }
 
 function retentionPolicy(retention: NonNullable<NonNullable<PostgreSQLSpec['backup']>['retention']>): RetentionPolicyResult {

@@ -9,6 +9,13 @@
  */
 export const RESTORE_CHECK_ANNOTATION = 'exp.wheel.jp/restore-check';
 
+/** The longest check query or expected answer: a check, not a script. */
+export const MAX_CHECK_TEXT = 4096;
+
+/** The keys of a check's ConfigMap (`spec.backup.verify.check.configMapRef`): the query, and the answer it must give. */
+export const RESTORE_CHECK_QUERY_KEY = 'query';
+export const RESTORE_CHECK_EXPECT_KEY = 'expect';
+
 export const RESTORE_CHECK_RESULTS = ['Passed', 'Failed'] as const;
 export type RestoreCheckResult = (typeof RESTORE_CHECK_RESULTS)[number];
 

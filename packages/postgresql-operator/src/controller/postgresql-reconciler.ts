@@ -24,9 +24,10 @@ import { desiredDeployment } from '../desired/desired-deployment.ts';
 import { desiredService } from '../desired/desired-service.ts';
 import { desiredPostgreSQLStatus, type ConditionOutcome } from '../desired/desired-postgresql-status.ts';
 import { instanceKey, nameProblem } from '../desired/object-names.ts';
-import { removeDatabaseGauges, setDatabaseGauges } from '../metrics/postgresql-metrics.ts';
+import { removeDatabaseGauges, setDatabaseGauges, setStatusGauges } from '../metrics/postgresql-metrics.ts';
 import { backupsToDelete } from '../retention/backup-retention.ts';
 import { databaseBackupFigures } from './backup-figures.ts';
+import { statusFigures } from './status-figures.ts';
 import { CLEARS_BY_ITSELF, RETRY_CANNOT_FIX } from './database-errors.ts';
 import { PASSWORD_RECHECK_MS, readDatabasePassword, type PasswordLookup } from './database-password.ts';
 import { podsAwaitingRestore, servingPod } from './database-pods.ts';
@@ -165,7 +166,9 @@ export class PostgreSQLReconciler implements ObjectReconciler<PostgreSQL> {
     const { backups, schedule, restored, servedSlot } = pass;
     const outcome = { ready, backups, schedule, ...(restored === undefined ? {} : { restored }), ...(servedSlot === undefined ? {} : { servedSlot }) };
     const { status, changed } = desiredPostgreSQLStatus(postgresql, outcome, this.#context.now());
-    setDatabaseGauges(this.#context.metrics, { namespace: requiredNamespace(postgresql), postgresql: requiredName(postgresql) }, databaseBackupFigures(backups, schedule));
+    const labels = { namespace: requiredNamespace(postgresql), postgresql: requiredName(postgresql) };
+    setDatabaseGauges(this.#context.metrics, labels, databaseBackupFigures(backups, schedule));
+    setStatusGauges(this.#context.metrics, labels, statusFigures(status));
     return changed ? this.#context.statusWriter.write(PostgreSQLRef, postgresql, status) : postgresql;
   }
 

@@ -17,6 +17,7 @@ import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLBackup } from '../api/resolved-postgresql-backup.ts';
 import { resolvePostgreSQLSpec, type ResolvedBackupVerify, type ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
 import { desiredRestoreCheckPod, RESTORE_CHECK_BACKUP_ANNOTATION, RESTORE_CHECK_LABEL } from '../desired/desired-restore-check-pod.ts';
+import { damagedStatus } from '../desired/desired-backup-status.ts';
 import { instanceKey } from '../desired/object-names.ts';
 import { restoreCheckPlan, type DueRestoreCheck, type RestoreCheckPlan } from '../desired/restore-check-plan.ts';
 import { backupStatusWithRestoreCheck, lastRestoreChecks } from '../desired/restore-check-status.ts';
@@ -25,6 +26,7 @@ import { connectionParameters, withConnection } from '../postgres/connection.ts'
 import { restoreAndRead } from '../restore/restore-check.ts';
 import { isLive, isTerminating, podAddress } from './database-pods.ts';
 import { readDatabasePassword } from './database-password.ts';
+import { readRestoreCheck } from './restore-check-source.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { backupsOf } from './operator-indexes.ts';
 import { InterruptedDrills } from './interrupted-drills.ts';
@@ -85,7 +87,11 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
     const pod = pods[0];
     if (pod === undefined) {
       const waitMs = this.#interruptions.waitMs(key, this.#context.now().getTime());
-      return waitMs > 0 ? { requeueAfterMs: waitMs } : this.#createScratchPod(key, drill);
+      if (waitMs > 0) return { requeueAfterMs: waitMs };
+      // A check whose ConfigMap is missing would only be found wanting after the restore: no scratch pod for it.
+      const check = await readRestoreCheck(this.#context.manager.client, requiredNamespace(postgresql), drill.verify.check);
+      if (!check.ok) return { requeueAfterMs: this.#notRunnable(key, postgresql, check.message) };
+      return this.#createScratchPod(key, drill);
     }
     if (!this.#isUsableScratchPod(key, pod, plan.target)) {
       const stopped = this.#created.get(key) === pod.metadata?.uid && !isTerminating(pod);
@@ -137,6 +143,8 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
     const startedAt = this.#context.now();
     const password = await readDatabasePassword(this.#context.manager.client, namespace, spec.password);
     if (!password.ok) return { result: 'Interrupted', message: password.message };
+    const check = await readRestoreCheck(this.#context.manager.client, namespace, verify.check);
+    if (!check.ok) return { result: 'Interrupted', message: check.message };
     const connection = connectionParameters({ podIP: podAddress(pod) ?? '', database: spec.db, user: spec.user, password: password.password });
     let verdict: RestoreCheckVerdict;
     try {
@@ -147,9 +155,9 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
         verdict = { result: 'Failed', reason: 'BackupCorrupted', error: `the store holds no published dump of backup ${backup.metadata.name ?? ''}` };
       } else {
         const { answers } = await restoreAndRead({
-          store: store.store, backup: manifest, connection, role: spec.user, signal: ctx.signal, tools: this.#context.tools, ...(verify.check === undefined ? {} : { check: verify.check }),
+          store: store.store, backup: manifest, connection, role: spec.user, signal: ctx.signal, tools: this.#context.tools, ...(check.check === undefined ? {} : { check: check.check }),
         });
-        verdict = answersVerdict(verify.check, answers);
+        verdict = answersVerdict(check.check, answers);
       }
     } catch (error) {
       if (ctx.signal.aborted) throw error;
@@ -178,7 +186,11 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
     const { verdict } = finished;
     const name = backup.metadata.name ?? '';
     const current = (await this.#context.manager.reader.get(PostgreSQLBackupRef, { namespace: requiredNamespace(postgresql), name })) ?? backup;
-    await this.#context.statusWriter.write(PostgreSQLBackupRef, current, backupStatusWithRestoreCheck(current, finished));
+    const withCheck = backupStatusWithRestoreCheck(current, finished);
+    // A dump the drill found damaged (or gone) stops counting as verified, as when a new pod's restore finds it so:
+    // restores and the next drill take the next usable backup, and retention no longer keeps it as a good one.
+    const corrupted = verdict.result === 'Failed' && verdict.reason === 'BackupCorrupted';
+    await this.#context.statusWriter.write(PostgreSQLBackupRef, current, corrupted ? damagedStatus({ ...current, status: withCheck }, `found damaged by a restore drill: ${verdict.error}`) : withCheck);
     recordRestoreCheck(this.#context.metrics, verdict.result === 'Passed' ? 'passed' : 'failed');
     const note = verdict.result === 'Passed'
       ? `backup ${name} restored into a scratch pod and checked: ${verdict.output}`
@@ -193,6 +205,16 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
     recordRestoreCheck(this.#context.metrics, 'interrupted');
     const delayMs = this.#interruptions.interrupted(key, this.#context.now().getTime());
     this.#context.events.event(postgresql, { type: 'Warning', reason: 'RestoreCheckInterrupted', action: 'RestoreCheck', note: `restore drill interrupted, it runs again in a new scratch pod in ${String(Math.round(delayMs / 1000))} s: ${message}` });
+    return delayMs;
+  }
+
+  /**
+   * A drill that cannot start for a reason the user must fix (its check's ConfigMap): said in an Event, looked at again
+   * after the same back-off as an interrupted drill, since no watch tells when the ConfigMap is fixed.
+   */
+  #notRunnable(key: string, postgresql: PostgreSQL, message: string): number {
+    const delayMs = this.#interruptions.interrupted(key, this.#context.now().getTime());
+    this.#context.events.event(postgresql, { type: 'Warning', reason: 'RestoreCheckNotRunnable', action: 'RestoreCheck', note: `restore drill not started, looked at again in ${String(Math.round(delayMs / 1000))} s: ${message}` });
     return delayMs;
   }
 

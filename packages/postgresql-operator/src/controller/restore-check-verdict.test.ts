@@ -11,6 +11,7 @@ describe('answersVerdict', () => {
   it('passes a restore whose every table was counted, saying what was read', () => {
     expect(answersVerdict(undefined, { tables })).toEqual({ result: 'Passed', output: '2 tables, 1200 rows: public.items 1000, billing."Invoices" 200' });
     expect(describeRowCounts([])).toBe('0 tables, 0 rows');
+    expect(describeRowCounts([{ table: 'public.items', rows: 1 }])).toBe('1 table, 1 row: public.items 1');
   });
 
   it("passes a check query whose answer is the expected one, trailing blanks aside, and fails one that differs", () => {

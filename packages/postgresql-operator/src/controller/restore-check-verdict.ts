@@ -28,7 +28,7 @@ function shortened(text: string): string {
 export function describeRowCounts(tables: readonly TableRowCount[]): string {
   const total = tables.reduce((sum, t) => sum + t.rows, 0);
   const each = tables.map((t) => `${t.table} ${String(t.rows)}`).join(', ');
-  return `${String(tables.length)} table${tables.length === 1 ? '' : 's'}, ${String(total)} rows${each === '' ? '' : `: ${each}`}`;
+  return `${String(tables.length)} table${tables.length === 1 ? '' : 's'}, ${String(total)} row${total === 1 ? '' : 's'}${each === '' ? '' : `: ${each}`}`;
 }
 
 /** Compared as `psql -At` output is read: trailing blanks and newlines do not count. */

@@ -74,8 +74,10 @@ export function desiredPostgreSQLStatus(postgresql: PostgreSQL, outcome: StatusO
   else if (!conditions.some((c) => c.type === PostgreSQLConditionType.Restored)) {
     set(PostgreSQLConditionType.Restored, { status: 'Unknown', reason: 'WaitingForPod', message: 'no pod has been examined yet' });
   }
-  const restorable = backupRestorableCondition(outcome.backups);
+  const restorable = backupRestorableCondition(outcome.backups, postgresql.spec.backup?.verify !== undefined);
   if (restorable !== undefined) set(PostgreSQLConditionType.BackupRestorable, restorable);
+  // Drills removed before any had a result: nothing is owed any more.
+  else conditions = conditions.filter((c) => c.type !== PostgreSQLConditionType.BackupRestorable);
 
   // Fields without a value are left out rather than set to undefined, so the comparison with the stored status sees
   // only real differences.

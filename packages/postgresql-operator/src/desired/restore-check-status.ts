@@ -49,11 +49,25 @@ export function lastRestoreChecks(backups: readonly PostgreSQLBackup[]): { last?
   return { ...(last === undefined ? {} : { last }), ...(lastPassed === undefined ? {} : { lastPassed }) };
 }
 
-/** `BackupRestorable`, from the last drill; absent while no drill has a result. */
-export function backupRestorableCondition(backups: readonly PostgreSQLBackup[]): ConditionOutcome | undefined {
+/**
+ * `BackupRestorable` while drills are owed and none has a result yet: Unknown from the moment drills are configured, so
+ * its lastTransitionTime says since when a pass is owed (the `postgresql_restore_check_pending_since_timestamp_seconds`
+ * gauge, which the stale-drill alert reads for a database that has never passed one).
+ */
+export const NOT_YET_CHECKED: ConditionOutcome = {
+  status: 'Unknown',
+  reason: 'NotYetChecked',
+  message: 'no restore drill has a result yet: one runs at the next drill slot, or as soon as there is a usable backup',
+};
+
+/**
+ * `BackupRestorable`, from the last drill; NotYetChecked while drills are configured (`drillsConfigured`) and none has
+ * a result; absent otherwise.
+ */
+export function backupRestorableCondition(backups: readonly PostgreSQLBackup[], drillsConfigured: boolean): ConditionOutcome | undefined {
   const { last } = lastRestoreChecks(backups);
   const check = last?.status?.restoreCheck;
-  if (last === undefined || check === undefined) return undefined;
+  if (last === undefined || check === undefined) return drillsConfigured ? NOT_YET_CHECKED : undefined;
   const name = last.metadata.name ?? '';
   if (check.result === 'Passed') {
     return {

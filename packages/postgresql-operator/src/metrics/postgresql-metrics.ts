@@ -23,6 +23,8 @@ export interface PostgreSQLMetrics {
   restoreCheckLastSuccess: Gauge<'namespace' | 'postgresql'>;
   restoreCheckLastFailure: Gauge<'namespace' | 'postgresql'>;
   restoreCheckPeriod: Gauge<'namespace' | 'postgresql'>;
+  restoreCheckPendingSince: Gauge<'namespace' | 'postgresql'>;
+  restoreBlocked: Gauge<'namespace' | 'postgresql'>;
   restoreChecks: Counter<'result'>;
 }
 
@@ -64,6 +66,16 @@ export function registerPostgreSQLMetrics(registry: Registry): PostgreSQLMetrics
     restoreCheckPeriod: define.gauge(
       'postgresql_restore_check_schedule_period_seconds',
       'Seconds between scheduled restore drills (absent without spec.backup.verify or with an invalid schedule)',
+      PER_DATABASE,
+    ),
+    restoreCheckPendingSince: define.gauge(
+      'postgresql_restore_check_pending_since_timestamp_seconds',
+      'While restore drills are configured and none of the database has a result yet: since when (Unix seconds) one is owed',
+      PER_DATABASE,
+    ),
+    restoreBlocked: define.gauge(
+      'postgresql_restore_blocked',
+      '1 while the newest pod of the database is kept from serving because its restore failed or was refused (the Restored condition is False), else 0',
       PER_DATABASE,
     ),
     restoreChecks: define.counter(
@@ -137,6 +149,18 @@ export function removeRestoreCheckGauges(metrics: PostgreSQLMetrics, labels: { n
   for (const gauge of [metrics.restoreCheckLastSuccess, metrics.restoreCheckLastFailure, metrics.restoreCheckPeriod]) gauge.remove(labels);
 }
 
+/** What the gauges read off the PostgreSQL's status say (status-figures.ts). */
+export interface DatabaseStatusFigures {
+  /** Absent once a drill has a result, and without drills. */
+  restoreCheckPendingSinceSeconds?: number;
+  restoreBlocked: boolean;
+}
+
+export function setStatusGauges(metrics: PostgreSQLMetrics, labels: Labels, figures: DatabaseStatusFigures): void {
+  setOrRemove(labels, metrics.restoreCheckPendingSince, figures.restoreCheckPendingSinceSeconds);
+  metrics.restoreBlocked.set(labels, figures.restoreBlocked ? 1 : 0);
+}
+
 export function removeDatabaseGauges(metrics: PostgreSQLMetrics, labels: { namespace: string; postgresql: string }): void {
-  for (const gauge of [metrics.lastSuccess, metrics.lastFailure, metrics.lastSize, metrics.schedulePeriod]) gauge.remove(labels);
+  for (const gauge of [metrics.lastSuccess, metrics.lastFailure, metrics.lastSize, metrics.schedulePeriod, metrics.restoreCheckPendingSince, metrics.restoreBlocked]) gauge.remove(labels);
 }

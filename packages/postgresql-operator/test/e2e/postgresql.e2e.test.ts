@@ -651,6 +651,9 @@ describe('restore drills', () => {
     // Scheduled drills once a year: this story asks for its drills on demand.
     await apply(database('drill', { backup: { suspend: true, verify: { schedule: '0 0 1 1 *', check: { query: 'SELECT count(*) FROM items', expect: '2' } } } }));
     retireWhenDone('drill');
+    // Drills are owed from now: the condition says none has a result yet, and the pending gauge counts from now.
+    await waitFor(async () => (await condition('drill', 'BackupRestorable'))?.reason === 'NotYetChecked', { what: 'BackupRestorable=Unknown NotYetChecked' });
+    expect(metricValue(await operatorMetrics(), 'postgresql_restore_check_pending_since_timestamp_seconds', { namespace: NS, postgresql: 'drill' })).toBeGreaterThan(0);
     const pod = await servingPod('drill');
     await queryPod(cluster, pod, loginOf('drill'), "CREATE TABLE items (body text); INSERT INTO items VALUES ('a'), ('b')");
     await takeBackup('drill-1', 'drill');
@@ -674,7 +677,43 @@ describe('restore drills', () => {
     expect(metricValue(metrics, 'postgresql_restore_check_last_failure_timestamp_seconds', { namespace: NS, postgresql: 'drill' })).toBeGreaterThan(0);
     expect(metricValue(metrics, 'postgresql_restore_check_last_success_timestamp_seconds', { namespace: NS, postgresql: 'drill' })).toBeGreaterThan(0);
     expect(metricValue(metrics, 'postgresql_restore_checks_total', { result: 'failed' })).toBeGreaterThanOrEqual(1);
+    // Drills have results now: nothing is pending (the gauge is set with the status that carries the condition).
+    expect(metricValue(metrics, 'postgresql_restore_check_pending_since_timestamp_seconds', { namespace: NS, postgresql: 'drill' })).toBeUndefined();
     await waitFor(async () => (await scratchPods('drill')) === '', { what: 'the scratch pod to be deleted' });
+
+    // The check moved to a ConfigMap that does not exist yet: no scratch pod, an Event saying what to create; once it
+    // exists, the drill asked for runs with its check.
+    await cluster.kubectlOk(['-n', NS, 'patch', 'postgresql/drill', '--type=merge', '-p', JSON.stringify({ spec: { backup: { verify: { check: { query: null, expect: null, configMapRef: { name: 'drill-check' } } } } } })]);
+    await cluster.kubectlOk(['-n', NS, 'annotate', 'postgresql/drill', 'exp.wheel.jp/restore-check=third', '--overwrite']);
+    const notRunnable = await waitFor(async () => (await events('drill', 'RestoreCheckNotRunnable'))[0], { what: 'a RestoreCheckNotRunnable Event' });
+    expect(notRunnable).toContain(`ConfigMap drill-check (spec.backup.verify.check.configMapRef) in namespace ${NS} was not found: create it with data.query (the SQL query) and data.expect`);
+    expect(await scratchPods('drill')).toBe('');
+    await apply(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'drill-check' }, data: { query: 'SELECT count(*) FROM items', expect: '3' } }));
+    const third = await waitFor(async () => {
+      const check = (await backupOf('drill-2')).status?.restoreCheck;
+      return check?.request === 'third' ? check : undefined;
+    }, { what: 'the drill asked for once the ConfigMap exists', timeoutMs: 180_000 });
+    expect(third).toMatchObject({ result: 'Passed', output: '1 table, 3 rows: public.items 3; check query answered "3"' });
+  }, 600_000);
+
+  test('a drill fails on a dump corrupted in the store, which stops counting as verified; the next drill takes the previous backup', async () => {
+    diagnoseOnFailure();
+    await apply(database('drillbad', { backup: { suspend: true, verify: { schedule: '0 0 1 1 *' } } }));
+    retireWhenDone('drillbad');
+    const pod = await servingPod('drillbad');
+    await queryPod(cluster, pod, loginOf('drillbad'), "CREATE TABLE items (body text); INSERT INTO items VALUES ('one')");
+    await takeBackup('drillbad-1', 'drillbad');
+    const newest = await takeBackup('drillbad-2', 'drillbad');
+    // Damaged at rest after it was verified, as a disk or a bucket can do: the drill is what finds it.
+    await inBackupVolume(['truncate', '-s', `${(newest.status?.sizeBytes ?? 0) - 100}`, `/backup/${NS}/drillbad/drillbad-2.dump`], false);
+
+    expect(await drillNow('drillbad', 'drillbad-2', 'first')).toMatchObject({ result: 'Failed', reason: 'BackupCorrupted' });
+    expect((await backupOf('drillbad-2')).status).toMatchObject({ phase: 'Completed', verified: false, error: expect.stringMatching(/^found damaged by a restore drill: /) as string });
+    await waitFor(async () => (await condition('drillbad', 'BackupRestorable'))?.reason === 'BackupCorrupted', { what: 'BackupRestorable=False BackupCorrupted' });
+    // The next drill restores the newest backup still verified.
+    expect(await drillNow('drillbad', 'drillbad-1', 'second')).toMatchObject({ result: 'Passed', output: '1 table, 1 row: public.items 1' });
+    await waitFor(async () => (await condition('drillbad', 'BackupRestorable'))?.status === 'True', { what: 'BackupRestorable=True on drillbad-1' });
+    await waitFor(async () => (await scratchPods('drillbad')) === '', { what: 'the scratch pod to be deleted' });
   }, 480_000);
 });
 
