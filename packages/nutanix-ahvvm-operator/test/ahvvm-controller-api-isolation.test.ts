@@ -1,7 +1,9 @@
 // Which Prism Central API the operator speaks, read from the simulator's request log: with PRISM_API_VERSION=v4 a VM's
 // create, update and delete — the cluster, image and subnet named in its spec, its category, its tasks — go to v4
 // namespaces only (against a Prism Central serving v4 alone, which answers 404 to any v3 path, and against one serving
-// both), and with v3 to v3 only. Also what a user sees when a name does not resolve on v4.
+// both), and with v3 to v3 only. Also what a user sees when a name does not resolve on v4, and a VM whose boot image an
+// image_lookup picks (the newest match, as CAPX v1.10.3 GetImageByLookup) with a data disk on a storage container
+// named in its spec (CAPX's dataDisks storageConfig.storageContainer), made through each API's own calls.
 
 import type { PrismSimulator, PrismSimulatorOptions } from '@k8s-operators/prism-simulator';
 import { waitFor } from '@k8s-operators/testkit';
@@ -20,15 +22,26 @@ const PE1 = '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a01';
 const PE2 = '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a02';
 const UBUNTU = '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e01';
 const VLAN10 = 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f01';
+const NEWEST_UBUNTU_2204 = '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e05';
+const DEFAULT_ON_PE1 = '5c0e7a10-0000-4000-8000-000000000001';
+const FAST_ON_PE1 = '5c0e7a10-0000-4000-8000-000000000002';
 
-/** Two Prism Element clusters, one image name used twice, a subnet on the second cluster only. */
+/**
+ * Two Prism Element clusters, each with a storage container `default` and the first with `fast` as well; one image name
+ * used twice, two builds of an image for the lookup (the newer uploaded last), a subnet on the second cluster only.
+ */
 const INVENTORY: PrismSimulatorOptions = {
-  clusters: [{ name: 'pe-one', uuid: PE1 }, { name: 'pe-two', uuid: PE2 }],
+  clusters: [
+    { name: 'pe-one', uuid: PE1, storageContainers: [{ name: 'default', uuid: DEFAULT_ON_PE1 }, { name: 'fast', uuid: FAST_ON_PE1 }] },
+    { name: 'pe-two', uuid: PE2, storageContainers: [{ name: 'default', uuid: '5c0e7a10-0000-4000-8000-000000000003' }] },
+  ],
   prismCentral: { name: 'the-pc', uuid: '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6aff' },
   images: [
     { name: 'ubuntu', uuid: UBUNTU, sizeBytes: 1024 },
     { name: 'twice', uuid: '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e02', sizeBytes: 1024 },
     { name: 'twice', uuid: '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e03', sizeBytes: 1024 },
+    { name: 'ubuntu-22.04-20260301', uuid: NEWEST_UBUNTU_2204, sizeBytes: 1024, creationTime: '2026-03-01T00:00:00Z' },
+    { name: 'ubuntu-22.04-20260101', uuid: '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e04', sizeBytes: 1024, creationTime: '2026-01-01T00:00:00Z' },
   ],
   subnets: [
     { name: 'vlan10', uuid: VLAN10, cidr: '10.1.0.0/24', ipam: true, clusterUuid: PE1 },
@@ -103,6 +116,24 @@ async function createUpdateDelete(simulator: PrismSimulator, namespace: string, 
   expect(simulator.inspect().createRequests).toBe(1);
 }
 
+/** The boot disk from the newest image named `ubuntu-22.04-…`, a data disk on the storage container `fast` of pe-one. */
+const LOOKUP_SPEC: AhvVmSpec = {
+  cluster: { name: 'pe-one' },
+  disks: [{ image_lookup: { format: '^{{.BaseOS}}-', base_os: 'ubuntu-22.04' } }, { size_mib: 1024, storage_container: { name: 'fast' } }],
+};
+
+/** Creates an AhvVm with LOOKUP_SPEC and checks, through the API under test, which image and containers its disks got. */
+async function createWithImageLookupAndContainer(simulator: PrismSimulator, namespace: string, version: PrismApiVersion): Promise<void> {
+  const name = 'looked-up';
+  await env.apply(namespace, name, LOOKUP_SPEC);
+  const created = await env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');
+  const seen = await vmIn(simulator, version, created.status?.uuid ?? '');
+  expect(seen?.disks.map((disk) => ({ image: disk.imageUuid, container: disk.storageContainerUuid }))).toEqual([
+    { image: NEWEST_UBUNTU_2204, container: DEFAULT_ON_PE1 },
+    { image: undefined, container: FAST_ON_PE1 },
+  ]);
+}
+
 /** The simulator saw requests of `version` alone (at least to `including`), none of the other API, none it does not serve. */
 function expectOnly(simulator: PrismSimulator, version: PrismApiVersion, including: string[] = []): void {
   const { v3, v4, unknown } = requestsByApi(simulator);
@@ -131,6 +162,12 @@ describe('PRISM_API_VERSION=v4', () => {
     ]);
   });
 
+  it('makes a VM from the newest image an image_lookup matches, with a disk on a named storage container, with no v3 request', async () => {
+    const simulator = await v4Only();
+    await createWithImageLookupAndContainer(simulator, 'v4-only', 'v4');
+    expectOnly(simulator, 'v4', ['GET /api/clustermgmt/v4.2/config/storage-containers', 'GET /api/vmm/v4.2/content/images']);
+  });
+
   it('makes no v3 request on a Prism Central that serves both', async () => {
     const simulator = await setUp('v4-both', 'both', 'v4');
     await createUpdateDelete(simulator, 'v4-both', 'v4');
@@ -144,6 +181,8 @@ describe('PRISM_API_VERSION=v4', () => {
       ['pc-as-cluster', { cluster: { name: 'the-pc' } }, 'ClusterNotFound', 'cluster: Prism Central has no Prism Element cluster named "the-pc"'],
       ['image-twice', { ...SPEC, disks: [{ image: { name: 'twice' } }] }, 'AmbiguousName', 'disks[0].image: 2 images are named "twice"'],
       ['subnet-elsewhere', { ...SPEC, nics: [{ subnet: { name: 'only-on-two' } }] }, 'SubnetNotFound', `nics[0].subnet: Prism Central has no subnet named "only-on-two" that a VM on cluster ${PE1} can use`],
+      ['lookup-none', { ...SPEC, disks: [{ image_lookup: { format: '^debian-' } }] }, 'ImageNotFound', 'disks[0].image_lookup: Prism Central has no image whose name matches "^debian-"; upload one, or correct format or base_os'],
+      ['container-elsewhere', { ...SPEC, cluster: { name: 'pe-two' }, nics: [], disks: [{ size_mib: 1, storage_container: { name: 'fast' } }] }, 'StorageContainerNotFound', `disks[0].storage_container: Prism Central has no storage container named "fast" on cluster ${PE2}`],
     ];
     for (const [name, spec] of cases) await env.apply(namespace, name, spec);
     for (const [name, , reason, message] of cases) {
@@ -160,5 +199,11 @@ describe('PRISM_API_VERSION=v3', () => {
     const simulator = await setUp('v3-both', 'both', 'v3');
     await createUpdateDelete(simulator, 'v3-both', 'v3');
     expectOnly(simulator, 'v3', ['POST /clusters/list', 'POST /images/list', 'POST /subnets/list', 'POST /vms', 'PUT /vms/{uuid}', 'DELETE /vms/{uuid}']);
+  });
+
+  it('makes a VM from the newest image an image_lookup matches, with a disk on a named storage container, with no v4 request', async () => {
+    const simulator = await setUp('v3-lookup', 'both', 'v3');
+    await createWithImageLookupAndContainer(simulator, 'v3-lookup', 'v3');
+    expectOnly(simulator, 'v3', ['POST /groups', 'POST /images/list']);
   });
 });

@@ -49,6 +49,12 @@ describe('the AhvVm CRD on a real API server', () => {
     expect(result.stdout).toContain('ahvvm.nutanix.com/web-01 created');
   });
 
+  it('applies the sample with an image lookup and a disk on a named storage container', async () => {
+    const result = await apply(await readSample('ahvvm-image-lookup.yaml'));
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('ahvvm.nutanix.com/db-01 created');
+  });
+
   it('shows the seed\'s columns, then Power, IP and Ready', async () => {
     const table = await cluster.kubectl(['get', 'ahvvm', 'ahvvm-from-operator']);
     const [header = '', row = ''] = table.stdout.trim().split('\n');
@@ -65,7 +71,12 @@ describe('the AhvVm CRD on a real API server', () => {
     ['num_sockets: 120\nnum_vcpus_per_socket: 4', 'num_sockets × num_vcpus_per_socket must be at most 240 vCPUs'],
     ['power_state: "ON"', 'spec.power_state: Unsupported value: "ON": supported values: "PoweredOn", "PoweredOff"'],
     ['cluster:\n  name: c1\n  uuid: 00061f7f-1d2c-4b6e-9a31-7c2e5d4f6a01', 'set exactly one of name or uuid for the cluster'],
-    ['disks:\n- {}', 'a disk needs an image, a size_mib, or both'],
+    ['disks:\n- {}', 'a disk needs an image, an image_lookup or a size_mib'],
+    ['disks:\n- image: {name: ubuntu}\n  image_lookup: {format: "^ubuntu-"}', 'set either image or image_lookup on a disk, not both'],
+    ['disks:\n- image_lookup: {format: "capx-{{.BaseOS}}-{{.K8sVersion}}-*", base_os: ubuntu}', 'an AhvVm has no Kubernetes version: write the version into format itself'],
+    ['disks:\n- image_lookup: {format: "{{.Name}}-.*"}', 'format can use {{.BaseOS}} only; write anything else into the pattern itself'],
+    ['disks:\n- image_lookup: {format: "^{{.BaseOS}}-"}', 'format uses {{.BaseOS}}: set base_os to what it stands for, or write the OS into format'],
+    ['disks:\n- size_mib: 1\n  storage_container: {}', 'set exactly one of name or uuid for the storage container'],
     ['nics:\n- subnet: {}', 'set exactly one of name or uuid for the subnet'],
     ['deletion_policy: Orphan', 'spec.deletion_policy: Unsupported value: "Orphan"'],
   ])('refuses %j with a message that says what to fix', async (spec, message) => {

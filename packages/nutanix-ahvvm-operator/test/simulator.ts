@@ -7,6 +7,7 @@ import type { PrismClientOptions } from '../src/prism/prism-client-options.ts';
 import { PrismClient } from '../src/prism/v3/prism-client.ts';
 import { PrismV4Client } from '../src/prism/v4/prism-v4-client.ts';
 import type { DesiredVmContext } from '../src/desired/desired-vm.ts';
+import { imagesMatchingNewestFirst } from '../src/vm/image-lookup.ts';
 
 /** Short tasks keep the tests fast. */
 export const FAST_TIMINGS = { createMs: 15, updateMs: 15, deleteMs: 15, learnedIpMs: 0 };
@@ -39,7 +40,13 @@ export function desiredVmContextFor(simulator: PrismSimulator): DesiredVmContext
   return {
     defaultCluster: { name: simulator.clusters[0]?.name ?? '' },
     resolveName: (kind, name) => {
-      const entities = kind === 'cluster' ? simulator.clusters : kind === 'image' ? simulator.images : simulator.subnets;
+      if (kind === 'image_lookup') return imagesMatchingNewestFirst(simulator.images.map(({ uuid, name: imageName, creationTime }) => ({ uuid, name: imageName, createTime: creationTime })), name);
+      const entities = {
+        cluster: simulator.clusters,
+        image: simulator.images,
+        subnet: simulator.subnets,
+        storage_container: simulator.clusters.flatMap((cluster) => cluster.storageContainers ?? []),
+      }[kind];
       return entities.filter((entity) => entity.name === name).map((entity) => entity.uuid);
     },
   };

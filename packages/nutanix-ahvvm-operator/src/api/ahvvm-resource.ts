@@ -16,12 +16,10 @@ import { AHVVM } from './ahvvm-ref.ts';
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 /** A Prism entity named either way; names are resolved to UUIDs by the operator, since v3 and v4 take references by UUID only. */
-function entityReference(what: string) {
+function entityReference(what: string, nameDescription = `Name of the ${what} in Prism Central; must be unique.`) {
   return Type.Object(
     {
-      name: Type.Optional(
-        Type.String({ minLength: 1, maxLength: 256, description: `Name of the ${what} in Prism Central; must be unique.` }),
-      ),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: nameDescription })),
       uuid: Type.Optional(Type.String({ pattern: UUID_PATTERN, description: `UUID of the ${what}.` })),
     },
     {
@@ -33,9 +31,59 @@ function entityReference(what: string) {
   );
 }
 
+/**
+ * CAPX's `imageLookup` for an AhvVm. CAPX renders `format` as a Go template with `{{.BaseOS}}` and `{{.K8sVersion}}`
+ * (the Machine's Kubernetes version); an AhvVm has no Kubernetes version, so `{{.BaseOS}}` is the one variable and a
+ * version goes into `format` itself. CEL refuses any other `{{…}}` and a `{{.BaseOS}}` without `base_os`; whether the
+ * rendered pattern is a valid regular expression only the operator can tell (Ready=False, InvalidImageLookup).
+ */
+const TEMPLATE_ACTION = '[{][{][^}]*[}][}]';
+const BASE_OS_ACTION = '^[{][{] *[.]BaseOS *[}][}]$';
+const ImageLookup = Type.Object(
+  {
+    format: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description:
+        'A regular expression searched in every image name (anchor it with ^ and $ for whole names), in which ' +
+        '{{.BaseOS}} stands for base_os, e.g. "^{{.BaseOS}}-k8s-v1[.]30[.]5-". Of the images it matches, the one ' +
+        'created last is used, as CAPX\'s imageLookup does.',
+    }),
+    base_os: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, description: 'What {{.BaseOS}} in format stands for, e.g. "ubuntu-22.04".' }),
+    ),
+  },
+  {
+    description:
+      'Find the disk\'s image by name pattern instead of naming it: the newest matching image when the disk is created. ' +
+      'A newer image uploaded later is used for disks added later; an existing disk is never re-imaged.',
+    'x-kubernetes-validations': [
+      {
+        rule: "!self.format.contains('.K8sVersion')",
+        message: 'an AhvVm has no Kubernetes version: write the version into format itself (e.g. "^ubuntu-22.04-kube-v1[.]30[.]5") instead of {{.K8sVersion}}',
+      },
+      {
+        rule: `self.format.findAll('${TEMPLATE_ACTION}').all(action, action.matches('${BASE_OS_ACTION}'))`,
+        message: 'format can use {{.BaseOS}} only; write anything else into the pattern itself',
+      },
+      {
+        rule: `has(self.base_os) || !self.format.matches('${TEMPLATE_ACTION}')`,
+        message: 'format uses {{.BaseOS}}: set base_os to what it stands for, or write the OS into format',
+      },
+    ],
+  },
+);
+
 const Disk = Type.Object(
   {
     image: Type.Optional(entityReference('image')),
+    image_lookup: Type.Optional(ImageLookup),
+    storage_container: Type.Optional(
+      entityReference(
+        'storage container',
+        'Name of the storage container on the VM\'s cluster (each cluster has its own; the name need only be unique there).',
+      ),
+    ),
     size_mib: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -45,8 +93,13 @@ const Disk = Type.Object(
     ),
   },
   {
-    description: 'A SCSI disk: a clone of an image, an empty disk of size_mib, or a clone grown to size_mib.',
-    'x-kubernetes-validations': [{ rule: 'has(self.image) || has(self.size_mib)', message: 'a disk needs an image, a size_mib, or both' }],
+    description:
+      'A SCSI disk: a clone of an image (named, or found by image_lookup), an empty disk of size_mib, or a clone grown ' +
+      'to size_mib; on storage_container, or on the cluster\'s default container.',
+    'x-kubernetes-validations': [
+      { rule: 'has(self.image) || has(self.image_lookup) || has(self.size_mib)', message: 'a disk needs an image, an image_lookup or a size_mib' },
+      { rule: '!(has(self.image) && has(self.image_lookup))', message: 'set either image or image_lookup on a disk, not both' },
+    ],
   },
 );
 

@@ -8,7 +8,7 @@ import { AhvVmReporter, type AhvVmEvents } from './ahvvm-reporter.ts';
 import { AhvVmScope } from './ahvvm-scope.ts';
 import { failed, Reason } from '../desired/desired-ahvvm-status.ts';
 import { sync } from './ahvvm-sync.ts';
-import { EntityNameCache } from './entity-name-cache.ts';
+import { EntityNameCache, prismEntityLookup } from './entity-name-cache.ts';
 import { followTask } from './follow-task.ts';
 import { PrismAccessGate, type AccessResult } from './prism-access-gate.ts';
 import type { PrismConnection } from './prism-connection.ts';
@@ -63,7 +63,7 @@ export class AhvVmReconciler implements ObjectReconciler<AhvVm> {
       report: new AhvVmReporter(options.events),
       requeue: new RequeueTiming(options.intervals),
       metrics: options.metrics,
-      names: prism.configured ? new EntityNameCache(async (kind, name, scope) => (await prism.vms()).listEntityUuidsByName(kind, name, scope)) : undefined,
+      names: prism.configured ? new EntityNameCache(prismEntityLookup(() => prism.vms())) : undefined,
     };
   }
 

@@ -35,15 +35,15 @@ test('a failed lookup is not remembered', async () => {
   expect((await cache.resolverFor([{ kind: 'subnet', name: 'vlan10' }]))('subnet', 'vlan10')).toEqual(['s-1']);
 });
 
-test('remembers subnets per cluster, and asks for clusters and images without one', async () => {
+test('remembers subnets and storage containers per cluster, and asks for images and image lookups without one', async () => {
   const asked: string[] = [];
   const cache = new EntityNameCache((kind, name, { clusterUuid }) => {
     asked.push(`${kind}/${name}@${clusterUuid ?? '-'}`);
     return Promise.resolve(clusterUuid === 'pe-2' ? ['s-2'] : ['s-1']);
   });
-  const names = [{ kind: 'subnet', name: 'vlan10' }, { kind: 'image', name: 'ubuntu' }] as const;
+  const names = [{ kind: 'subnet', name: 'vlan10' }, { kind: 'image', name: 'ubuntu' }, { kind: 'storage_container', name: 'default' }, { kind: 'image_lookup', name: '^ubuntu-' }] as const;
   expect((await cache.resolverFor(names, { clusterUuid: 'PE-1' }))('subnet', 'vlan10')).toEqual(['s-1']);
-  expect((await cache.resolverFor(names, { clusterUuid: 'pe-2' }))('subnet', 'vlan10')).toEqual(['s-2']);
+  expect((await cache.resolverFor(names, { clusterUuid: 'pe-2' }))('storage_container', 'default')).toEqual(['s-2']);
   await cache.resolverFor(names, { clusterUuid: 'pe-1' });
-  expect(asked).toEqual(['subnet/vlan10@pe-1', 'image/ubuntu@-', 'subnet/vlan10@pe-2']);
+  expect(asked).toEqual(['subnet/vlan10@pe-1', 'image/ubuntu@-', 'storage_container/default@pe-1', 'image_lookup/^ubuntu-@-', 'subnet/vlan10@pe-2', 'storage_container/default@pe-2']);
 });

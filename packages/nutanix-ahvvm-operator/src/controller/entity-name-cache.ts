@@ -1,8 +1,23 @@
-import type { ResolveEntityName } from '../desired/desired-vm.ts';
-import type { InventoryLookupOptions, PrismEntityKind } from '../vm/prism-vm-api.ts';
+import type { NameKind, ResolveEntityName } from '../desired/desired-vm.ts';
+import { imagesMatchingNewestFirst } from '../vm/image-lookup.ts';
+import type { InventoryLookupOptions, PrismVmApi } from '../vm/prism-vm-api.ts';
 
-/** UUIDs of the Prism entities of `kind` named exactly `name` (subnets: usable on `options.clusterUuid`, if given). */
-export type EntityLookup = (kind: PrismEntityKind, name: string, options: InventoryLookupOptions) => Promise<string[]>;
+/**
+ * UUIDs of the Prism entities of `kind` named exactly `name` (subnets and storage containers: of `options.clusterUuid`,
+ * if given); for `image_lookup`, of the images the pattern `name` matches, newest first.
+ */
+export type EntityLookup = (kind: NameKind, name: string, options: InventoryLookupOptions) => Promise<string[]>;
+
+/** The lookup through the API a connection speaks: its inventory calls, and its image list for `image_lookup`. */
+export function prismEntityLookup(vms: () => Promise<PrismVmApi>): EntityLookup {
+  return async (kind, name, options) => {
+    const api = await vms();
+    return kind === 'image_lookup' ? imagesMatchingNewestFirst(await api.listImages(), name) : api.listEntityUuidsByName(kind, name, options);
+  };
+}
+
+/** Kinds whose names are looked up on one cluster: a subnet a VM there can use, a storage container of that cluster. */
+const SCOPED_TO_CLUSTER: readonly NameKind[] = ['subnet', 'storage_container'];
 
 export interface EntityNameCacheOptions {
   /** How long a name found in Prism is trusted. Default 5 minutes. */
@@ -16,10 +31,11 @@ interface Entry {
 }
 
 /**
- * Resolves the cluster, image and subnet names AhvVms use (v3 and v4 take references by UUID only), asking Prism
- * once per name and remembering the answer for a while: such names change rarely, and 500 VMs on one subnet should
- * cost one lookup, not 500. A name Prism does not know is asked again next time, so a subnet created after the
- * AhvVm is found promptly. Concurrent reconciles asking for the same name share one request.
+ * Resolves the cluster, image, subnet and storage container names and the image lookups AhvVms use (v3 and v4 take
+ * references by UUID only), asking Prism once per name and remembering the answer for a while: such names change
+ * rarely, and 500 VMs on one subnet should cost one lookup, not 500. A name Prism does not know is asked again next
+ * time, so a subnet created after the AhvVm is found promptly; an image uploaded for a lookup that already matched
+ * is seen once the answer is older than the TTL. Concurrent reconciles asking for the same name share one request.
  */
 export class EntityNameCache {
   readonly #lookup: EntityLookup;
@@ -34,19 +50,19 @@ export class EntityNameCache {
   }
 
   /**
-   * Looks up `names` (those not known already) and returns the resolver `desiredVmSpec` takes. Subnets are those a VM
-   * on `options.clusterUuid` can use, when it is given; the answer is remembered per cluster.
+   * Looks up `names` (those not known already) and returns the resolver `desiredVmSpec` takes. Subnets and storage
+   * containers are those of `options.clusterUuid`, when it is given; the answer is remembered per cluster.
    */
-  async resolverFor(names: readonly { kind: PrismEntityKind; name: string }[], options: InventoryLookupOptions = {}): Promise<ResolveEntityName> {
+  async resolverFor(names: readonly { kind: NameKind; name: string }[], options: InventoryLookupOptions = {}): Promise<ResolveEntityName> {
     const resolved = new Map<string, readonly string[]>();
     for (const { kind, name } of names) {
-      const scope: InventoryLookupOptions = kind === 'subnet' && options.clusterUuid !== undefined ? { clusterUuid: options.clusterUuid.toLowerCase() } : {};
+      const scope: InventoryLookupOptions = SCOPED_TO_CLUSTER.includes(kind) && options.clusterUuid !== undefined ? { clusterUuid: options.clusterUuid.toLowerCase() } : {};
       resolved.set(`${kind}/${name}`, await this.#uuids(`${kind}/${scope.clusterUuid ?? ''}/${name}`, kind, name, scope));
     }
     return (kind, name) => resolved.get(`${kind}/${name}`) ?? [];
   }
 
-  async #uuids(key: string, kind: PrismEntityKind, name: string, options: InventoryLookupOptions): Promise<string[]> {
+  async #uuids(key: string, kind: NameKind, name: string, options: InventoryLookupOptions): Promise<string[]> {
     const cached = this.#entries.get(key);
     if (cached !== undefined && this.#now() - cached.at < this.#ttlMs) return cached.uuids;
     const entry: Entry = { uuids: this.#lookup(kind, name, options), at: this.#now() };

@@ -4,10 +4,11 @@ import type { EntityNameCache } from './entity-name-cache.ts';
 import type { ConnectedPrism } from './reconcile-phase.ts';
 
 /**
- * The VM the scope's AhvVm asks for, with the clusters, images and subnets it names looked up in Prism, through the
- * API the connection speaks. The cluster comes first: subnets named in the spec are then those a VM on it can use
- * (an overlay subnet, or a VLAN subnet on that cluster, as CAPX resolves them), so one VLAN name on two clusters is
- * not ambiguous.
+ * The VM the scope's AhvVm asks for, with the clusters, images, subnets and storage containers it names and its image
+ * lookups looked up in Prism, through the API the connection speaks. The cluster comes first: subnets named in the
+ * spec are then those a VM on it can use (an overlay subnet, or a VLAN subnet on that cluster, as CAPX resolves them)
+ * and storage containers that cluster's (CAPX's `GetStorageContainerInCluster`), so one VLAN or container name on two
+ * clusters is not ambiguous.
  */
 export async function resolveDesiredVm(scope: AhvVmScope, prism: ConnectedPrism, names: EntityNameCache | undefined): Promise<DesiredVmResult> {
   const { spec } = scope;

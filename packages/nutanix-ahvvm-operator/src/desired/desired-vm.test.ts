@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_UUID, CONTEXT, EVERY_FIELD, IMAGE_UUID, OTHER_CLUSTER_UUID, OWNER_UID, SUBNET_UUID, avm } from '../../test/prism-vm-fixture.ts';
+import { CLUSTER_UUID, CONTEXT, EVERY_FIELD, IMAGE_UUID, OTHER_CLUSTER_UUID, OTHER_IMAGE_UUID, OWNER_UID, STORAGE_CONTAINER_UUID, SUBNET_UUID, avm } from '../../test/prism-vm-fixture.ts';
 import type { AhvVmSpec } from '../api/ahvvm-resource.ts';
 import {
   MAX_USER_DATA_BASE64_LENGTH,
@@ -50,6 +50,16 @@ describe('desiredVmSpec', () => {
     });
   });
 
+  it('takes the newest image an image_lookup matches (CAPX v1.10.3 GetImageByLookup), and marks it as a lookup\'s', () => {
+    const result = desiredVmSpec(avm({ disks: [{ image_lookup: { format: '^{{.BaseOS}}-', base_os: 'ubuntu-22.04' }, size_mib: 20480 }] }), CONTEXT);
+    expect(result.ok && result.vm.disks).toEqual([{ imageUuid: OTHER_IMAGE_UUID, imageFromLookup: true, sizeMib: 20480 }]);
+  });
+
+  it('puts a disk on the storage container it names, by name or by uuid', () => {
+    const result = desiredVmSpec(avm({ disks: [{ size_mib: 1024, storage_container: { name: 'fast' } }, { size_mib: 1024, storage_container: { uuid: STORAGE_CONTAINER_UUID.toUpperCase() } }] }), CONTEXT);
+    expect(result.ok && result.vm.disks).toEqual([{ sizeMib: 1024, storageContainerUuid: STORAGE_CONTAINER_UUID }, { sizeMib: 1024, storageContainerUuid: STORAGE_CONTAINER_UUID }]);
+  });
+
   it('maps PoweredOff to OFF', () => {
     const result = desiredVmSpec(avm({ power_state: 'PoweredOff' }), CONTEXT);
     expect(result.ok && result.vm.powerState).toBe('OFF');
@@ -66,6 +76,9 @@ describe('desiredVmSpec', () => {
     [{ nics: [{ subnet: { name: 'missing' } }] }, 'SubnetNotFound', 'nics[0].subnet: Prism Central has no subnet named "missing"'],
     [{ disks: [{ image: { name: 'twice' } }] }, 'AmbiguousName', 'disks[0].image: 2 images are named "twice"'],
     [{ disks: [{ image: { name: 'twice' } }] }, 'AmbiguousName', '; name it by uuid instead'],
+    [{ disks: [{ size_mib: 1, storage_container: { name: 'slow' } }] }, 'StorageContainerNotFound', 'disks[0].storage_container: Prism Central has no storage container named "slow"; correct the name (it is case-sensitive) or give the storage container\'s uuid'],
+    [{ disks: [{ image_lookup: { format: '^debian-' } }] }, 'ImageNotFound', 'disks[0].image_lookup: Prism Central has no image whose name matches "^debian-"; upload one, or correct format or base_os'],
+    [{ disks: [{ image_lookup: { format: '{{.BaseOS}}-' } }] }, 'InvalidImageLookup', 'disks[0].image_lookup: format uses {{.BaseOS}} but base_os is not set'],
   ])('reports an unresolvable name: %o', (spec, reason, message) => {
     const result = desiredVmSpec(avm(spec), CONTEXT);
     expect(result.ok).toBe(false);
@@ -89,6 +102,15 @@ describe('desiredVmSpec', () => {
     });
   });
 
+  it('says which cluster a storage container was looked up on, when it was', () => {
+    const result = desiredVmSpec(avm({ disks: [{ size_mib: 1, storage_container: { name: 'slow' } }] }), { ...CONTEXT, subnetsOnCluster: OTHER_CLUSTER_UUID });
+    expect(result).toEqual({
+      ok: false,
+      reason: 'StorageContainerNotFound',
+      message: `disks[0].storage_container: Prism Central has no storage container named "slow" on cluster ${OTHER_CLUSTER_UUID}; correct the name (it is case-sensitive) or give the storage container's uuid`,
+    });
+  });
+
   it('refuses a resource that was not read from the API server', () => {
     expect(() => desiredVmSpec({ metadata: { name: 'x' }, spec: avm().spec }, CONTEXT)).toThrow(/metadata.uid/);
   });
@@ -107,6 +129,18 @@ describe('namesToResolve', () => {
       { kind: 'subnet', name: 'vlan173' },
     ]);
     expect(namesToResolve({ cluster: { uuid: CLUSTER_UUID } }, { name: 'ncn-dev-sandbox' })).toEqual([]);
+  });
+
+  it('lists image lookups by their rendered pattern and storage containers by name; a lookup that cannot render is not asked', () => {
+    const disks = [
+      { image_lookup: { format: '^{{.BaseOS}}-', base_os: 'rocky-9' }, storage_container: { name: 'fast' } },
+      { image_lookup: { format: '{{.BaseOS}}' } },
+      { size_mib: 1, storage_container: { uuid: STORAGE_CONTAINER_UUID } },
+    ];
+    expect(namesToResolve({ cluster: { uuid: CLUSTER_UUID }, disks }, {})).toEqual([
+      { kind: 'image_lookup', name: '^rocky-9-' },
+      { kind: 'storage_container', name: 'fast' },
+    ]);
   });
 });
 

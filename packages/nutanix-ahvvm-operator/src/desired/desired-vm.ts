@@ -2,6 +2,7 @@ import type { AhvVmSpec } from '../api/ahvvm-resource.ts';
 import type { ResolvedAhvVmSpec } from '../api/resolved-ahvvm-spec.ts';
 import type { PrismEntityKind } from '../vm/prism-vm-api.ts';
 import type { DesiredVm } from '../vm/vm-model.ts';
+import { imageLookupPattern } from './image-lookup-pattern.ts';
 import { descriptionWithOwnerMarker } from './ownership-marker.ts';
 
 /**
@@ -11,17 +12,24 @@ import { descriptionWithOwnerMarker } from './ownership-marker.ts';
  * it is added for the create alone (`withCloudInitUserData`).
  */
 
+/** What a name is looked up as: a Prism entity's exact name, or the pattern of an `image_lookup` (`imageLookupPattern`). */
+export type NameKind = PrismEntityKind | 'image_lookup';
+
 /**
  * UUIDs of the Prism entities of `kind` named `name`: none when there is no such entity, several when the name is
- * ambiguous. The caller looks them up beforehand (`namesToResolve` says which), so this stays a plain function.
+ * ambiguous. For `image_lookup`, `name` is the pattern and the UUIDs are those of the matching images, newest first.
+ * The caller looks them up beforehand (`namesToResolve` says which), so this stays a plain function.
  */
-export type ResolveEntityName = (kind: PrismEntityKind, name: string) => readonly string[];
+export type ResolveEntityName = (kind: NameKind, name: string) => readonly string[];
 
 export interface DesiredVmContext {
   /** Where a VM goes when the resource names no cluster: `PrismConfig.defaultCluster` (PRISM_CLUSTERUUID/NAME). */
   defaultCluster: { uuid?: string; name?: string };
   resolveName: ResolveEntityName;
-  /** The cluster the subnets `resolveName` knows were looked up on (only subnets a VM there can use), for messages. */
+  /**
+   * The cluster the subnets and storage containers `resolveName` knows were looked up on (subnets a VM there can use,
+   * that cluster's storage containers), for messages.
+   */
   subnetsOnCluster?: string;
 }
 
@@ -31,7 +39,14 @@ export interface AhvVmIdentity {
   spec: ResolvedAhvVmSpec;
 }
 
-export type DesiredVmFailureReason = 'ClusterNotFound' | 'ImageNotFound' | 'SubnetNotFound' | 'AmbiguousName' | 'InvalidCloudInit';
+export type DesiredVmFailureReason =
+  | 'ClusterNotFound'
+  | 'ImageNotFound'
+  | 'SubnetNotFound'
+  | 'StorageContainerNotFound'
+  | 'AmbiguousName'
+  | 'InvalidImageLookup'
+  | 'InvalidCloudInit';
 
 export type DesiredVmResult =
   | { ok: true; vm: DesiredVm }
@@ -44,7 +59,11 @@ const NOT_FOUND_REASON: Record<PrismEntityKind, DesiredVmFailureReason> = {
   cluster: 'ClusterNotFound',
   image: 'ImageNotFound',
   subnet: 'SubnetNotFound',
+  storage_container: 'StorageContainerNotFound',
 };
+
+/** How a kind reads in a message. */
+const KIND_WORDS: Record<PrismEntityKind, string> = { cluster: 'cluster', image: 'image', subnet: 'subnet', storage_container: 'storage container' };
 
 class UnresolvedName extends Error {
   readonly reason: DesiredVmFailureReason;
@@ -66,7 +85,9 @@ export function desiredVmSpec(avm: AhvVmIdentity, context: DesiredVmContext): De
     // Devices first, then the cluster: the first name that does not resolve is the one reported.
     const disks = spec.disks?.map((disk, index) => ({
       ...(disk.image === undefined ? {} : { imageUuid: uuidOf('image', disk.image, `disks[${index}].image`) }),
+      ...(disk.image_lookup === undefined ? {} : { imageUuid: lookedUpImage(disk.image_lookup, `disks[${index}].image_lookup`, context), imageFromLookup: true }),
       ...(disk.size_mib === undefined ? {} : { sizeMib: disk.size_mib }),
+      ...(disk.storage_container === undefined ? {} : { storageContainerUuid: uuidOf('storage_container', disk.storage_container, `disks[${index}].storage_container`) }),
     }));
     const nics = spec.nics?.map((nic, index) => ({ subnetUuid: uuidOf('subnet', nic.subnet, `nics[${index}].subnet`) }));
     return {
@@ -95,12 +116,16 @@ export function desiredVmSpec(avm: AhvVmIdentity, context: DesiredVmContext): De
 export function namesToResolve(
   spec: Pick<AhvVmSpec, 'cluster' | 'disks' | 'nics'>,
   defaultCluster: DesiredVmContext['defaultCluster'],
-): { kind: PrismEntityKind; name: string }[] {
+): { kind: NameKind; name: string }[] {
   const cluster = spec.cluster ?? defaultCluster;
-  const names: { kind: PrismEntityKind; name: string }[] = [];
+  const names: { kind: NameKind; name: string }[] = [];
   if (cluster.uuid === undefined && cluster.name !== undefined) names.push({ kind: 'cluster', name: cluster.name });
   for (const disk of spec.disks ?? []) {
     if (disk.image?.uuid === undefined && disk.image?.name !== undefined) names.push({ kind: 'image', name: disk.image.name });
+    const lookup = disk.image_lookup === undefined ? undefined : imageLookupPattern(disk.image_lookup);
+    if (lookup?.ok === true) names.push({ kind: 'image_lookup', name: lookup.pattern });
+    const container = disk.storage_container;
+    if (container?.uuid === undefined && container?.name !== undefined) names.push({ kind: 'storage_container', name: container.name });
   }
   for (const nic of spec.nics ?? []) {
     if (nic.subnet.uuid === undefined && nic.subnet.name !== undefined) names.push({ kind: 'subnet', name: nic.subnet.name });
@@ -127,24 +152,39 @@ export function withCloudInitUserData(desired: DesiredVm, userDataBase64: string
   return { ok: true, vm: { ...desired, cloudInitUserData: userData } };
 }
 
+/**
+ * The image an `image_lookup` picks: the newest whose name its pattern matches (`imagesMatchingNewestFirst`), as CAPX
+ * picks one; several matches are the point of a lookup, not an ambiguity.
+ */
+function lookedUpImage(lookup: { format: string; base_os?: string }, field: string, { resolveName }: DesiredVmContext): string {
+  const rendered = imageLookupPattern(lookup);
+  if (!rendered.ok) throw new UnresolvedName('InvalidImageLookup', `${field}: ${rendered.message}`);
+  const [newest] = resolveName('image_lookup', rendered.pattern);
+  if (newest === undefined) {
+    throw new UnresolvedName('ImageNotFound', `${field}: Prism Central has no image whose name matches ${JSON.stringify(rendered.pattern)}; upload one, or correct format or base_os`);
+  }
+  return newest.toLowerCase();
+}
+
 /** The entity's UUID: v3 and v4 take references by UUID (extId) only, so names are resolved first. */
 function entityUuid(kind: PrismEntityKind, given: { name?: string; uuid?: string }, field: string, { resolveName, subnetsOnCluster }: DesiredVmContext): string {
   if (given.uuid !== undefined) return given.uuid.toLowerCase();
   if (given.name === undefined) {
     // Only the defaults can lack both: loadPrismConfig refuses a configuration without either.
-    throw new UnresolvedName(NOT_FOUND_REASON[kind], `${field}: no ${kind} is named`);
+    throw new UnresolvedName(NOT_FOUND_REASON[kind], `${field}: no ${KIND_WORDS[kind]} is named`);
   }
   const uuids = resolveName(kind, given.name);
   const [uuid, ...others] = uuids;
   const named = `named ${JSON.stringify(given.name)}`;
-  const where = kind === 'subnet' && subnetsOnCluster !== undefined ? ` that a VM on cluster ${subnetsOnCluster} can use (an overlay subnet, or a VLAN subnet on that cluster)` : '';
+  const where = subnetsOnCluster === undefined ? '' : kind === 'subnet' ? ` that a VM on cluster ${subnetsOnCluster} can use (an overlay subnet, or a VLAN subnet on that cluster)` : kind === 'storage_container' ? ` on cluster ${subnetsOnCluster}` : '';
+  const words = KIND_WORDS[kind];
   if (uuid === undefined) {
     // Prism Central's own cluster entity is never a match: it runs no VMs.
-    const what = kind === 'cluster' ? 'Prism Element cluster' : kind;
-    throw new UnresolvedName(NOT_FOUND_REASON[kind], `${field}: Prism Central has no ${what} ${named}${where}; correct the name (it is case-sensitive) or give the ${kind}'s uuid`);
+    const what = kind === 'cluster' ? 'Prism Element cluster' : words;
+    throw new UnresolvedName(NOT_FOUND_REASON[kind], `${field}: Prism Central has no ${what} ${named}${where}; correct the name (it is case-sensitive) or give the ${words}'s uuid`);
   }
   if (others.length > 0) {
-    throw new UnresolvedName('AmbiguousName', `${field}: ${uuids.length} ${kind}s are ${named}${where} (${uuids.join(', ')}); name it by uuid instead`);
+    throw new UnresolvedName('AmbiguousName', `${field}: ${uuids.length} ${words}s are ${named}${where} (${uuids.join(', ')}); name it by uuid instead`);
   }
   return uuid.toLowerCase();
 }

@@ -1,3 +1,4 @@
+import type { ImageSummary } from './image-lookup.ts';
 import type { UpdateStep } from './update-plan.ts';
 import type { VmDiff } from './vm-diff.ts';
 import type { DesiredVm, ObservedVm } from './vm-model.ts';
@@ -8,10 +9,13 @@ export type PrismApiSetting = 'v3' | 'v4' | 'auto';
 export type PrismApiVersion = 'v3' | 'v4';
 
 /** Kinds of Prism entities a VM refers to, which an AhvVm may name instead of giving their UUID. */
-export type PrismEntityKind = 'cluster' | 'image' | 'subnet';
+export type PrismEntityKind = 'cluster' | 'image' | 'subnet' | 'storage_container';
 
 export interface InventoryLookupOptions {
-  /** Subnets only: keep those a VM on this cluster can use (an overlay subnet, or a VLAN subnet on the cluster), as CAPX does. */
+  /**
+   * Subnets: keep those a VM on this cluster can use (an overlay subnet, or a VLAN subnet on the cluster), as CAPX
+   * does. Storage containers: keep those of this cluster (each cluster has its own, often of the same names).
+   */
   clusterUuid?: string;
 }
 
@@ -44,11 +48,15 @@ export interface PrismVmApi {
    */
   readonly createTokenIsVmUuid: boolean;
   /**
-   * UUIDs (v4: extIds, the same values) of the clusters, images or subnets named exactly `name`, through this API's own
-   * inventory calls (v3: `POST /clusters/list` …; v4: clustermgmt clusters, networking subnets, vmm content images).
-   * Prism Central's own cluster entity is never one; with `clusterUuid`, only subnets a VM on that cluster can use.
+   * UUIDs (v4: extIds, the same values) of the clusters, images, subnets or storage containers named exactly `name`,
+   * through this API's own inventory calls (v3: `POST /clusters/list` …, storage containers through `POST /groups`;
+   * v4: clustermgmt clusters and storage containers, networking subnets, vmm content images). Prism Central's own
+   * cluster entity is never one; with `clusterUuid`, only subnets a VM on that cluster can use and that cluster's
+   * storage containers.
    */
   listEntityUuidsByName(kind: PrismEntityKind, name: string, options?: InventoryLookupOptions): Promise<string[]>;
+  /** Every image, for an `image_lookup` (v3: `POST /images/list`; v4: vmm content images), over all pages. */
+  listImages(): Promise<ImageSummary[]>;
   /** Resolves what the desired VM refers to that only this API needs (v4: category extIds). */
   prepare(desired: DesiredVm): Promise<PreparationProblem | undefined>;
   getVm(uuid: string): Promise<ObservedVm | undefined>;

@@ -6,6 +6,7 @@ import {
   OTHER_IMAGE_UUID,
   OTHER_SUBNET_UUID,
   OWNER_UID,
+  STORAGE_CONTAINER_UUID,
   SUBNET_UUID,
   desiredVm,
   disk,
@@ -125,6 +126,21 @@ describe('diffVm', () => {
       categories: { Team: 'a' },
     });
     expect(diffVm(vm, desiredVm(SEED)).none).toBe(true);
+  });
+
+  it('never re-images a disk because an image_lookup now finds a newer image, but makes new disks from it', () => {
+    const vm = observedVm({ disks: [disk(0, 8192, IMAGE_UUID)] });
+    const desired = { ...desiredVm(SEED), disks: [{ imageUuid: OTHER_IMAGE_UUID, imageFromLookup: true }, { imageUuid: OTHER_IMAGE_UUID, imageFromLookup: true }] };
+    expect(classes(diffVm(vm, desired))).toEqual({ hotPlug: ['disks[1]'], powerCycle: [], impossible: [] });
+    expect(classes(diffVm(vm, { ...desired, disks: [{ imageUuid: OTHER_IMAGE_UUID }] })).impossible).toEqual(['disks[0].image']);
+  });
+
+  it('never moves an existing disk to another storage container; a new disk goes where it is asked', () => {
+    const other = '5c0e7a10-0000-4000-8000-0000000000ff';
+    const vm = observedVm({ disks: [{ ...disk(0, 1024), storage_config: { storage_container_reference: { kind: 'storage_container', uuid: other } } }] });
+    const diff = diffVm(vm, { ...desiredVm(SEED), disks: [{ sizeMib: 1024, storageContainerUuid: STORAGE_CONTAINER_UUID }, { sizeMib: 1024, storageContainerUuid: STORAGE_CONTAINER_UUID }] });
+    expect(diff.impossible).toEqual([{ field: 'disks[0].storage_container', from: other, to: STORAGE_CONTAINER_UUID, why: 'the operator never moves an existing disk to another storage container' }]);
+    expect(diff.hotPlug.map((change) => change.device)).toEqual([{ kind: 'add-disk', disk: { sizeMib: 1024, storageContainerUuid: STORAGE_CONTAINER_UUID } }]);
   });
 
   it('ignores CD-ROMs when matching disks by position', () => {

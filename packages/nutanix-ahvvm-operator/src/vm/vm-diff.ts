@@ -9,8 +9,9 @@ import { actualPowerState, type DesiredDisk, type DesiredNic, type DesiredVm, ty
  *   need the VM off (`powerCycle`);
  * - on a VM that is OFF, all of these are `hotPlug`: nothing needs to be powered off;
  * - whatever the power state, some changes cannot be made by an update at all (`impossible`): moving to another
- *   cluster, shrinking a disk (Prism refuses it), re-imaging a disk, and removing a disk (the operator refuses that:
- *   it would delete data because a list got shorter);
+ *   cluster, shrinking a disk (Prism refuses it), re-imaging a disk or moving it to another storage container, and
+ *   removing a disk (the operator refuses that: it would delete data because a list got shorter). A disk whose image
+ *   an `image_lookup` chose is not compared by image: a newer match applies to new disks only;
  * - `power` is a change of power state the resource asks for.
  *
  * Each disk and NIC change also says which device it is (`device`), so that an API that changes devices one request at
@@ -98,11 +99,15 @@ function diffDisks(have: readonly ObservedDisk[], want: readonly DesiredDisk[], 
   want.forEach((disk, index) => {
     const existing = have[index];
     if (existing === undefined) {
-      hotPlug.push({ field: `disks[${index}]`, from: undefined, to: { image: disk.imageUuid, size_mib: disk.sizeMib }, device: { kind: 'add-disk', disk } });
+      hotPlug.push({ field: `disks[${index}]`, from: undefined, to: { image: disk.imageUuid, size_mib: disk.sizeMib, storage_container: disk.storageContainerUuid }, device: { kind: 'add-disk', disk } });
       return;
     }
-    if (disk.imageUuid !== undefined && disk.imageUuid.toLowerCase() !== existing.imageUuid?.toLowerCase()) {
+    if (disk.imageUuid !== undefined && disk.imageFromLookup !== true && disk.imageUuid.toLowerCase() !== existing.imageUuid?.toLowerCase()) {
       impossible.push({ field: `disks[${index}].image`, from: existing.imageUuid, to: disk.imageUuid, why: 'an existing disk cannot be re-imaged' });
+    }
+    const container = disk.storageContainerUuid;
+    if (container !== undefined && existing.storageContainerUuid !== undefined && container.toLowerCase() !== existing.storageContainerUuid.toLowerCase()) {
+      impossible.push({ field: `disks[${index}].storage_container`, from: existing.storageContainerUuid, to: container, why: 'the operator never moves an existing disk to another storage container' });
     }
     const from = existing.sizeMib;
     const to = disk.sizeMib;

@@ -3,15 +3,22 @@
  * for (`DesiredVm`) and what Prism shows (`ObservedVm`). The diff, the plan and the status are made from these, so they
  * are the same whichever API is in use; `prism/v3` and `prism/v4` translate their wire shapes to and from them.
  *
- * References (cluster, image, subnet) are UUIDs — v4's extIds are the same values — lower-cased by whoever built them.
+ * References (cluster, image, subnet, storage container) are UUIDs — v4's extIds are the same values — lower-cased by whoever built them.
  */
 
 export type PowerState = 'ON' | 'OFF';
 
-/** A disk the resource asks for: from an image, of a size, or both. */
+/** A disk the resource asks for: from an image, of a size, or both; on a storage container of its own, or the cluster's default. */
 export interface DesiredDisk {
   imageUuid?: string;
+  /**
+   * The image is the newest one an `image_lookup` matches now: a new disk is made from it, but a disk made from an
+   * older match is not compared with it (it is never re-imaged because a newer image was uploaded).
+   */
+  imageFromLookup?: boolean;
   sizeMib?: number;
+  /** Where a new disk is made; an existing disk on another container is an impossible change (it is never moved). */
+  storageContainerUuid?: string;
 }
 
 export interface DesiredNic {
@@ -45,6 +52,7 @@ export interface ObservedDisk {
   id?: string;
   imageUuid?: string;
   sizeMib?: number;
+  storageContainerUuid?: string;
 }
 
 export interface ObservedNic {

@@ -6,7 +6,7 @@ import { PrismApiError, PrismTaskTimeoutError } from '../prism-errors.ts';
 import type { PrismClientOptions, WaitForTaskOptions } from '../prism-client-options.ts';
 import { PrismHttp } from '../prism-http.ts';
 import { NO_PRISM_METRICS, type PrismMetricsSink } from '../prism-metrics-sink.ts';
-import type { PrismInventoryEntity, PrismTask, PrismVm, PrismVmIntent } from './prism-types.ts';
+import type { PrismGroupsResponse, PrismInventoryEntity, PrismTask, PrismVm, PrismVmIntent } from './prism-types.ts';
 
 /**
  * The Prism Central v3 operations the operator needs, on top of `PrismHttp` (sessions, TLS, retries, concurrency).
@@ -56,50 +56,31 @@ export class PrismClient {
    * exactly is unverified, so each entity's name is checked again here.
    */
   async listVmsByName(name: string): Promise<PrismVm[]> {
-    const found = new Map<string, PrismVm>();
-    for (let offset = 0; ; ) {
-      const answer = await this.#http.send({
-        method: 'POST',
-        path: '/vms/list',
-        endpoint: '/vms/list',
-        body: { kind: 'vm', filter: `vm_name==${encodeFiqlValue(name)}`, offset, length: LIST_PAGE_LENGTH },
-        repeatability: 'repeatable',
-      });
-      const page = answer.body as { entities?: PrismVm[]; metadata?: { total_matches?: number } };
-      const entities = page.entities ?? [];
-      // Keyed by UUID: a VM created or deleted between two pages shifts the offsets and may show up twice.
-      for (const vm of entities) if (vm.spec.name === name) found.set(vm.metadata.uuid, vm);
-      offset += entities.length;
-      if (entities.length === 0 || offset >= (page.metadata?.total_matches ?? 0)) return [...found.values()];
-    }
+    return (await this.#listAll<PrismVm>('vm', `vm_name==${encodeFiqlValue(name)}`)).filter((vm) => vm.spec.name === name);
   }
 
   /**
-   * UUIDs of the clusters, images or subnets named exactly `name` (POST /clusters/list, /images/list, /subnets/list),
-   * over all pages. As with VMs, names need not be unique and each entity's name is checked again here; the caller
-   * decides what several matches mean. The cluster list also holds Prism Central's own entity, which runs no VMs: it is
-   * never a match (as CAPX keeps only clusters that run AOS), so a Prism Element sharing its name is not ambiguous. A
-   * subnet is one a VM on `clusterUuid` can use, when that is given: an overlay subnet, or a VLAN subnet on that cluster.
+   * UUIDs of the clusters, images, subnets or storage containers named exactly `name` (POST /clusters/list,
+   * /images/list, /subnets/list; storage containers through POST /groups, see `#storageContainerUuidsByName`), over
+   * all pages. As with VMs, names need not be unique and each entity's name is checked again here; the caller decides
+   * what several matches mean. The cluster list also holds Prism Central's own entity, which runs no VMs: it is never a
+   * match (as CAPX keeps only clusters that run AOS), so a Prism Element sharing its name is not ambiguous. A subnet is
+   * one a VM on `clusterUuid` can use, when that is given: an overlay subnet, or a VLAN subnet on that cluster.
    */
   async listEntityUuidsByName(kind: PrismEntityKind, name: string, options: InventoryLookupOptions = {}): Promise<string[]> {
-    const found = new Set<string>();
-    for (let offset = 0; ; ) {
-      const answer = await this.#http.send({
-        method: 'POST',
-        path: `/${kind}s/list`,
-        endpoint: `/${kind}s/list`,
-        body: { kind, filter: `name==${encodeFiqlValue(name)}`, offset, length: LIST_PAGE_LENGTH },
-        repeatability: 'repeatable',
-      });
-      const page = answer.body as { entities?: PrismInventoryEntity[]; metadata?: { total_matches?: number } };
-      const entities = page.entities ?? [];
-      for (const entity of entities) {
+    if (kind === 'storage_container') return this.#storageContainerUuidsByName(name, options);
+    const entities = await this.#listAll<PrismInventoryEntity>(kind, `name==${encodeFiqlValue(name)}`);
+    return entities
+      .filter((entity) => {
         const prismCentral = entity.status?.resources?.config?.service_list?.includes('PRISM_CENTRAL') ?? false;
-        if ((entity.spec?.name ?? entity.status?.name) === name && !prismCentral && (kind !== 'subnet' || onCluster(entity, options))) found.add(entity.metadata.uuid.toLowerCase());
-      }
-      offset += entities.length;
-      if (entities.length === 0 || offset >= (page.metadata?.total_matches ?? 0)) return [...found];
-    }
+        return (entity.spec?.name ?? entity.status?.name) === name && !prismCentral && (kind !== 'subnet' || onCluster(entity, options));
+      })
+      .map((entity) => entity.metadata.uuid.toLowerCase());
+  }
+
+  /** Every image (POST /images/list), over all pages, for an image lookup: its name and `metadata.creation_time`. */
+  listImages(): Promise<PrismInventoryEntity[]> {
+    return this.#listAll<PrismInventoryEntity>('image', undefined);
   }
 
   /**
@@ -237,6 +218,61 @@ export class PrismClient {
 
   close(): Promise<void> {
     return this.#http.close();
+  }
+
+  /**
+   * POST /<kind>s/list over all pages (all entities without a filter), keyed by UUID: an entity created or deleted
+   * between two pages shifts the offsets and may show up twice.
+   */
+  async #listAll<T extends { metadata: { uuid: string } }>(kind: string, filter: string | undefined): Promise<T[]> {
+    const found = new Map<string, T>();
+    for (let offset = 0; ; ) {
+      const answer = await this.#http.send({
+        method: 'POST',
+        path: `/${kind}s/list`,
+        endpoint: `/${kind}s/list`,
+        body: { kind, ...(filter === undefined ? {} : { filter }), offset, length: LIST_PAGE_LENGTH },
+        repeatability: 'repeatable',
+      });
+      const page = answer.body as { entities?: T[]; metadata?: { total_matches?: number } };
+      const entities = page.entities ?? [];
+      for (const entity of entities) found.set(entity.metadata.uuid.toLowerCase(), entity);
+      offset += entities.length;
+      if (entities.length === 0 || offset >= (page.metadata?.total_matches ?? 0)) return [...found.values()];
+    }
+  }
+
+  /**
+   * UUIDs of the storage containers named exactly `name` (of `clusterUuid`, when given). v3 has no storage container
+   * list: like CAPX v1.7.0 (`ListStorageContainers`, controllers/helpers.go) this asks the groups API for
+   * `storage_container` entities with their `container_name` and `cluster`, filtered by name, page by page.
+   */
+  async #storageContainerUuidsByName(name: string, { clusterUuid }: InventoryLookupOptions): Promise<string[]> {
+    const found = new Set<string>();
+    for (let offset = 0; ; ) {
+      const answer = await this.#http.send({
+        method: 'POST',
+        path: '/groups',
+        endpoint: '/groups',
+        body: {
+          entity_type: 'storage_container',
+          group_member_attributes: [{ attribute: 'container_name' }, { attribute: 'cluster' }],
+          filter_criteria: `container_name==${encodeFiqlValue(name)}`,
+          group_member_offset: offset,
+          group_member_count: LIST_PAGE_LENGTH,
+        },
+        repeatability: 'repeatable',
+      });
+      const groups = answer.body as PrismGroupsResponse;
+      const entities = groups.group_results?.[0]?.entity_results ?? [];
+      for (const entity of entities) {
+        const attribute = (attributeName: string): string | undefined => entity.data?.find((field) => field.name === attributeName)?.values?.[0]?.values?.[0];
+        const onTheCluster = clusterUuid === undefined || attribute('cluster')?.toLowerCase() === clusterUuid.toLowerCase();
+        if (attribute('container_name') === name && onTheCluster) found.add(entity.entity_id.toLowerCase());
+      }
+      offset += entities.length;
+      if (entities.length === 0 || offset >= (groups.filtered_entity_count ?? 0)) return [...found];
+    }
   }
 }
 

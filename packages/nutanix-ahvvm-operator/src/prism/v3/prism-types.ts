@@ -12,12 +12,24 @@ export interface PrismReference {
 
 /** A cluster, image or subnet as the v3 list calls show it; only what the name lookup reads. */
 export interface PrismInventoryEntity {
-  metadata: { uuid: string; kind?: string; [key: string]: unknown };
+  /** `creation_time` (RFC 3339) is what an image lookup picks the newest image by. */
+  metadata: { uuid: string; kind?: string; creation_time?: string; [key: string]: unknown };
   /** A subnet's cluster (a VLAN subnet's) and its `subnet_type` (`VLAN`, `OVERLAY`). */
   spec?: { name?: string; cluster_reference?: PrismReference; resources?: { subnet_type?: string; [key: string]: unknown }; [key: string]: unknown };
   /** A cluster's `resources.config.service_list` says what it is: `["AOS"]` a Prism Element, `["PRISM_CENTRAL"]` the PC. */
   status?: { name?: string; resources?: { config?: { service_list?: string[] } }; [key: string]: unknown };
   [key: string]: unknown;
+}
+
+/**
+ * The answer of POST /groups (`groups_get_entities_response`, prism-go-client's `GroupsGetEntitiesResponse`): each
+ * entity's requested attributes as `data[].values[0].values[0]`.
+ */
+export interface PrismGroupsResponse {
+  filtered_entity_count?: number;
+  group_results?: {
+    entity_results?: { entity_id: string; data?: { name: string; values?: { time?: number; values?: string[] }[] }[] }[];
+  }[];
 }
 
 export interface PrismIpEndpoint {
@@ -36,6 +48,7 @@ export interface PrismDisk {
     [key: string]: unknown;
   };
   data_source_reference?: PrismReference;
+  storage_config?: { storage_container_reference?: PrismReference; [key: string]: unknown };
   [key: string]: unknown;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_UUID, EVERY_FIELD, IMAGE_UUID, OTHER_CLUSTER_UUID, OWNER_UID, SUBNET_UUID, desiredVm, nic, prismVm } from '../../../test/prism-vm-fixture.ts';
+import { CLUSTER_UUID, EVERY_FIELD, IMAGE_UUID, OTHER_CLUSTER_UUID, OWNER_UID, STORAGE_CONTAINER_UUID, SUBNET_UUID, desiredVm, disk, nic, prismVm } from '../../../test/prism-vm-fixture.ts';
 import { actualPowerState } from '../../vm/vm-model.ts';
 import { observedVmFromV3, v3CreateBody, vmTaskFromV3 } from './v3-translation.ts';
 
@@ -61,6 +61,20 @@ describe('v3CreateBody', () => {
         },
       },
     });
+  });
+});
+
+describe('storage containers on v3', () => {
+  // The v3.1 swagger's `disk_storage_config.storage_container_reference`, which CAPX v1.7.0 (controllers/helpers.go
+  // CreateDataDiskList) sends as {kind: storage_container, uuid} for a data disk's storageConfig.storageContainer.
+  it('creates a disk on its storage container and reads the container a disk is on', () => {
+    const desired = desiredVm({ disks: [{ size_mib: 1024, storage_container: { uuid: STORAGE_CONTAINER_UUID } }, { size_mib: 2048 }] });
+    expect(v3CreateBody(desired).spec.resources.disk_list).toEqual([
+      { disk_size_mib: 1024, storage_config: { storage_container_reference: { kind: 'storage_container', uuid: STORAGE_CONTAINER_UUID } } },
+      { disk_size_mib: 2048 },
+    ]);
+    const onContainer = { ...disk(0, 1024), storage_config: { storage_container_reference: { kind: 'storage_container', name: 'fast', uuid: STORAGE_CONTAINER_UUID } } };
+    expect(observedVmFromV3(prismVm({ disks: [onContainer] })).disks).toEqual([{ id: onContainer.uuid, sizeMib: 1024, storageContainerUuid: STORAGE_CONTAINER_UUID }]);
   });
 });
 

@@ -41,7 +41,12 @@ export function observedVmFromV3(vm: PrismVm): ObservedVm {
     powerState: reportedPowerState(vm),
     bootType: resources.boot_config?.boot_type,
     categories: vm.metadata.categories ?? {},
-    disks: (resources.disk_list ?? []).filter(isDataDisk).map((disk) => ({ id: disk.uuid, imageUuid: disk.data_source_reference?.uuid, sizeMib: diskSizeMib(disk) })),
+    disks: (resources.disk_list ?? []).filter(isDataDisk).map((disk) => ({
+      id: disk.uuid,
+      imageUuid: disk.data_source_reference?.uuid,
+      sizeMib: diskSizeMib(disk),
+      storageContainerUuid: disk.storage_config?.storage_container_reference?.uuid,
+    })),
     nics: (resources.nic_list ?? []).map((nic) => ({ id: nic.uuid, subnetUuid: nic.subnet_reference?.uuid })),
     ipAddresses: distinctAddresses(addressed.flatMap((nic) => (nic.ip_endpoint_list ?? []).map((endpoint) => endpoint.ip))),
     state: vm.status.state,
@@ -54,6 +59,8 @@ export function v3Disk(disk: DesiredDisk): PrismDisk {
   return {
     ...(disk.imageUuid === undefined ? {} : { data_source_reference: { kind: 'image', uuid: disk.imageUuid } }),
     ...(disk.sizeMib === undefined ? {} : { disk_size_mib: disk.sizeMib }),
+    // v3.1 swagger `disk_storage_config`; CAPX v1.7.0 CreateDataDiskList sends the same reference.
+    ...(disk.storageContainerUuid === undefined ? {} : { storage_config: { storage_container_reference: { kind: 'storage_container', uuid: disk.storageContainerUuid } } }),
   };
 }
 

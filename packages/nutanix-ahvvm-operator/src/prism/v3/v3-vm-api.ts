@@ -1,3 +1,4 @@
+import type { ImageSummary } from '../../vm/image-lookup.ts';
 import type { CreateAccepted, InventoryLookupOptions, PreparationProblem, PrismEntityKind, PrismVmApi } from '../../vm/prism-vm-api.ts';
 import type { UpdateStep } from '../../vm/update-plan.ts';
 import type { DesiredVm, ObservedVm } from '../../vm/vm-model.ts';
@@ -14,7 +15,7 @@ const IDEMPOTENCE_CLIENT = 'nutanix-ahvvm-operator';
 
 /**
  * The v3 API behind the reconciler's `PrismVmApi`: VMs, their `spec_version`ed PUTs (power changes included),
- * idempotence UUIDs and the v3 inventory lists.
+ * idempotence UUIDs, the v3 inventory lists and, for storage containers, the groups API.
  *
  * A v3 PUT replaces the VM's whole spec, so it must send back everything the GET showed, not only what the model
  * knows. The v3 VM of each read travels with the `ObservedVm` it was translated into (a WeakMap), so a step is built
@@ -36,6 +37,13 @@ export class PrismV3VmApi implements PrismVmApi {
 
   listEntityUuidsByName(kind: PrismEntityKind, name: string, options?: InventoryLookupOptions): Promise<string[]> {
     return this.#client.listEntityUuidsByName(kind, name, options);
+  }
+
+  async listImages(): Promise<ImageSummary[]> {
+    return (await this.#client.listImages()).map((image) => {
+      const created = image.metadata.creation_time;
+      return { uuid: image.metadata.uuid, name: image.spec?.name ?? image.status?.name ?? '', ...(created === undefined ? {} : { createTime: created }) };
+    });
   }
 
   async getVm(uuid: string): Promise<ObservedVm | undefined> {

@@ -93,6 +93,11 @@ export interface PrismV4InventoryEntity {
   subnetType?: string;
   clusterReference?: string;
   clusterReferenceList?: string[];
+  /** A storage container's id as a disk refers to it (CAPX v1.10.3 uses it, not `extId`), and its cluster. */
+  containerExtId?: string;
+  clusterExtId?: string;
+  /** An image's creation time (RFC 3339), by which an image lookup picks the newest. */
+  createTime?: string;
   [key: string]: unknown;
 }
 
@@ -119,6 +124,12 @@ const INVENTORY: Record<PrismEntityKind, InventoryCollection> = {
       (entity.clusterReferenceList ?? []).some((extId) => sameId(extId, clusterUuid)),
   },
   image: { basePath: VMM_CONTENT_PATH, collection: '/images', usable: () => true },
+  // As CAPX's GetStorageContainerInCluster: the container of that name on the VM's cluster.
+  storage_container: {
+    basePath: CLUSTERMGMT_CONFIG_PATH,
+    collection: '/storage-containers',
+    usable: (entity, { clusterUuid }) => clusterUuid === undefined || sameId(entity.clusterExtId, clusterUuid),
+  },
 };
 
 const TERMINAL_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED', 'CANCELED'];
@@ -179,15 +190,20 @@ export class PrismV4Client {
 
   /**
    * ExtIds of the clusters (`GET /api/clustermgmt/v4.2/config/clusters`), subnets (`GET /api/networking/v4.2/config/
-   * subnets`) or images (`GET /api/vmm/v4.2/content/images`) named exactly `name`, over all pages (`$filter=name eq
-   * '…'`). Names need not be unique and each entity's name is checked again here; the caller decides what several
+   * subnets`), images (`GET /api/vmm/v4.2/content/images`) or storage containers (`GET /api/clustermgmt/v4.2/config/
+   * storage-containers`, their `containerExtId`) named exactly `name`, over all pages (`$filter=name eq '…'`). Names need not be unique and each entity's name is checked again here; the caller decides what several
    * matches mean. Prism Central's own cluster entity (`clusterFunction` without `AOS`) is never a match, so a Prism
    * Element sharing its name is not ambiguous; a subnet is one a VM on `clusterUuid` can use, when that is given.
    */
   async listEntityExtIdsByName(kind: PrismEntityKind, name: string, options: InventoryLookupOptions = {}): Promise<string[]> {
     const { basePath, collection, usable } = INVENTORY[kind];
     const entities = await this.#listAll<PrismV4InventoryEntity>(basePath, collection, `name eq ${odataString(name)}`);
-    return entities.filter((entity) => entity.name === name && usable(entity, options)).map((entity) => entity.extId.toLowerCase());
+    return entities.filter((entity) => entity.name === name && usable(entity, options)).map((entity) => (entity.containerExtId ?? entity.extId).toLowerCase());
+  }
+
+  /** Every image (`GET /api/vmm/v4.2/content/images`), over all pages, for an image lookup. */
+  async listImages(): Promise<PrismV4InventoryEntity[]> {
+    return this.#listAll<PrismV4InventoryEntity>(VMM_CONTENT_PATH, '/images', undefined);
   }
 
   /**
@@ -310,17 +326,17 @@ export class PrismV4Client {
   }
 
   /**
-   * Every entity of a v4 list matching `filter`, page by page ($limit 100) until `metadata.totalAvailableResults` are
+   * Every entity of a v4 list matching `filter` (all without one), page by page ($limit 100) until `metadata.totalAvailableResults` are
    * read, keyed by extId in case one moves between pages.
    */
-  async #listAll<T extends { extId: string }>(basePath: string, collection: string, filter: string): Promise<T[]> {
+  async #listAll<T extends { extId: string }>(basePath: string, collection: string, filter: string | undefined): Promise<T[]> {
     const found = new Map<string, T>();
-    const query = encodeURIComponent(filter);
+    const query = filter === undefined ? '' : `$filter=${encodeURIComponent(filter)}&`;
     for (let page = 0; ; page += 1) {
       const answer = await this.#http.send({
         method: 'GET',
         basePath,
-        path: `${collection}?$filter=${query}&$page=${page}&$limit=${V4_LIST_LIMIT}`,
+        path: `${collection}?${query}$page=${page}&$limit=${V4_LIST_LIMIT}`,
         endpoint: `${basePath}${collection}`,
         repeatability: 'repeatable',
       });

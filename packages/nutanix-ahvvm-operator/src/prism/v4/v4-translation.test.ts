@@ -92,6 +92,20 @@ describe('v4 bodies', () => {
     expect(body).not.toHaveProperty('extId');
   });
 
+  // CAPX v1.10.3 controllers/helpers.go addStorageConfigAndContainerToVmDisk: `VmDisk.StorageContainer` is a
+  // `VmDiskContainerReference` whose extId is the container's `containerExtId`.
+  it('creates a disk on its storage container and reads the container a disk is on', () => {
+    const desired = desiredVm({ disks: [{ size_mib: 1024, storage_container: { uuid: 'sc-1' } }] });
+    expect(v4CreateBody(desired, extIdOf).disks).toEqual([{
+      $objectType: `${C}.Disk`,
+      diskAddress: { $objectType: `${C}.DiskAddress`, busType: 'SCSI', index: 0 },
+      $backingInfoItemDiscriminator: `${C}.VmDisk`,
+      backingInfo: { $objectType: `${C}.VmDisk`, diskSizeBytes: 1024 * 1024 * 1024, storageContainer: { $objectType: `${C}.VmDiskContainerReference`, extId: 'sc-1' } },
+    }]);
+    const onContainer = { extId: 'd-2', backingInfo: { diskSizeBytes: 1024 ** 3, storageContainer: { extId: 'sc-1' } } };
+    expect(observedVmFromV4({ ...V4_VM, disks: [onContainer] }, new Map()).disks).toEqual([{ id: 'd-2', sizeMib: 1024, storageContainerUuid: 'sc-1' }]);
+  });
+
   it('updates the VM as read with the managed fields only; disks, NICs and power stay as read', () => {
     const desired = desiredVm({ num_sockets: 4, num_vcpus_per_socket: 2, memory_size_mib: 8192, boot_type: 'LEGACY', categories: { Environment: 'Prod' } });
     const body = v4UpdateBody(V4_VM, desired, extIdOf);

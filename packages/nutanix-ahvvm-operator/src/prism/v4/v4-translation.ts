@@ -5,7 +5,7 @@ import { vmExtIdOf, type PrismV4Task, type PrismV4Vm, type PrismV4VmInput } from
 /**
  * v4 VMs and tasks as the operator's model (`ObservedVm`, `VmTask`), and the model's `DesiredVm` as v4 bodies. Field
  * names are the VMM v4.2 SDK's: vCPUs per socket are `numCoresPerSocket`, MiB are bytes, a disk's image is
- * `backingInfo.dataSource.reference.imageExtId`, a NIC's subnet `nicNetworkInfo.subnet.extId` (v4.2) or
+ * `backingInfo.dataSource.reference.imageExtId` and its storage container `backingInfo.storageContainer.extId`, a NIC's subnet `nicNetworkInfo.subnet.extId` (v4.2) or
  * `networkInfo.subnet.extId` (older), UEFI and Secure Boot are a `UefiBoot` with `isSecureBootEnabled`.
  */
 
@@ -37,6 +37,7 @@ function diskOf(disk: unknown): ObservedDisk {
     id: stringAt(disk, 'extId'),
     imageUuid: stringAt(objectAt(objectAt(backing, 'dataSource'), 'reference'), 'imageExtId'),
     sizeMib: size === undefined ? undefined : Math.ceil(size / MIB),
+    storageContainerUuid: stringAt(objectAt(backing, 'storageContainer'), 'extId'),
   };
 }
 
@@ -141,6 +142,8 @@ export function v4DiskBody(disk: DesiredDisk, index?: number): Json {
       ...(disk.imageUuid === undefined
         ? {}
         : { dataSource: { $objectType: `${CONFIG}.DataSource`, reference: { $objectType: `${CONFIG}.ImageReference`, imageExtId: disk.imageUuid } } }),
+      // CAPX v1.10.3 addStorageConfigAndContainerToVmDisk: a VmDiskContainerReference with the container's extId.
+      ...(disk.storageContainerUuid === undefined ? {} : { storageContainer: { $objectType: `${CONFIG}.VmDiskContainerReference`, extId: disk.storageContainerUuid } }),
     },
   };
 }

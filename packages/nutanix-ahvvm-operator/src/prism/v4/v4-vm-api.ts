@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ImageSummary } from '../../vm/image-lookup.ts';
 import type { CreateAccepted, InventoryLookupOptions, PreparationProblem, PrismEntityKind, PrismVmApi } from '../../vm/prism-vm-api.ts';
 import type { UpdateStep } from '../../vm/update-plan.ts';
 import type { VmDiff } from '../../vm/vm-diff.ts';
@@ -20,8 +21,9 @@ const CATEGORY_TTL_MS = 5 * 60_000;
  * The VMM v4.2 API behind the reconciler's `PrismVmApi`: VMs read and changed with their ETag, power changes as
  * actions, disks and NICs through the VM's sub-resources (one request per `apply-spec` step, see `nextV4Change`),
  * creates with the `NTNX-Request-Id` the reconciler recorded (so a repeat answers the first task), categories by
- * extId (looked up through the v4 categories API and kept for five minutes), and clusters, subnets and images named in
- * a spec looked up through their own v4 namespaces (clustermgmt, networking, vmm content): nothing goes to v3.
+ * extId (looked up through the v4 categories API and kept for five minutes), and clusters, storage containers, subnets
+ * and images named in a spec (or matched by an image lookup) looked up through their own v4 namespaces (clustermgmt,
+ * networking, vmm content): nothing goes to v3.
  *
  * The ETag of each VM read travels with the `ObservedVm` it was translated into (a WeakMap), so a PUT, action or DELETE
  * always carries the ETag of the read its plan was made from: a VM changed in between is a 412, an edit conflict.
@@ -55,6 +57,10 @@ export class PrismV4VmApi implements PrismVmApi {
 
   listEntityUuidsByName(kind: PrismEntityKind, name: string, options?: InventoryLookupOptions): Promise<string[]> {
     return this.#client.listEntityExtIdsByName(kind, name, options);
+  }
+
+  async listImages(): Promise<ImageSummary[]> {
+    return (await this.#client.listImages()).map((image) => ({ uuid: image.extId, name: image.name ?? '', ...(image.createTime === undefined ? {} : { createTime: image.createTime }) }));
   }
 
   async getVm(uuid: string): Promise<ObservedVm | undefined> {
