@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLUSTERMGMT_STORAGE_CONTAINERS_PATH } from '../src/index.ts';
 import { goDecodeProblems, goError, goSlice, goStruct } from './go-client.ts';
-import { firstMessage, type DiskJson } from './prism-client.ts';
+import { firstMessage } from './prism-client.ts';
 import { useFastSimulator } from './use-simulator.ts';
 import { V4TestClient } from './v4-client.ts';
 
@@ -77,7 +77,7 @@ describe('storage containers', () => {
   it('v3: a disk lands on the container it names, shown with its name; one of another cluster or none fails the task', async () => {
     const onFast = { disk_size_mib: 1024, storage_config: { storage_container_reference: { kind: 'storage_container', uuid: FAST1 } } };
     const vm = await prism.client.createReadyVm({ name: 'on-fast', cluster_reference: { kind: 'cluster', uuid: PE1 }, resources: { disk_list: [onFast, { disk_size_mib: 1024 }] } });
-    const disks = vm.spec.resources.disk_list as DiskJson[];
+    const disks = vm.spec.resources.disk_list;
     expect(disks.map((d) => d.storage_config)).toEqual([
       { storage_container_reference: { kind: 'storage_container', name: 'fast', uuid: FAST1 } },
       { storage_container_reference: { kind: 'storage_container', name: 'default', uuid: DEFAULT1 } },
@@ -97,8 +97,8 @@ describe('storage containers', () => {
     const backingInfo = { $objectType: 'vmm.v4.ahv.config.VmDisk', diskSizeBytes: 1024 ** 3, storageContainer: { extId: FAST1 } };
     const extId = await v4.createReadyVm({ name: 'v4-on-fast', numSockets: 1, numCoresPerSocket: 1, memorySizeBytes: 1024 ** 3, cluster: { extId: PE1 }, disks: [{ backingInfo }] });
     const { vm } = await v4.getVm(extId);
-    expect(vm.disks?.map((d) => (d.backingInfo as { storageContainer?: { extId: string } }).storageContainer?.extId)).toEqual([FAST1]);
+    expect(vm.disks.map((d) => (d.backingInfo as { storageContainer?: { extId: string } }).storageContainer?.extId)).toEqual([FAST1]);
     const v3 = await prism.client.getVm(extId);
-    expect((v3.spec.resources.disk_list as DiskJson[])[0]?.storage_config).toEqual({ storage_container_reference: { kind: 'storage_container', name: 'fast', uuid: FAST1 } });
+    expect(v3.spec.resources.disk_list[0]?.storage_config).toEqual({ storage_container_reference: { kind: 'storage_container', name: 'fast', uuid: FAST1 } });
   });
 });
