@@ -70,6 +70,8 @@ describe('desiredVmSpec', () => {
     expect(result.ok && result.vm.clusterUuid).toBe(OTHER_CLUSTER_UUID);
   });
 
+  // An image named twice is an error, as CAPX v1.10.3 controllers/helpers.go GetImage ("more than one image found with
+  // name %s"); CAPX compares names with strings.EqualFold, the operator exactly, as it does every other name.
   it.each<[AhvVmSpec, DesiredVmFailureReason, string]>([
     [{ cluster: { name: 'missing' } }, 'ClusterNotFound', 'cluster: Prism Central has no Prism Element cluster named "missing"; correct the name (it is case-sensitive) or give the cluster\'s uuid'],
     [{ disks: [{ image: { name: 'missing' } }] }, 'ImageNotFound', 'disks[0].image: Prism Central has no image named "missing"'],
