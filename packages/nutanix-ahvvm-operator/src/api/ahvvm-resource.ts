@@ -38,7 +38,7 @@ function entityReference(what: string, nameDescription = `Name of the ${what} in
  * rendered pattern is a valid regular expression only the operator can tell (Ready=False, InvalidImageLookup).
  */
 const TEMPLATE_ACTION = '[{][{][^}]*[}][}]';
-const BASE_OS_ACTION = '^[{][{] *[.]BaseOS *[}][}]$';
+const BASE_OS_ACTION = '[{][{] *[.]BaseOS *[}][}]';
 const ImageLookup = Type.Object(
   {
     format: Type.String({
@@ -63,11 +63,11 @@ const ImageLookup = Type.Object(
         message: 'an AhvVm has no Kubernetes version: write the version into format itself (e.g. "^ubuntu-22.04-kube-v1[.]30[.]5") instead of {{.K8sVersion}}',
       },
       {
-        rule: `self.format.findAll('${TEMPLATE_ACTION}').all(action, action.matches('${BASE_OS_ACTION}'))`,
+        rule: `self.format.findAll('${TEMPLATE_ACTION}').all(action, action.matches('^${BASE_OS_ACTION}$'))`,
         message: 'format can use {{.BaseOS}} only; write anything else into the pattern itself',
       },
       {
-        rule: `has(self.base_os) || !self.format.matches('${TEMPLATE_ACTION}')`,
+        rule: `has(self.base_os) || !self.format.matches('${BASE_OS_ACTION}')`,
         message: 'format uses {{.BaseOS}}: set base_os to what it stands for, or write the OS into format',
       },
     ],
