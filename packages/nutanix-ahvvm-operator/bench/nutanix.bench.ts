@@ -1,16 +1,20 @@
 // The `nutanix` benchmark: `npm run bench -- nutanix [--vms N] [--request-latency-ms L] [--task-ms T] [--workers W]
-// [--prism-concurrency C] [--prism-api v3|v4|auto]`.
+// [--prism-concurrency C] [--prism-api v3|v4|auto] [--spec references|seed]`.
 //
 // On a local control plane (no node: the controller runs in this process, as in production but without a Pod), N
 // AhvVms are created in bulk, then the AhvVm controller starts against a Prism simulator that takes L ms per request
 // and T ms per task. Measured from controller start until every AhvVm is Ready, then from deleting them all until
-// the last is gone: time, Prism requests per VM, peak concurrent Prism requests, and VMs duplicated or left behind.
+// the last is gone: time, Prism requests per VM, peak concurrent Prism requests, and VMs duplicated or left behind,
+// and how far the time is above its floor: with C requests at once of L ms each, R requests take at least R × L / C.
+// `--spec references` (the default) names a cluster, an image and a subnet, so each API's own lookups are measured
+// (by name, once per name: the operator caches them); `--spec seed` is the seed's sample, sizes only.
 // Prints progress and, as the last line, one JSON object. It never fails on a number.
 import { parseArgs } from 'node:util';
 import { isStatusConditionTrue } from '@k8s-operators/controller-core';
 import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
 import { waitFor } from '@k8s-operators/testkit';
 import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
+import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { OperatorTestEnvironment, prismEnvFor, type RunningOperator } from '../test/operator-harness.ts';
 
 const NAMESPACE = 'bench';
@@ -27,7 +31,20 @@ interface Flags {
   prismConcurrency: number;
   /** The operator's --prism-api-version; auto (its default) chooses v4 on the simulator. */
   prismApi: 'v3' | 'v4' | 'auto';
+  spec: 'seed' | 'references';
 }
+
+/** What each AhvVm asks for: sizes only (the seed's sample), or with the references a real VM has, by name. */
+const BENCH_SPECS: Record<Flags['spec'], AhvVmSpec> = {
+  seed: { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 },
+  // The simulator's default inventory (prism-simulator's inventory.ts), as the samples name it.
+  references: {
+    num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048,
+    cluster: { name: 'sim-cluster-01' },
+    disks: [{ image: { name: 'ubuntu-24.04-server-cloudimg' }, size_mib: 20480 }],
+    nics: [{ subnet: { name: 'vlan10-ipam' } }],
+  },
+};
 
 function parseFlags(args: string[]): Flags {
   const { values } = parseArgs({
@@ -39,6 +56,7 @@ function parseFlags(args: string[]): Flags {
       workers: { type: 'string', default: '10' },
       'prism-concurrency': { type: 'string', default: '8' },
       'prism-api': { type: 'string', default: 'auto' },
+      spec: { type: 'string', default: 'references' },
     },
   });
   const integer = (flag: string, value: string, min: number): number => {
@@ -48,8 +66,11 @@ function parseFlags(args: string[]): Flags {
   };
   const prismApi = values['prism-api'];
   if (prismApi !== 'v3' && prismApi !== 'v4' && prismApi !== 'auto') throw new Error(`--prism-api must be v3, v4 or auto, got ${JSON.stringify(prismApi)}`);
+  const spec = values.spec;
+  if (spec !== 'references' && spec !== 'seed') throw new Error(`--spec must be references or seed, got ${JSON.stringify(spec)}`);
   return {
     prismApi,
+    spec,
     vms: integer('vms', values.vms, 1),
     requestLatencyMs: integer('request-latency-ms', values['request-latency-ms'], 0),
     taskMs: integer('task-ms', values['task-ms'], 0),
@@ -107,10 +128,19 @@ class ConcurrencySampler {
   }
 }
 
+/**
+ * The request-concurrency floor of a phase: `requests` of `requestLatencyMs` each, `prismConcurrency` at once, take at
+ * least requests × latency / concurrency; `timesFloor` is how many times that the phase took.
+ */
+function aboveFloor(seconds: number, requests: number, flags: Flags): { floorSeconds: number; timesFloor: number } {
+  const floorSeconds = (requests * flags.requestLatencyMs) / 1000 / flags.prismConcurrency;
+  return { floorSeconds: Math.round(floorSeconds * 100) / 100, timesFloor: floorSeconds === 0 ? 0 : Math.round((seconds / floorSeconds) * 100) / 100 };
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   const round = (n: number): number => Math.round(n * 100) / 100;
-  console.log(`nutanix benchmark: ${String(flags.vms)} AhvVms, ${String(flags.requestLatencyMs)} ms per Prism request, ${String(flags.taskMs)} ms per task`);
+  console.log(`nutanix benchmark: ${String(flags.vms)} AhvVms (--spec ${flags.spec}), ${String(flags.requestLatencyMs)} ms per Prism request, ${String(flags.taskMs)} ms per task`);
   const [env, simulator] = await Promise.all([
     OperatorTestEnvironment.start(),
     startPrismSimulator({
@@ -123,9 +153,8 @@ async function main(): Promise<void> {
   try {
     await env.createNamespace(NAMESPACE);
     const names = Array.from({ length: flags.vms }, (_, i) => `vm-${String(i).padStart(4, '0')}`);
-    // The seed's sample, N times.
     await inBulk(names, BULK_CONCURRENCY, (name) => env.kube.create(AhvVmRef, {
-      apiVersion: 'nutanix.com/v1alpha1', kind: 'AhvVm', metadata: { name, namespace: NAMESPACE }, spec: { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 },
+      apiVersion: 'nutanix.com/v1alpha1', kind: 'AhvVm', metadata: { name, namespace: NAMESPACE }, spec: structuredClone(BENCH_SPECS[flags.spec]),
     }));
     console.log(`created ${String(flags.vms)} AhvVms; starting the controller (${String(flags.workers)} workers, ${String(flags.prismConcurrency)} Prism requests at once)`);
 
@@ -157,9 +186,10 @@ async function main(): Promise<void> {
       peakConcurrentRequests: afterCreate.peakConcurrentRequests,
       vmsInPrism: afterCreate.vms.length,
       duplicateVms: duplicateVms(simulator),
+      ...aboveFloor(createSeconds, createRequests, flags),
       requests: requestsSince(simulator, new Map()),
     };
-    console.log(`all ${String(flags.vms)} Ready in ${create.secondsToAllReady.toFixed(1)} s; ${String(create.prismRequestsPerVm)} Prism requests per VM; deleting them all`);
+    console.log(`all ${String(flags.vms)} Ready in ${create.secondsToAllReady.toFixed(1)} s (${String(create.timesFloor)}× the ${String(create.floorSeconds)} s floor); ${String(create.prismRequestsPerVm)} Prism requests per VM; deleting them all`);
 
     const beforeDelete = requestSnapshot(simulator);
     const requestsBeforeDelete = totalRequests(simulator);
@@ -181,12 +211,14 @@ async function main(): Promise<void> {
       prismRequestsPerVm: round(deleteRequests / flags.vms),
       peakConcurrentRequestsSampled: sampler.peak,
       vmsLeftInPrism: simulator.inspect().vms.length,
+      ...aboveFloor(deleteSeconds, deleteRequests, flags),
       requests: requestsSince(simulator, beforeDelete),
     };
-    console.log(`all gone in ${deletion.secondsToAllGone.toFixed(1)} s; ${String(deletion.vmsLeftInPrism)} VMs left in Prism`);
+    console.log(`all gone in ${deletion.secondsToAllGone.toFixed(1)} s (${String(deletion.timesFloor)}× the ${String(deletion.floorSeconds)} s floor); ${String(deletion.vmsLeftInPrism)} VMs left in Prism`);
     console.log(JSON.stringify({
       benchmark: 'nutanix',
       prismApi,
+      spec: flags.spec,
       vms: flags.vms,
       requestLatencyMs: flags.requestLatencyMs,
       taskMs: flags.taskMs,
