@@ -2,7 +2,8 @@ import { managerFlags, MANAGER_FLAG_USAGE, parseCommandLine, FlagError, type Man
 
 export const USAGE = `Usage: nutanix-ahvvm-operator [flags]
   Prism Central is configured by the environment (from the prism-central Secret): PRISM_HOST, PRISM_PORT (9440),
-  PRISM_USER, PRISM_PASS, PRISM_CLUSTERUUID or PRISM_CLUSTERNAME, and optionally PRISM_CA_CERT or PRISM_INSECURE=true.
+  PRISM_USER and PRISM_PASS (or PRISM_API_KEY, a service account's API key), PRISM_CLUSTERUUID or PRISM_CLUSTERNAME,
+  and optionally PRISM_CA_CERT or PRISM_INSECURE=true.
 
   --max-concurrent-reconciles=N          AhvVms reconciled at once (default 10)
   --prism-max-concurrent-requests=N      requests in flight to Prism Central at once (default 8)

@@ -8,7 +8,7 @@ export { AHVVM_LIMITS, AHVVM_SPEC_DEFAULTS, DEFAULT_USER_DATA_KEY } from './api/
 export { resolveAhvVmSpec, type ResolvedAhvVmSpec } from './api/resolved-ahvvm-spec.ts';
 
 export { DEFAULT_PRISM_PORT, PrismConfigError, loadPrismConfig, type PrismConfig } from './config/prism-config.ts';
-export { PrismCredentials } from './config/prism-credentials.ts';
+export { API_KEY_HEADER, PrismApiKey, PrismCredentials, type PrismAuthentication } from './config/prism-credentials.ts';
 
 export { ABSENT_STATE, registerAhvVmMetrics, type AhvVmMetrics } from './metrics/ahvvm-metrics.ts';
 

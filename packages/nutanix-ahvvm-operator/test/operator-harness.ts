@@ -40,6 +40,8 @@ export interface OperatorOptions {
   gate?: PrismAccessGate;
   /** Default silent; `info` to see what the controller does. */
   logLevel?: 'silent' | 'debug' | 'info' | 'warn';
+  /** Where the log lines go (default stdout), e.g. to look for what must never be logged. */
+  logTo?: { write(line: string): void };
 }
 
 export interface RunningOperator {
@@ -84,7 +86,7 @@ export class OperatorTestEnvironment {
       leaderElection: { enabled: false },
       healthProbeBindAddress: '0',
       metricsBindAddress: '0',
-      logger: createLogger({ level: options.logLevel ?? 'silent', name: 'ahvvm-test' }),
+      logger: createLogger({ level: options.logLevel ?? 'silent', name: 'ahvvm-test', ...(options.logTo === undefined ? {} : { destination: options.logTo }) }),
     });
     const metrics = registerAhvVmMetrics(manager.metrics.registry);
     const prism = connectToPrism(options.env, { metrics, maxConcurrentRequests: options.prismMaxConcurrentRequests ?? 8 });

@@ -1,9 +1,10 @@
 import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PrismCredentials } from '../src/config/prism-credentials.ts';
+import { inspect } from 'node:util';
+import { PrismApiKey, PrismCredentials } from '../src/config/prism-credentials.ts';
 import { PrismClient } from '../src/prism/v3/prism-client.ts';
 import { PrismAuthenticationError, PrismTlsError } from '../src/prism/prism-errors.ts';
-import { FAST_TIMINGS, clientFor, outcomesOf, startSimulator } from './simulator.ts';
+import { FAST_TIMINGS, clientFor, outcomesOf, startSimulator, v4ClientFor } from './simulator.ts';
 
 const UNKNOWN_VM = '0b5c3a10-0000-4000-8000-000000000000';
 
@@ -98,6 +99,62 @@ describe('a password changed while a session is open', () => {
     } finally {
       await client.close();
       await rotated.stop();
+    }
+  });
+});
+
+/** Shaped like a Prism Central service account's API key; made up. */
+const API_KEY = 'ntnx-sa-7Hq2vXk9TzLw4pRm8sYc3bNe6fJd5gUa';
+
+// prism-go-client v0.8.1 (1e253ea) internal/client.go and v4/v4.go: with Credentials.APIKey every request carries
+// `X-ntnx-api-key: <key>` instead of Basic credentials; CAPX 946f0db (#745) uses it for PC service accounts.
+describe('an API key', () => {
+  let simulator: PrismSimulator;
+
+  beforeAll(async () => {
+    // Basic credentials are refused outright: whatever succeeds below did so by the key.
+    simulator = await startSimulator({ basicAuth: false, apiKeys: [API_KEY] });
+  });
+  afterAll(() => simulator.stop());
+
+  it('gets the v3 and the v4 client in, on every request by the key, never by a session', async () => {
+    const before = simulator.requestLog().length;
+    const v3 = clientFor(simulator, { credentials: new PrismApiKey(API_KEY) });
+    const v4 = v4ClientFor(simulator, { credentials: new PrismApiKey(API_KEY) });
+    try {
+      await expect(v3.listVmsByName('nothing-yet')).resolves.toEqual([]);
+      await expect(v3.getVm(UNKNOWN_VM)).resolves.toBeUndefined();
+      await expect(v4.servesV4()).resolves.toBe(true);
+      await expect(v4.listVmsByName('nothing-yet')).resolves.toEqual([]);
+      await expect(v3.listVmsByName('still-nothing')).resolves.toEqual([]);
+    } finally {
+      await Promise.all([v3.close(), v4.close()]);
+    }
+    const log = simulator.requestLog().slice(before);
+    expect(log.length).toBeGreaterThanOrEqual(5);
+    // The simulator offers session cookies on a key's first request; the client does not take them up.
+    expect(new Set(log.map((entry) => entry.authenticatedBy))).toEqual(new Set(['api-key']));
+  });
+
+  it('reports a wrong key as PrismAuthenticationError after one request, on v3 and v4, without the key', async () => {
+    const wrongKey = `${API_KEY.slice(0, -4)}XXXX`;
+    const v3 = clientFor(simulator, { credentials: new PrismApiKey(wrongKey) });
+    const v4 = v4ClientFor(simulator, { credentials: new PrismApiKey(wrongKey) });
+    try {
+      const before = simulator.requestLog().length;
+      const failures = [v3.listVmsByName('anything'), v4.listVmsByName('anything')];
+      for (const failure of failures) {
+        await expect(failure).rejects.toBeInstanceOf(PrismAuthenticationError);
+        const error = (await failure.catch((caught: unknown) => caught)) as PrismAuthenticationError;
+        expect(error.message).toMatch(/: Prism Central refused the API key in PRISM_API_KEY \(HTTP 401\)$/);
+        for (const shown of [error.message, error.stack ?? '', inspect(error, { depth: 10 })]) {
+          expect(shown).not.toContain(wrongKey);
+          expect(shown).not.toContain(API_KEY);
+        }
+      }
+      expect(simulator.requestLog().slice(before).map((entry) => entry.outcome)).toEqual([401, 401]);
+    } finally {
+      await Promise.all([v3.close(), v4.close()]);
     }
   });
 });

@@ -2,7 +2,8 @@
 // Runs a Prism Central simulator (v3 and v4 APIs) in the foreground until SIGINT or SIGTERM:
 //
 //   npm run prism-simulator -- --port <p> [--host <addr>] [--tls] [--ca-out <file>] [--tls-san <name>]...
-//       [--user <u>] [--password <p>] [--cluster-name <n>] [--cluster-uuid <uuid>] [--apis both|v3|v4] [--config <file.json>]
+//       [--user <u>] [--password <p>] [--api-key <key>]... [--no-basic-auth] [--cluster-name <n>] [--cluster-uuid <uuid>]
+//       [--apis both|v3|v4] [--config <file.json>]
 //
 // --config reads a JSON file with any of startPrismSimulator's options (seeds, categories, timings,
 // editConflicts, faults); the flags win over it.
@@ -25,6 +26,8 @@ const USAGE = `Usage: prism-simulator [options]
   --tls-san <name>      with --tls: extra DNS name or IP for the certificate (repeatable)
   --user <u>            user name (default admin)
   --password <p>        password (default Nutanix/4u)
+  --api-key <key>       accept this Prism Central service-account API key in X-ntnx-api-key (repeatable)
+  --no-basic-auth       refuse Basic credentials: clients get in with an --api-key only
   --cluster-name <n>    name of the (first) cluster
   --cluster-uuid <uuid> uuid of the (first) cluster
   --apis <both|v3|v4>   serve both APIs (default), or only v3 or only v4 (the other answers 404)
@@ -42,6 +45,8 @@ async function main(): Promise<void> {
       'tls-san': { type: 'string', multiple: true },
       user: { type: 'string' },
       password: { type: 'string' },
+      'api-key': { type: 'string', multiple: true },
+      'basic-auth': { type: 'boolean' },
       'cluster-name': { type: 'string' },
       'cluster-uuid': { type: 'string' },
       config: { type: 'string' },
@@ -49,6 +54,8 @@ async function main(): Promise<void> {
       help: { type: 'boolean' },
     },
     strict: true,
+    // --no-basic-auth
+    allowNegative: true,
   });
   if (values.help === true) {
     process.stdout.write(USAGE);
@@ -74,6 +81,8 @@ async function main(): Promise<void> {
     ...(values['tls-san'] === undefined ? {} : { tlsHostnames: values['tls-san'] }),
     ...(values.user === undefined ? {} : { username: values.user }),
     ...(values.password === undefined ? {} : { password: values.password }),
+    ...(values['api-key'] === undefined ? {} : { apiKeys: values['api-key'] }),
+    ...(values['basic-auth'] === undefined ? {} : { basicAuth: values['basic-auth'] }),
     ...(apis === undefined ? {} : { apis }),
     clusters: [cluster, ...otherClusters],
   });
@@ -85,8 +94,8 @@ async function main(): Promise<void> {
     `  api:       ${simulator.url}${PRISM_BASE_PATH}`,
     `  v4 api:    ${simulator.url}${VMM_VMS_PATH}, ${simulator.url}${PRISM_TASKS_PATH}, ${simulator.url}${PRISM_CATEGORIES_PATH}`,
     `  v4 reads:  ${V4_INVENTORY_PATHS.map((path) => `${simulator.url}${path}`).join(', ')}`,
-    `  username:  ${simulator.username}`,
-    `  password:  ${simulator.password}`,
+    ...(simulator.basicAuth ? [`  username:  ${simulator.username}`, `  password:  ${simulator.password}`] : ['  basic auth: off (API keys only)']),
+    ...simulator.apiKeys.map((key) => `  api key:   ${key} (X-ntnx-api-key)`),
     ...simulator.clusters.map((c) => `  cluster:   ${c.name} ${c.uuid}`),
     ...simulator.images.map((i) => `  image:     ${i.name} ${i.uuid}`),
     ...simulator.subnets.map((s) => `  subnet:    ${s.name} ${s.uuid} ${s.cidr}${s.vpcUuid === undefined ? '' : ` (overlay in VPC ${s.vpcUuid})`}${s.ipam ? ' (IPAM)' : ' (external DHCP)'}`),
@@ -119,6 +128,8 @@ const configSchema: ObjectSchema = seed({
   tlsHostnames: { type: 'array', items: name },
   username: name,
   password: name,
+  basicAuth: { type: 'boolean' },
+  apiKeys: { type: 'array', items: name },
   clusters: { type: 'array', items: seed({ name, uuid: name, creationTime: name }, ['name', 'uuid']) },
   images: { type: 'array', items: seed({ name, uuid: name, sizeBytes: { type: 'integer', minimum: 0 }, creationTime: name }, ['name', 'uuid', 'sizeBytes']) },
   subnets: { type: 'array', items: seed({ name, uuid: name, type: { type: 'string', enum: ['VLAN', 'OVERLAY'] }, cidr: name, ipam: { type: 'boolean' }, clusterUuid: name, vpcUuid: name, creationTime: name }, ['name', 'uuid', 'cidr', 'ipam']) },

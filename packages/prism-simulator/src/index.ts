@@ -41,6 +41,7 @@ export type {
 } from './faults.ts';
 export type { SimulatorInspection } from './inspection.ts';
 export type { LoggedRequest, RequestCount, RequestOutcome } from './request-stats.ts';
+export type { AuthenticatedBy } from './auth.ts';
 export { REQUEST_LOG_LIMIT } from './request-stats.ts';
 export type { TaskOperation, TaskStatus } from './tasks.ts';
 export type { EditConflictMode, InspectedVm, SimulatorTimings } from './vm-service.ts';

@@ -2,6 +2,7 @@
 // creates were sent, how many requests ran at once, which calls failed how. Admin (/__sim) traffic is not
 // counted.
 
+import type { AuthenticatedBy } from './auth.ts';
 import type { SimulatedEndpoint } from './prism-endpoints.ts';
 
 /** `dropped` when the connection was destroyed instead of answered. */
@@ -24,6 +25,8 @@ export interface LoggedRequest {
   outcome: RequestOutcome;
   /** Whether the request carried an `If-Match` header. */
   ifMatch: boolean;
+  /** What let the request in: an API key, a session cookie or Basic credentials; absent when it was not let in. */
+  authenticatedBy?: AuthenticatedBy;
 }
 
 /** How many of the latest requests the log keeps, so a long-running simulator does not grow without bound. */
@@ -47,8 +50,8 @@ export class RequestStats {
     };
   }
 
-  record(method: string, endpoint: SimulatedEndpoint | 'unknown', outcome: RequestOutcome, request: { path: string; ifMatch: boolean } = { path: '', ifMatch: false }): void {
-    this.log.push({ method, endpoint, path: request.path, outcome, ifMatch: request.ifMatch });
+  record(method: string, endpoint: SimulatedEndpoint | 'unknown', outcome: RequestOutcome, request: { path: string; ifMatch: boolean; authenticatedBy?: AuthenticatedBy } = { path: '', ifMatch: false }): void {
+    this.log.push({ method, endpoint, path: request.path, outcome, ifMatch: request.ifMatch, ...(request.authenticatedBy === undefined ? {} : { authenticatedBy: request.authenticatedBy }) });
     if (this.log.length > REQUEST_LOG_LIMIT) this.log.splice(0, this.log.length - REQUEST_LOG_LIMIT);
     const key = `${method} ${endpoint} ${String(outcome)}`;
     const entry = this.counts.get(key) ?? { method, endpoint, outcome, count: 0 };

@@ -8,7 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_BASE_PATH, serveAdmin } from './admin-api.ts';
-import { SessionAuthenticator, unauthorizedReply } from './auth.ts';
+import { SessionAuthenticator, authOptionsProblem, unauthorizedReply, type AuthenticatedBy } from './auth.ts';
 import { createServingCertificates } from './certificates.ts';
 import { CategoryStore, DEFAULT_CATEGORIES, type CategorySeed } from './categories.ts';
 import { PrismApiError, errorBody } from './errors.ts';
@@ -44,6 +44,16 @@ export interface PrismSimulatorOptions {
   username?: string;
   /** Default `Nutanix/4u`, Prism's well-known factory password. */
   password?: string;
+  /**
+   * False: Basic credentials are refused, so the simulator is a Prism Central the client reaches with an API key only
+   * (`apiKeys` must then name one). Default true.
+   */
+  basicAuth?: boolean;
+  /**
+   * API keys of Prism Central service accounts, accepted in the `X-ntnx-api-key` header on v3 and v4 requests; a wrong
+   * one gets the same non-JSON 401 as wrong Basic credentials. Default none. Visible ASCII without spaces.
+   */
+  apiKeys?: string[];
   /** Default: one cluster, `sim-cluster-01`. */
   clusters?: ClusterSeed[];
   /** Default: three images. */
@@ -81,6 +91,10 @@ export interface PrismSimulator {
   caCertPem?: string;
   username: string;
   password: string;
+  /** Whether Basic credentials (`username`, `password`) are accepted. */
+  basicAuth: boolean;
+  /** The API keys accepted in `X-ntnx-api-key`. */
+  apiKeys: readonly string[];
   /** The Prism Element clusters VMs can be placed on (not the Prism Central entity). */
   clusters: readonly ClusterSeed[];
   images: readonly ImageSeed[];
@@ -105,6 +119,11 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
   const now = options.now ?? Date.now;
   const username = options.username ?? DEFAULT_USERNAME;
   const password = options.password ?? DEFAULT_PASSWORD;
+  const basicAuth = options.basicAuth ?? true;
+  const apiKeys = [...(options.apiKeys ?? [])];
+  // Before anything listens: a simulator nobody can log in to, or a key no client can send, is a mistake to say at once.
+  const authProblem = authOptionsProblem({ basicAuth, apiKeys });
+  if (authProblem !== undefined) throw new Error(authProblem);
   const inventory = new Inventory({
     clusters: options.clusters ?? DEFAULT_CLUSTERS,
     images: options.images ?? DEFAULT_IMAGES,
@@ -131,7 +150,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     now,
     owner: user,
   });
-  const authenticator = new SessionAuthenticator({ username, password, now, secureCookies: options.tls === true });
+  const authenticator = new SessionAuthenticator({ username, password, basicAuth, apiKeys, now, secureCookies: options.tls === true });
   const inspect = (): SimulatorInspection => inspectSimulator(vms, stats, tasks, categories);
   const stopping = new AbortController();
 
@@ -146,8 +165,13 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     const end = stats.begin();
     res.once('close', end);
     const decision = faults.decideRequest(endpoint);
+    let authenticatedBy: AuthenticatedBy | undefined;
     const finish = (reply: HttpReply | 'drop'): void => {
-      stats.record(method, endpoint ?? 'unknown', reply === 'drop' ? 'dropped' : reply.status, { path: req.url ?? '', ifMatch: req.headers['if-match'] !== undefined });
+      stats.record(method, endpoint ?? 'unknown', reply === 'drop' ? 'dropped' : reply.status, {
+        path: req.url ?? '',
+        ifMatch: req.headers['if-match'] !== undefined,
+        ...(authenticatedBy === undefined ? {} : { authenticatedBy }),
+      });
       if (reply === 'drop') req.socket.destroy();
       else writeReply(res, reply);
     };
@@ -160,6 +184,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     const auth = authenticator.authenticate(req.headers);
     if (!auth.ok) reply = unauthorizedReply();
     else {
+      authenticatedBy = auth.by;
       reply = await api.serve();
       if (auth.setCookie.length > 0) reply.headers = { ...reply.headers, 'set-cookie': auth.setCookie };
     }
@@ -242,6 +267,8 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     ...(certificates ? { caCertPem: certificates.caCertPem } : {}),
     username,
     password,
+    basicAuth,
+    apiKeys,
     clusters: inventory.clusters.map(({ name, uuid, storageContainers }) => ({ name, uuid, storageContainers })),
     images: inventory.images,
     subnets: inventory.subnets.map(({ name, uuid, type, cidr, ipam, clusterUuid, vpcUuid }) => ({ name, uuid, type, cidr, ipam, ...(clusterUuid === undefined ? {} : { clusterUuid }), ...(vpcUuid === undefined ? {} : { vpcUuid }) })),

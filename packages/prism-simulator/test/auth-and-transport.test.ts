@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PrismSimulator } from '../src/index.ts';
-import { PrismTestClient, firstMessage, startFastSimulator, type ErrorJson } from './prism-client.ts';
+import { PRISM_BASE_PATH, PRISM_TASKS_PATH, VMM_VMS_PATH, type PrismSimulator } from '../src/index.ts';
+import { PrismTestClient, firstMessage, pollUntilTaskEnds, readReply, startFastSimulator, type AcceptedJson, type ErrorJson, type Reply, type TaskJson } from './prism-client.ts';
+import { v4VmBody, type V4VmJson } from './v4-client.ts';
 
 /** POST /vms/list over HTTPS with node:https, which verifies the server against `ca` (or the system roots). */
 function httpsList(simulator: PrismSimulator, ca: string | undefined): Promise<number> {
@@ -88,6 +90,105 @@ describe('authentication', () => {
     const reply = await new PrismTestClient(simulator).request('GET', '/users/me');
     expect(reply.status).toBe(200);
     expect(reply.json).toMatchObject({ metadata: { kind: 'user' }, status: { name: 'ops' } });
+  });
+});
+
+/** Shaped like a Prism Central service account's API key; made up. */
+const API_KEY = 'ntnx-sa-7Hq2vXk9TzLw4pRm8sYc3bNe6fJd5gUa';
+
+/** A request with exactly `headers` for credentials: no Basic unless given. `path` is the full path. */
+async function send(simulator: PrismSimulator, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Reply> {
+  return readReply(await fetch(`${simulator.url}${path}`, {
+    method,
+    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }));
+}
+
+/** The parts of a 401 a client can tell apart. */
+function shapeOf(reply: Reply): unknown {
+  return { status: reply.status, text: reply.text, json: reply.json, contentType: reply.headers.get('content-type'), challenge: reply.headers.get('www-authenticate') };
+}
+
+// prism-go-client v0.8.1 (1e253ea) internal/client.go decorateRequestWithAuthHeaders and v4/v4.go setAuthHeader send a
+// service account's API key as the header `X-ntnx-api-key` (ntnxAPIKeyHeaderKey) in place of Basic credentials, on v3
+// and v4; CAPX 946f0db (#745, templates/overlays/base/api-key) passes it from a Secret whose credentials JSON is
+// `[{"type":"api_key","data":{"prismCentral":{"apiKey":"…"}}}]`.
+describe('API keys', () => {
+  let simulator: PrismSimulator;
+
+  beforeAll(async () => {
+    // A Prism Central only the service account's key gets into.
+    simulator = await startFastSimulator({ basicAuth: false, apiKeys: [API_KEY] });
+  });
+  afterAll(() => simulator.stop());
+
+  const key = { 'x-ntnx-api-key': API_KEY };
+
+  it('creates a VM through v3 and reads it through v4 with the key alone', async () => {
+    const created = await send(simulator, 'POST', `${PRISM_BASE_PATH}/vms`, key, { metadata: { kind: 'vm' }, spec: { name: 'by-key', resources: {} } });
+    expect(created.status).toBe(202);
+    const accepted = created.json as AcceptedJson;
+    const task = await pollUntilTaskEnds(accepted.status.execution_context.task_uuid, async (id) => (await send(simulator, 'GET', `${PRISM_BASE_PATH}/tasks/${id}`, key)).json as TaskJson, 5_000);
+    expect(task.status).toBe('SUCCEEDED');
+    const read = await send(simulator, 'GET', `${VMM_VMS_PATH}/${accepted.metadata.uuid}`, key);
+    expect(read.status).toBe(200);
+    expect((read.json as { data: V4VmJson }).data.name).toBe('by-key');
+  });
+
+  it('creates a VM through v4 with the key alone', async () => {
+    const created = await send(simulator, 'POST', VMM_VMS_PATH, { ...key, 'ntnx-request-id': randomUUID() }, v4VmBody(simulator, 'by-key-v4'));
+    expect(created.status).toBe(202);
+    const taskExtId = (created.json as { data: { extId: string } }).data.extId;
+    const task = await pollUntilTaskEnds(taskExtId, async (id) => ((await send(simulator, 'GET', `${PRISM_TASKS_PATH}/${id}`, key)).json as { data: { status: string } }).data, 5_000);
+    expect(task.status).toBe('SUCCEEDED');
+    expect(simulator.inspect().vms.filter((vm) => vm.name === 'by-key-v4')).toHaveLength(1);
+  });
+
+  it('refuses a wrong key on v3 and v4 with the same non-JSON 401 as wrong Basic credentials', async () => {
+    const basicOnly = await startFastSimulator({ username: 'ops', password: 's3cret' });
+    try {
+      const wrongBasic = await send(basicOnly, 'POST', `${PRISM_BASE_PATH}/vms/list`, { authorization: `Basic ${Buffer.from('ops:wrong').toString('base64')}` }, {});
+      expect(wrongBasic.status).toBe(401);
+      for (const [method, path] of [['POST', `${PRISM_BASE_PATH}/vms/list`], ['GET', VMM_VMS_PATH], ['GET', `${PRISM_BASE_PATH}/users/me`]] as const) {
+        for (const wrong of [`${API_KEY}0`, API_KEY.slice(0, -1), 'ntnx-sa-wrong']) {
+          const refused = await send(simulator, method, path, { 'x-ntnx-api-key': wrong }, method === 'POST' ? {} : undefined);
+          expect(shapeOf(refused), `${method} ${path}`).toEqual(shapeOf(wrongBasic));
+        }
+      }
+    } finally {
+      await basicOnly.stop();
+    }
+  });
+
+  it('refuses Basic credentials when basicAuth is false, even the right ones', async () => {
+    const basic = `Basic ${Buffer.from(`${simulator.username}:${simulator.password}`).toString('base64')}`;
+    expect((await send(simulator, 'POST', `${PRISM_BASE_PATH}/vms/list`, { authorization: basic }, {})).status).toBe(401);
+    expect((await send(simulator, 'GET', VMM_VMS_PATH, { authorization: basic })).status).toBe(401);
+    expect(simulator).toMatchObject({ basicAuth: false, apiKeys: [API_KEY] });
+  });
+
+  it("answers the key's first request with session cookies, so prism-go-client's v3 session mode works on a key", async () => {
+    // v3.NewV3Client with SessionAuth (CAPX's cache) logs in with GET /users/me and then sends the cookies alone.
+    const me = await send(simulator, 'GET', `${PRISM_BASE_PATH}/users/me`, key);
+    expect(me.status).toBe(200);
+    const cookie = me.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+    expect(cookie).toMatch(/^NTNX_IGW_SESSION=/);
+    expect((await send(simulator, 'POST', `${PRISM_BASE_PATH}/vms/list`, { cookie }, {})).status).toBe(200);
+    expect((await send(simulator, 'GET', VMM_VMS_PATH, { cookie })).status).toBe(200);
+  });
+
+  it('logs what let each request in', async () => {
+    const before = simulator.requestLog().length;
+    await send(simulator, 'GET', VMM_VMS_PATH, key);
+    await send(simulator, 'GET', VMM_VMS_PATH, { 'x-ntnx-api-key': 'wrong' });
+    expect(simulator.requestLog().slice(before).map((entry) => [entry.outcome, entry.authenticatedBy])).toEqual([[200, 'api-key'], [401, undefined]]);
+  });
+
+  it('refuses to start with a key no header can carry, or with nobody able to log in, without printing the key', async () => {
+    await expect(startFastSimulator({ apiKeys: ['has a space'] })).rejects.toThrow('apiKeys[0] must be visible ASCII without spaces');
+    await expect(startFastSimulator({ apiKeys: ['has a space'] })).rejects.not.toThrow('has a space');
+    await expect(startFastSimulator({ basicAuth: false })).rejects.toThrow('basicAuth: false needs at least one of apiKeys');
   });
 });
 

@@ -84,4 +84,31 @@ describe('the prism-simulator CLI', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/--ca-out needs --tls/);
   });
+
+  it('takes API keys with --api-key, and with --no-basic-auth refuses Basic credentials', async () => {
+    const key = 'ntnx-sa-7Hq2vXk9TzLw4pRm8sYc3bNe6fJd5gUa';
+    const process = run(['--port', '0', '--api-key', key, '--api-key', 'second-key', '--no-basic-auth']);
+    const output = await waitForOutput(process, /admin: /);
+    expect(output).toContain('basic auth: off (API keys only)');
+    expect(output).not.toContain('password:');
+    expect(output).toContain(`api key:   ${key} (X-ntnx-api-key)`);
+    expect(output).toContain('api key:   second-key (X-ntnx-api-key)');
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? '';
+    const list = (headers: Record<string, string>) => fetch(`${url}/api/nutanix/v3/vms/list`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' }).then((r) => r.status);
+    expect(await list({ 'x-ntnx-api-key': key })).toBe(200);
+    expect(await list({ 'x-ntnx-api-key': 'second-key' })).toBe(200);
+    expect(await list({ 'x-ntnx-api-key': 'wrong' })).toBe(401);
+    expect(await list({ authorization: `Basic ${Buffer.from('admin:Nutanix/4u').toString('base64')}` })).toBe(401);
+    process.kill('SIGTERM');
+    await once(process, 'exit');
+  });
+
+  it('refuses --no-basic-auth without an --api-key', async () => {
+    const process = run(['--port', '0', '--no-basic-auth']);
+    let stderr = '';
+    process.stderr.on('data', (chunk) => { stderr += String(chunk); });
+    const [code] = await once(process, 'exit') as [number | null];
+    expect(code).toBe(1);
+    expect(stderr).toContain('basicAuth: false needs at least one of apiKeys');
+  });
 });

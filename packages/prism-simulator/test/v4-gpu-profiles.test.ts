@@ -135,8 +135,8 @@ describe('the v4 GPU profiles of a cluster', () => {
     await profiles('physical', PE1, capxQuery('physicalGpuConfig/deviceId eq 8629'));
     await profiles('virtual', PE1, capxQuery("virtualGpuConfig/deviceName eq 'NVIDIA A16'"));
     expect(prism.simulator.requestLog().slice(before)).toEqual([
-      { method: 'GET', endpoint: 'GET /api/clustermgmt/v4.2/config/clusters/{clusterExtId}/physical-gpu-profiles', path: `${CLUSTERMGMT_CLUSTERS_PATH}/${PE1}/physical-gpu-profiles${capxQuery('physicalGpuConfig/deviceId eq 8629')}`, outcome: 200, ifMatch: false },
-      { method: 'GET', endpoint: 'GET /api/clustermgmt/v4.2/config/clusters/{clusterExtId}/virtual-gpu-profiles', path: `${CLUSTERMGMT_CLUSTERS_PATH}/${PE1}/virtual-gpu-profiles${capxQuery("virtualGpuConfig/deviceName eq 'NVIDIA A16'")}`, outcome: 200, ifMatch: false },
+      { method: 'GET', endpoint: 'GET /api/clustermgmt/v4.2/config/clusters/{clusterExtId}/physical-gpu-profiles', path: `${CLUSTERMGMT_CLUSTERS_PATH}/${PE1}/physical-gpu-profiles${capxQuery('physicalGpuConfig/deviceId eq 8629')}`, outcome: 200, ifMatch: false, authenticatedBy: 'basic' },
+      { method: 'GET', endpoint: 'GET /api/clustermgmt/v4.2/config/clusters/{clusterExtId}/virtual-gpu-profiles', path: `${CLUSTERMGMT_CLUSTERS_PATH}/${PE1}/virtual-gpu-profiles${capxQuery("virtualGpuConfig/deviceName eq 'NVIDIA A16'")}`, outcome: 200, ifMatch: false, authenticatedBy: 'basic' },
     ]);
   });
 });

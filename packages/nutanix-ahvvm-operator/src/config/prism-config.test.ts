@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PrismConfigError, loadPrismConfig } from './prism-config.ts';
+import { PrismApiKey } from './prism-credentials.ts';
 
 const SECRET = 'Nutanix/4u-very-secret';
 const BASE = {
@@ -40,7 +42,7 @@ describe('loadPrismConfig', () => {
       apiVersion: 'auto',
       warnings: [],
     });
-    expect(config.credentials.username).toBe('admin');
+    expect(config.credentials).toMatchObject({ kind: 'basic', username: 'admin' });
   });
 
   it('takes PRISM_API_VERSION v3, v4 or auto, and nothing else', () => {
@@ -109,5 +111,106 @@ describe('loadPrismConfig', () => {
   it('takes a CA certificate to trust, and refuses it together with PRISM_INSECURE=true', () => {
     expect(loadPrismConfig({ ...BASE, PRISM_CA_CERT: CA_PEM }).tls).toEqual({ caCertPem: CA_PEM, insecureSkipVerify: false });
     expect(load({ PRISM_CA_CERT: CA_PEM, PRISM_INSECURE: 'true' })).toThrow('PRISM_CA_CERT and PRISM_INSECURE=true contradict each other');
+  });
+});
+
+/** Shaped like a Prism Central service account's API key; made up. */
+const API_KEY = 'ntnx-sa-7Hq2vXk9TzLw4pRm8sYc3bNe6fJd5gUa';
+/** The seed's variables with the API key instead of PRISM_USER and PRISM_PASS. */
+const KEY_ONLY = { ...BASE, PRISM_USER: undefined, PRISM_PASS: undefined, PRISM_API_KEY: API_KEY };
+
+// prism-go-client v0.8.1 (1e253ea) environment/credentials/types.go: a credential of `"type": "api_key"` carries
+// `data.prismCentral.apiKey`, one of `"type": "basic_auth"` `data.prismCentral.username`/`password`; CAPX 946f0db
+// (#745, #747) writes its Secrets that way. Here the same choice is made by the Secret's keys: PRISM_API_KEY, or
+// PRISM_USER and PRISM_PASS. environment/types/types.go ApiCredentials.Validate allows exactly one of the two.
+describe('loadPrismConfig with an API key', () => {
+  it('takes PRISM_API_KEY instead of PRISM_USER and PRISM_PASS, trimmed like the other values', () => {
+    for (const value of [API_KEY, ` ${API_KEY}\n`]) {
+      const { credentials } = loadPrismConfig({ ...KEY_ONLY, PRISM_API_KEY: value });
+      expect(credentials).toBeInstanceOf(PrismApiKey);
+      expect(credentials.headers()).toEqual({ 'X-ntnx-api-key': API_KEY });
+      expect(credentials.describe()).toBe('the API key in PRISM_API_KEY');
+      expect(credentials.usesSession).toBe(false);
+    }
+  });
+
+  it('Basic credentials give the Authorization header and a session, as before', () => {
+    const { credentials } = loadPrismConfig(BASE);
+    expect(credentials.headers()).toEqual({ authorization: `Basic ${Buffer.from(`admin:${SECRET}`).toString('base64')}` });
+    expect(credentials.usesSession).toBe(true);
+    expect(credentials.describe()).toBe('the credentials of user "admin"');
+  });
+
+  it('takes the key from PRISM_PASS when PRISM_USER is X-ntnx-api-key, as prism-go-client does (#304)', () => {
+    for (const user of ['X-ntnx-api-key', 'x-ntnx-api-key', 'X-Ntnx-Api-Key']) {
+      const { credentials } = loadPrismConfig({ ...BASE, PRISM_USER: user, PRISM_PASS: API_KEY });
+      expect(credentials.headers()).toEqual({ 'X-ntnx-api-key': API_KEY });
+      expect(credentials.describe()).toBe('the API key in PRISM_PASS (PRISM_USER X-ntnx-api-key)');
+    }
+    expect(load({ PRISM_USER: 'X-ntnx-api-key', PRISM_PASS: undefined })).toThrow('PRISM_USER is X-ntnx-api-key, which makes PRISM_PASS the API key, but PRISM_PASS is not set');
+  });
+
+  it.each([
+    ['PRISM_USER and PRISM_PASS', { PRISM_USER: 'admin', PRISM_PASS: SECRET }, 'PRISM_API_KEY is set beside PRISM_USER and PRISM_PASS: Prism Central takes an API key or a user and password, not both. Remove PRISM_USER and PRISM_PASS from the Secret to use the API key, or PRISM_API_KEY to use the user'],
+    ['PRISM_USER alone', { PRISM_USER: 'admin' }, 'PRISM_API_KEY is set beside PRISM_USER: '],
+    ['PRISM_PASS alone', { PRISM_PASS: SECRET }, 'PRISM_API_KEY is set beside PRISM_PASS: '],
+    ['PRISM_USER X-ntnx-api-key', { PRISM_USER: 'X-ntnx-api-key', PRISM_PASS: 'other-key' }, 'PRISM_API_KEY is set beside PRISM_USER and PRISM_PASS'],
+  ])('refuses a Secret with both an API key and %s, saying what to remove', (_what, basic, message) => {
+    expect(() => loadPrismConfig({ ...KEY_ONLY, ...basic })).toThrow(PrismConfigError);
+    expect(() => loadPrismConfig({ ...KEY_ONLY, ...basic })).toThrow(message);
+  });
+
+  it('refuses a Secret with neither, naming both ways', () => {
+    for (const neither of [{ PRISM_API_KEY: undefined }, { PRISM_API_KEY: ' ', PRISM_USER: '', PRISM_PASS: '' }]) {
+      expect(() => loadPrismConfig({ ...KEY_ONLY, ...neither })).toThrow(
+        'no credentials for Prism Central: set PRISM_API_KEY to the API key of a Prism Central service account, or PRISM_USER and PRISM_PASS to a user and its password',
+      );
+    }
+  });
+
+  it('refuses a key that cannot be a header value, without showing it', () => {
+    const broken = `${API_KEY.slice(0, 10)} ${API_KEY.slice(10)}`;
+    let message = '';
+    try {
+      loadPrismConfig({ ...KEY_ONLY, PRISM_API_KEY: broken });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('PRISM_API_KEY must be visible ASCII without spaces (it is sent as the X-ntnx-api-key header)');
+    expect(message).not.toContain(API_KEY.slice(0, 10));
+    expect(message).not.toContain(API_KEY.slice(10));
+  });
+
+  it('never shows the key: not in errors, nor when the configuration is logged or serialised', () => {
+    const messages: string[] = [];
+    for (const env of [{ ...KEY_ONLY, PRISM_USER: 'admin' }, { ...KEY_ONLY, PRISM_HOST: undefined }, { ...KEY_ONLY, PRISM_PORT: 'x' }]) {
+      try {
+        loadPrismConfig(env);
+      } catch (error) {
+        messages.push((error as Error).message, (error as Error).stack ?? '', inspect(error));
+      }
+    }
+    expect(messages).toHaveLength(9);
+    const config = loadPrismConfig(KEY_ONLY);
+    for (const shown of [...messages, JSON.stringify(config), inspect(config, { depth: 10 }), config.credentials.describe()]) {
+      expect(shown).not.toContain(API_KEY);
+    }
+    expect(JSON.stringify(config)).toContain('"credentials":{"apiKey":"[REDACTED]","source":"PRISM_API_KEY"}');
+    expect(inspect(config.credentials)).toBe('PrismApiKey { source: "PRISM_API_KEY", apiKey: [REDACTED] }');
+  });
+});
+
+describe('the prism-central Secret as installed', () => {
+  const deploy = (path: string) => readFile(new URL(`../../../../deploy/nutanix-ahvvm-operator/${path}`, import.meta.url), 'utf8');
+
+  it('reaches the operator with every key loadPrismConfig reads, PRISM_API_KEY included, each shown in the sample', async () => {
+    const source = await readFile(new URL('./prism-config.ts', import.meta.url), 'utf8');
+    const read = new Set([...source.matchAll(/read\(env, '(PRISM_\w+)'\)|env\.(PRISM_\w+)/g)].map((match) => match[1] ?? match[2]));
+    expect(read).toContain('PRISM_API_KEY');
+    const [manager, sample] = await Promise.all([deploy('manager/manager.yaml'), deploy('samples/prism-central-secret.yaml')]);
+    for (const key of read) {
+      expect(manager, key).toContain(`- name: ${key ?? ''}\n              valueFrom:\n                secretKeyRef: {name: prism-central, key: ${key ?? ''}, optional: true}`);
+      expect(sample, key).toMatch(new RegExp(`^  (# )?${key ?? ''}:`, 'm'));
+    }
   });
 });

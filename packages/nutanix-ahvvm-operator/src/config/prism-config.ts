@@ -1,11 +1,12 @@
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
-import { PrismCredentials } from './prism-credentials.ts';
+import { API_KEY_HEADER, PrismApiKey, PrismCredentials, type PrismAuthentication } from './prism-credentials.ts';
 
 /**
  * The connection to Prism Central, configured through the environment as in the seed (`PRISM_HOST`, `PRISM_PORT`,
  * `PRISM_USER`, `PRISM_PASS`, `PRISM_CLUSTERNAME`, `PRISM_CLUSTERUUID`), plus TLS settings the seed lacked: the seed
- * turned verification off for everyone; here it is on unless `PRISM_INSECURE=true` says otherwise.
+ * turned verification off for everyone; here it is on unless `PRISM_INSECURE=true` says otherwise. Instead of
+ * `PRISM_USER` and `PRISM_PASS`, `PRISM_API_KEY` may hold the API key of a Prism Central service account.
  */
 export interface PrismConfig {
   /** Host name or IP address of Prism Central. */
@@ -14,7 +15,8 @@ export interface PrismConfig {
   port: number;
   /** `https://<host>:<port>`; the v3 API is below `/api/nutanix/v3`. */
   origin: string;
-  credentials: PrismCredentials;
+  /** `PRISM_USER` and `PRISM_PASS` (Basic), or `PRISM_API_KEY` (sent as `X-ntnx-api-key`). */
+  credentials: PrismAuthentication;
   /** The cluster VMs are placed on when an AhvVm names none: by UUID when given (preferred), else by name. */
   defaultCluster: { uuid?: string; name?: string };
   tls: {
@@ -49,9 +51,12 @@ function read(env: Readonly<Record<string, string | undefined>>, name: string): 
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** What a key can be to travel unchanged as a header value: visible ASCII, no spaces. */
+const API_KEY_TEXT = /^[\x21-\x7e]+$/;
+
 /**
  * Reads and checks the configuration. Every problem is reported at once, each naming its variable; no message ever
- * contains the value of `PRISM_PASS`.
+ * contains the value of `PRISM_PASS` or `PRISM_API_KEY`.
  */
 export function loadPrismConfig(env: Readonly<Record<string, string | undefined>>): PrismConfig {
   const problems: string[] = [];
@@ -65,13 +70,14 @@ export function loadPrismConfig(env: Readonly<Record<string, string | undefined>
   const caCertPem = read(env, 'PRISM_CA_CERT');
   const insecureText = read(env, 'PRISM_INSECURE');
   const apiVersionText = read(env, 'PRISM_API_VERSION');
+  // Trimmed like the other values: a header value cannot carry surrounding whitespace, and a key holds none.
+  const apiKey = read(env, 'PRISM_API_KEY');
 
   if (host === undefined) problems.push('PRISM_HOST is not set: give the host name or IP address of Prism Central');
   else if (isIP(host.replace(/^\[(.*)\]$/, '$1')) === 0 && !HOST_NAME.test(host)) {
     problems.push(`PRISM_HOST must be a host name or IP address, without scheme, port or path (got ${JSON.stringify(host)})`);
   }
-  if (user === undefined) problems.push('PRISM_USER is not set: give the Prism Central user name');
-  if (password === undefined) problems.push('PRISM_PASS is not set: give the password of PRISM_USER');
+  const credentials = readCredentials(user, password, apiKey, problems);
 
   let port = DEFAULT_PRISM_PORT;
   if (portText !== undefined) {
@@ -108,7 +114,7 @@ export function loadPrismConfig(env: Readonly<Record<string, string | undefined>
     problems.push(`PRISM_API_VERSION must be v3, v4 or auto (got ${JSON.stringify(apiVersionText)})`);
   }
 
-  if (problems.length > 0 || host === undefined || user === undefined || password === undefined) {
+  if (problems.length > 0 || host === undefined || credentials === undefined) {
     throw new PrismConfigError(`Prism Central configuration is invalid:\n- ${problems.join('\n- ')}`);
   }
 
@@ -124,7 +130,7 @@ export function loadPrismConfig(env: Readonly<Record<string, string | undefined>
     host,
     port,
     origin: `https://${urlHost}:${port}`,
-    credentials: new PrismCredentials(user, password),
+    credentials,
     defaultCluster: {
       ...(clusterUuid === undefined ? {} : { uuid: clusterUuid.toLowerCase() }),
       ...(clusterName === undefined ? {} : { name: clusterName }),
@@ -133,6 +139,54 @@ export function loadPrismConfig(env: Readonly<Record<string, string | undefined>
     apiVersion: (apiVersionText ?? 'auto') as PrismConfig['apiVersion'],
     warnings,
   };
+}
+
+/**
+ * Basic credentials or an API key, exactly one of them, as prism-go-client's `ApiCredentials.Validate` (v0.8.1,
+ * `environment/types/types.go`) demands: "basic auth (username/password) and API key cannot be set simultaneously",
+ * and "either username and password, or an API key must be set". A user named `X-ntnx-api-key` means the password is
+ * an API key, as prism-go-client treats it (since #304, `internal/client.go`, `v4/v4.go`). Problems go to `problems`;
+ * none shows a secret.
+ */
+function readCredentials(user: string | undefined, password: string | undefined, apiKey: string | undefined, problems: string[]): PrismAuthentication | undefined {
+  const keyInPassword = user?.toLowerCase() === API_KEY_HEADER.toLowerCase();
+  if (apiKey !== undefined) {
+    const basic = [user === undefined ? undefined : 'PRISM_USER', password === undefined ? undefined : 'PRISM_PASS'].filter((name) => name !== undefined);
+    if (basic.length > 0) {
+      problems.push(
+        `PRISM_API_KEY is set beside ${basic.join(' and ')}: Prism Central takes an API key or a user and password, not both. ` +
+          'Remove PRISM_USER and PRISM_PASS from the Secret to use the API key, or PRISM_API_KEY to use the user',
+      );
+      return undefined;
+    }
+    if (!API_KEY_TEXT.test(apiKey)) {
+      problems.push('PRISM_API_KEY must be visible ASCII without spaces (it is sent as the X-ntnx-api-key header): copy the key again');
+      return undefined;
+    }
+    return new PrismApiKey(apiKey);
+  }
+  if (keyInPassword) {
+    const key = password?.trim();
+    if (key === undefined || key === '') {
+      problems.push(`PRISM_USER is ${API_KEY_HEADER}, which makes PRISM_PASS the API key, but PRISM_PASS is not set: set the key in PRISM_API_KEY instead`);
+      return undefined;
+    }
+    if (!API_KEY_TEXT.test(key)) {
+      problems.push('PRISM_PASS, the API key with PRISM_USER X-ntnx-api-key, must be visible ASCII without spaces: copy the key again');
+      return undefined;
+    }
+    return new PrismApiKey(key, `PRISM_PASS (PRISM_USER ${API_KEY_HEADER})`);
+  }
+  if (user === undefined && password === undefined) {
+    problems.push(
+      'no credentials for Prism Central: set PRISM_API_KEY to the API key of a Prism Central service account, ' +
+        'or PRISM_USER and PRISM_PASS to a user and its password',
+    );
+    return undefined;
+  }
+  if (user === undefined) problems.push('PRISM_USER is not set: give the Prism Central user name');
+  if (password === undefined) problems.push('PRISM_PASS is not set: give the password of PRISM_USER');
+  return user === undefined || password === undefined ? undefined : new PrismCredentials(user, password);
 }
 
 function caCertificateProblems(pem: string): string[] {

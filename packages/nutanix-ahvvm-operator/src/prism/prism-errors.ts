@@ -60,14 +60,18 @@ export class PrismRateLimitedError extends PrismApiError {
   }
 }
 
-/** Prism refused the credentials (HTTP 401), also after logging in afresh with Basic credentials. */
+/** Prism refused the credentials (HTTP 401): an API key, or Basic credentials also after logging in afresh. */
 export class PrismAuthenticationError extends PrismError {
   override name = 'PrismAuthenticationError';
   /** The condition reason a reconciler reports for this error. */
   readonly conditionReason = 'AuthenticationFailed';
 
-  constructor(request: PrismRequestLabel, username: string) {
-    super(request, `Prism Central refused the credentials of user ${JSON.stringify(username)} (HTTP 401)`);
+  /**
+   * `refused` names the credentials without their secret (`PrismAuthentication.describe()`): `the credentials of
+   * user "ops"`, `the API key in PRISM_API_KEY`.
+   */
+  constructor(request: PrismRequestLabel, refused: string) {
+    super(request, `Prism Central refused ${refused} (HTTP 401)`);
   }
 }
 

@@ -2,7 +2,7 @@ import { getCACertificates } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseRetryAfter, requestSignal } from '@k8s-operators/controller-core';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { PrismCredentials } from '../config/prism-credentials.ts';
+import type { PrismAuthentication } from '../config/prism-credentials.ts';
 import {
   PrismApiError,
   PrismAuthenticationError,
@@ -25,9 +25,10 @@ import { SessionCookies } from './session-cookies.ts';
 
 /**
  * HTTP to Prism Central's APIs (v3 below `/api/nutanix/v3`, v4 below `/api/<namespace>/v4.x`): one undici connection
- * pool (keep-alive, reused), TLS verified against the system's roots plus an optional CA, the session-cookie login,
- * bounded concurrency, retries (`retry-policy.ts`) and metrics. It knows nothing about VMs; `PrismClient` (v3) and
- * `PrismV4Client` build the VM operations on it.
+ * pool (keep-alive, reused), TLS verified against the system's roots plus an optional CA, authentication (Basic with
+ * the session-cookie login, or a service account's API key on every request), bounded concurrency, retries
+ * (`retry-policy.ts`) and metrics. It knows nothing about VMs; `PrismClient` (v3) and `PrismV4Client` build the VM
+ * operations on it.
  */
 
 export const PRISM_API_PATH = '/api/nutanix/v3';
@@ -35,7 +36,8 @@ export const PRISM_API_PATH = '/api/nutanix/v3';
 export interface PrismHttpOptions {
   /** `https://host:port`. */
   origin: string;
-  credentials: PrismCredentials;
+  /** Basic credentials (a session after the first request) or an API key (`X-ntnx-api-key` on every request). */
+  credentials: PrismAuthentication;
   tls: { caCertPem?: string; insecureSkipVerify: boolean };
   /** Requests in flight at once, over all callers. Default 8. */
   maxConcurrentRequests?: number;
@@ -109,7 +111,7 @@ type AttemptResult =
 
 export class PrismHttp {
   readonly #origin: string;
-  readonly #credentials: PrismCredentials;
+  readonly #credentials: PrismAuthentication;
   readonly #agent: Agent;
   readonly #semaphore: Semaphore;
   readonly #session = new SessionCookies();
@@ -158,9 +160,10 @@ export class PrismHttp {
       if (result.kind === 'fatal') throw result.error;
       if (result.kind === 'answer' && result.status === 401) {
         // An expired session gets one fresh Basic login; a refused Basic login is final, so bad credentials cost one
-        // request per call rather than a loop.
+        // request per call rather than a loop. An API key is sent on every request and never rides a session: its
+        // 401 is final at once.
         if (result.sentCookies === undefined || loggedInAgain) {
-          throw new PrismAuthenticationError(label, this.#credentials.username);
+          throw new PrismAuthenticationError(label, this.#credentials.describe());
         }
         this.#session.forget(result.sentCookies);
         loggedInAgain = true;
@@ -182,13 +185,14 @@ export class PrismHttp {
   }
 
   async #attempt(call: PrismCall, payload: string | undefined, signal: AbortSignal | undefined): Promise<AttemptResult> {
-    const cookies = this.#session.header();
+    // With an API key there is no session: the key goes on every request, and no cookie with it.
+    const cookies = this.#credentials.usesSession ? this.#session.header() : undefined;
     const headers: Record<string, string> = {
       ...call.headers,
       accept: 'application/json',
       'user-agent': 'nutanix-ahvvm-operator',
       ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(cookies === undefined ? { authorization: this.#credentials.basicAuthorization() } : { cookie: cookies }),
+      ...(cookies === undefined ? this.#credentials.headers() : { cookie: cookies }),
     };
     const started = performance.now();
     let code = '<error>';
@@ -205,7 +209,8 @@ export class PrismHttp {
       const body = await response.body.text();
       const retryAfterSeconds = parseRetryAfter(response.headers['retry-after']);
       code = String(response.statusCode);
-      this.#session.remember(setCookieHeaders(response.headers));
+      // Prism may answer a key's request with session cookies too; they are not needed, so not kept.
+      if (this.#credentials.usesSession) this.#session.remember(setCookieHeaders(response.headers));
       return {
         kind: 'answer',
         status: response.statusCode,

@@ -2,7 +2,7 @@
  * The Prism session: the first request authenticates with Basic credentials and Prism answers with session cookies
  * (`NTNX_IGW_SESSION`, `JSESSIONID`, or the IAMv2 `NTNX_*_IAM_*` ones); later requests send only those cookies, so
  * Prism does not check the password on every call. When a session expires Prism answers 401 and the client logs in
- * again with Basic credentials.
+ * again with Basic credentials. Only Basic credentials use it: an API key is sent on every request instead.
  */
 export class SessionCookies {
   #cookies = new Map<string, string>();
