@@ -42,22 +42,14 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 
+scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$scripts/../../../tools/pinned-go-build.sh"
 mkdir -p "$out"
-exec 9>"$cache_root/.build.lock"
-# Two test runs starting at once must not build twice or see half-written binaries.
-if ! flock -n 9; then
-  echo "$me: another build of Prometheus $PROMETHEUS_VERSION is running on this machine; waiting for it" >&2
-  flock 9
-fi
+take_build_lock "$cache_root/.build.lock" "$me" "Prometheus $PROMETHEUS_VERSION"
 if all_built; then print_paths; exit 0; fi
 
-module="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/prometheus-module"
-# -mod=readonly: every module's hash must already be in the committed go.sum, so what is built is exactly what was
-# pinned. The checksum database is not reachable from every machine that has the module proxy.
-export GOFLAGS="-mod=readonly -buildvcs=false"
-export GOSUMDB=off
-export GOWORK=off
-export CGO_ENABLED=0
+module="$scripts/prometheus-module"
+use_pinned_modules
 # What the upstream release build (.promu.yml) stamps, so `promtool --version` names the real version. The module
 # version identifies the source exactly (its hash is in go.sum), so it stands in for the git revision.
 ldflags="-s -w"

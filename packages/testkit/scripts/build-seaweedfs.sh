@@ -33,25 +33,16 @@ fi
 scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # go build says nothing for minutes: with_progress prints the elapsed time every 15 s.
 source "$scripts/../../../tools/progress.sh"
+source "$scripts/../../../tools/pinned-go-build.sh"
 
 mkdir -p "$out"
-exec 9>"$cache_root/.seaweedfs-build.lock"
-# Two test runs starting at once must not build twice or see a half-written binary.
-if ! flock -n 9; then
-  echo "$me: another process is building SeaweedFS; waiting for it (lock $cache_root/.seaweedfs-build.lock)" >&2
-  flock 9
-fi
+take_build_lock "$cache_root/.seaweedfs-build.lock" "$me" SeaweedFS
 if [[ -x "$binary" ]]; then echo "$binary"; exit 0; fi
 
 log="$(mktemp "${TMPDIR:-/tmp}/seaweedfs-build.XXXXXX.log")"
 trap 'rm -f "$log" "$binary.tmp"' EXIT
 
-# -mod=readonly: every module's hash must already be in the committed go.sum, so what is built is exactly what was
-# pinned. The checksum database is not reachable from every machine that has the module proxy.
-export GOFLAGS="-mod=readonly -buildvcs=false"
-export GOSUMDB=off
-export GOWORK=off
-export CGO_ENABLED=0
+use_pinned_modules
 ldflags="-s -w -X github.com/seaweedfs/seaweedfs/weed/util/version.COMMIT=$SEAWEEDFS_COMMIT"
 
 # nice: this machine runs other builds and tests; the first build here only has to finish, not win.

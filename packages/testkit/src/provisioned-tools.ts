@@ -62,6 +62,14 @@ export const PROVISIONED_TOOLS = {
     programs: ['promtool'],
     neededBy: 'the alert-rule and dashboard tests',
   },
+  'age': {
+    title: 'the reference age tool (age and age-keygen)',
+    script: 'packages/postgresql-operator/scripts/build-age.sh',
+    buildArgs: [],
+    lookupArgs: ['--print-dir'],
+    programs: ['age', 'age-keygen'],
+    neededBy: "the postgresql-operator's backup encryption tests (interoperability with the reference age tool)",
+  },
   'prism-v4-sdk-client': {
     title: "the Nutanix v4 SDK client (the simulator's contract test)",
     script: 'packages/prism-simulator/test/v4-sdk-client/build.sh',
