@@ -1,11 +1,11 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrismConfig } from '../../config/prism-config.ts';
 import type { InventoryLookupOptions, PrismEntityKind } from '../../vm/prism-vm-api.ts';
 import { isTaskFinished } from '../../vm/vm-task.ts';
-import { PrismApiError, PrismTaskTimeoutError } from '../prism-errors.ts';
+import { PrismApiError } from '../prism-errors.ts';
 import type { PrismClientOptions, WaitForTaskOptions } from '../prism-client-options.ts';
 import { PrismHttp } from '../prism-http.ts';
 import { NO_PRISM_METRICS, type PrismMetricsSink } from '../prism-metrics-sink.ts';
+import { pollTask, type TaskSource } from '../poll-task.ts';
 import type { PrismGroupsResponse, PrismInventoryEntity, PrismTask, PrismVm, PrismVmIntent } from './prism-types.ts';
 
 /**
@@ -23,7 +23,6 @@ export interface CreatedVm {
 
 /** The page size used to list; prism-go-client uses the same (v3's default page of 20 would need five times the calls). */
 export const LIST_PAGE_LENGTH = 100;
-const MAX_POLL_INTERVAL_MS = 5_000;
 
 export class PrismClient {
   readonly #http: PrismHttp;
@@ -168,24 +167,12 @@ export class PrismClient {
    * look at `status`, `error_code` and `error_detail`. Counts the outcome in `prism_tasks_total`.
    */
   async waitForTask(uuid: string, options: WaitForTaskOptions): Promise<PrismTask> {
-    const { operation, timeoutMs = 600_000 } = options;
-    const deadline = performance.now() + timeoutMs;
-    let interval = options.pollIntervalMs ?? 500;
-    for (;;) {
-      const task = await this.getTask(uuid);
-      if (task === undefined) {
-        throw new PrismApiError({ method: 'GET', path: `/tasks/${uuid}` }, 404, [
-          { reason: 'INVALID_UUID', message: `Prism Central does not know task ${uuid}` },
-        ]);
-      }
-      if (isTaskFinished(task)) {
-        this.#metrics.taskFinished({ operation, result: task.status.toLowerCase() });
-        return task;
-      }
-      if (performance.now() + interval > deadline) throw new PrismTaskTimeoutError(uuid, task.status, timeoutMs);
-      await sleep(interval);
-      interval = Math.min(interval * 1.5, MAX_POLL_INTERVAL_MS);
-    }
+    const source: TaskSource<PrismTask> = {
+      get: (id) => this.getTask(id),
+      isFinished: isTaskFinished,
+      unknownTask: (id) => new PrismApiError({ method: 'GET', path: `/tasks/${id}` }, 404, [{ reason: 'INVALID_UUID', message: `Prism Central does not know task ${id}` }]),
+    };
+    return pollTask(source, uuid, options, this.#metrics);
   }
 
   /**

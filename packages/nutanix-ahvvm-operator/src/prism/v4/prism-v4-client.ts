@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrismConfig } from '../../config/prism-config.ts';
 import type { InventoryLookupOptions, PrismEntityKind } from '../../vm/prism-vm-api.ts';
 import type { PrismClientOptions, WaitForTaskOptions } from '../prism-client-options.ts';
-import { PrismApiError, PrismTaskTimeoutError } from '../prism-errors.ts';
+import { PrismApiError } from '../prism-errors.ts';
 import { PrismHttp } from '../prism-http.ts';
 import { NO_PRISM_METRICS, type PrismMetricsSink } from '../prism-metrics-sink.ts';
+import { pollTask, type TaskSource } from '../poll-task.ts';
 
 /**
  * The Prism Central v4 operations the operator needs — VMM v4.2 VMs, Prism v4.2 tasks and categories, and the
@@ -133,7 +133,6 @@ const INVENTORY: Record<PrismEntityKind, InventoryCollection> = {
 };
 
 const TERMINAL_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED', 'CANCELED'];
-const MAX_POLL_INTERVAL_MS = 5_000;
 
 export class PrismV4Client {
   readonly #http: PrismHttp;
@@ -303,22 +302,12 @@ export class PrismV4Client {
    * look at `status`, `errorMessages` and `legacyErrorMessage`. Counts the outcome in `prism_tasks_total`.
    */
   async waitForTask(extId: string, options: WaitForTaskOptions): Promise<PrismV4Task> {
-    const { operation, timeoutMs = 600_000 } = options;
-    const deadline = performance.now() + timeoutMs;
-    let interval = options.pollIntervalMs ?? 500;
-    for (;;) {
-      const task = await this.getTask(extId);
-      if (task === undefined) {
-        throw new PrismApiError({ method: 'GET', path: `/tasks/${extId}` }, 404, [{ reason: 'TASK_NOT_FOUND', message: `Prism Central does not know task ${extId}` }]);
-      }
-      if (TERMINAL_STATUSES.includes(task.status)) {
-        this.#metrics.taskFinished({ operation, result: task.status.toLowerCase() });
-        return task;
-      }
-      if (performance.now() + interval > deadline) throw new PrismTaskTimeoutError(extId, task.status, timeoutMs);
-      await sleep(interval);
-      interval = Math.min(interval * 1.5, MAX_POLL_INTERVAL_MS);
-    }
+    const source: TaskSource<PrismV4Task> = {
+      get: (id) => this.getTask(id),
+      isFinished: (task) => TERMINAL_STATUSES.includes(task.status),
+      unknownTask: (id) => new PrismApiError({ method: 'GET', path: `/tasks/${id}` }, 404, [{ reason: 'TASK_NOT_FOUND', message: `Prism Central does not know task ${id}` }]),
+    };
+    return pollTask(source, extId, options, this.#metrics);
   }
 
   close(): Promise<void> {
