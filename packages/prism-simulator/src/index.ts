@@ -3,8 +3,8 @@
 export { startPrismSimulator, DEFAULT_PASSWORD, DEFAULT_TIMINGS, DEFAULT_USERNAME } from './server.ts';
 export type { PrismSimulator, PrismSimulatorOptions, ServedApis } from './server.ts';
 export { SERVED_APIS } from './server.ts';
-export { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS } from './inventory.ts';
-export type { ClusterSeed, GpuSeed, GpuType, GpuVendorName, ImageSeed, PrismCentralSeed, StorageContainerSeed, SubnetSeed, SubnetType } from './inventory.ts';
+export { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_PROJECTS, DEFAULT_SUBNETS } from './inventory.ts';
+export type { ClusterSeed, GpuSeed, GpuType, GpuVendorName, ImageSeed, PrismCentralSeed, ProjectSeed, StorageContainerSeed, SubnetSeed, SubnetType } from './inventory.ts';
 export { DEFAULT_CATEGORIES } from './categories.ts';
 export type { CategorySeed } from './categories.ts';
 export { PRISM_BASE_PATH, PRISM_ENDPOINTS, SIMULATED_ENDPOINTS } from './prism-endpoints.ts';

@@ -1,4 +1,4 @@
-// POST /clusters/list, /images/list and /subnets/list: the entities a VM refers to, listed as v3 shows them
+// POST /clusters/list, /images/list, /subnets/list and /projects/list: the entities a VM refers to, listed as v3 shows them
 // (inventory-view.ts), so that a client can turn the names people use into the UUIDs VM references need. Paging
 // and sorting as in POST /vms/list; the filter knows one selector, `name` (exact, case-sensitive, as `vm_name`
 // for VMs).

@@ -8,7 +8,7 @@ import { API_VERSION, PrismApiError } from './errors.ts';
 import { ADMIN_OWNER, AOS_VERSION, CLUSTER_CONFIG, IMAGE_TYPE, PRISM_CENTRAL_BUILD_VERSION, type Cluster, type Inventory, type PrismCentralEntity } from './inventory.ts';
 import { ZERO_SPEC_HASH } from './vm-view.ts';
 
-export type InventoryKind = 'cluster' | 'image' | 'subnet';
+export type InventoryKind = 'cluster' | 'image' | 'subnet' | 'project';
 
 export interface InventoryEntity {
   metadata: {
@@ -103,13 +103,20 @@ export function inventoryEntities(inventory: Inventory, kind: InventoryKind): In
           status: { ...placement, resources },
         });
       });
+    case 'project':
+      // prism-go-client v3_structs.go Project: spec and status with name and resources; `is_default` marks the
+      // project every Prism Central has. The simulator keeps no members, subnets or quotas: VMs only refer to it.
+      return inventory.projects.map((p) => {
+        const resources = { is_default: p.name === 'default', user_reference_list: [], subnet_reference_list: [] };
+        return entity('project', p.uuid, p.name, p.creationTime, { metadata: { owner_reference: ADMIN_OWNER }, spec: { resources }, status: { resources } });
+      });
   }
 }
 
-const LABELS: Record<InventoryKind, string> = { cluster: 'Cluster', image: 'Image', subnet: 'Subnet' };
+const LABELS: Record<InventoryKind, string> = { cluster: 'Cluster', image: 'Image', subnet: 'Subnet', project: 'Project' };
 
 /**
- * GET /clusters/{uuid}, /images/{uuid}, /subnets/{uuid}: the entity as the list shows it plus `api_version`; an
+ * GET /clusters/{uuid}, /images/{uuid}, /subnets/{uuid}, /projects/{uuid}: the entity as the list shows it plus `api_version`; an
  * unknown uuid is 404 `ENTITY_NOT_FOUND` with the entity's kind (the reason CAPX and TF test for).
  */
 export function getInventoryEntity(inventory: Inventory, kind: InventoryKind, uuid: string): { status: 200; json: InventoryEntity & { api_version: string } } {

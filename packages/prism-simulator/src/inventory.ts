@@ -55,6 +55,17 @@ export interface ImageSeed {
   creationTime?: string;
 }
 
+/**
+ * A project VMs can be put in (v3 `metadata.project_reference`, v4 `project.extId`). Every Prism Central has a
+ * `default` project; a VM that names none lands in `_internal`, which the recorded GET shows and no list does.
+ */
+export interface ProjectSeed {
+  name: string;
+  uuid: string;
+  /** `metadata.creation_time` (RFC 3339); defaults to the simulator's start. */
+  creationTime?: string;
+}
+
 /** A subnet's kind: a VLAN of one cluster, or an overlay subnet of a VPC that every cluster can use. */
 export type SubnetType = 'VLAN' | 'OVERLAY';
 
@@ -97,6 +108,8 @@ export const DEFAULT_IMAGES: readonly ImageSeed[] = [
   { name: 'alpine-3.20-virt-iso', uuid: '7b1e0c52-9c3d-4f0a-8d6e-2a5b1c4d7e03', sizeBytes: 66_060_288 },
 ];
 
+export const DEFAULT_PROJECTS: readonly ProjectSeed[] = [{ name: 'default', uuid: '5e1d3c7a-2b4f-4e6a-9c8d-0f1a2b3c4d01' }];
+
 export const DEFAULT_SUBNETS: readonly SubnetSeed[] = [
   { name: 'vlan10-ipam', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f01', cidr: '10.40.10.0/24', ipam: true },
   { name: 'vlan20-dhcp', uuid: 'c2a4e6f8-0b1d-4c3e-8f5a-6b7c8d9e0f02', cidr: '192.168.20.0/24', ipam: false },
@@ -133,6 +146,8 @@ export interface StorageContainer extends StorageContainerSeed {
 
 export type Image = Required<ImageSeed>;
 
+export type Project = Required<ProjectSeed>;
+
 export interface Subnet extends Required<Omit<SubnetSeed, 'clusterUuid' | 'vpcUuid'>> {
   /** Undefined for an overlay subnet, which VMs on any cluster may use. */
   clusterUuid: string | undefined;
@@ -147,6 +162,8 @@ export interface InventorySeeds {
   clusters: readonly ClusterSeed[];
   images: readonly ImageSeed[];
   subnets: readonly SubnetSeed[];
+  /** Default none. */
+  projects?: readonly ProjectSeed[];
   prismCentral: PrismCentralSeed;
   /** When the simulator started (RFC 3339): the creation time of every seed that names none. */
   startedAt: string;
@@ -172,15 +189,17 @@ export class Inventory {
   readonly clusters: readonly Cluster[];
   readonly images: readonly Image[];
   readonly subnets: readonly Subnet[];
+  readonly projects: readonly Project[];
   /** Listed and served as a cluster entity, but no VM can be placed on it. */
   readonly prismCentral: PrismCentralEntity;
 
   /** Validates the seeds so that a typo fails at start-up rather than as a puzzling task failure. */
   constructor(seeds: InventorySeeds) {
     const { clusters, images, subnets, prismCentral, startedAt } = seeds;
+    const projects = seeds.projects ?? [];
     const firstCluster = clusters[0];
     if (!firstCluster) throw new Error('the simulator needs at least one cluster');
-    for (const seed of [...clusters, ...images, ...subnets, prismCentral]) {
+    for (const seed of [...clusters, ...images, ...subnets, ...projects, prismCentral]) {
       if (!UUID.test(seed.uuid)) throw new Error(`'${seed.uuid}' (${seed.name}) is not a UUID`);
       if (seed.creationTime !== undefined && !RFC3339.test(seed.creationTime)) throw new Error(`creationTime '${seed.creationTime}' of ${seed.name} is not an RFC 3339 time such as 2024-02-05T21:15:17Z`);
     }
@@ -191,8 +210,8 @@ export class Inventory {
       if (cluster.storageContainers?.length === 0) throw new Error(`cluster ${cluster.name} needs at least one storage container (or leave storageContainers out)`);
       if (new Set(names).size !== names.length) throw new Error(`storage container names of cluster ${cluster.name} must be unique`);
     }
-    const uuids = [...clusters, ...images, ...subnets, prismCentral, ...containers].map((seed) => seed.uuid.toLowerCase());
-    if (new Set(uuids).size !== uuids.length) throw new Error('cluster, image, subnet, storage container and Prism Central UUIDs must be unique');
+    const uuids = [...clusters, ...images, ...subnets, ...projects, prismCentral, ...containers].map((seed) => seed.uuid.toLowerCase());
+    if (new Set(uuids).size !== uuids.length) throw new Error('cluster, image, subnet, project, storage container and Prism Central UUIDs must be unique');
     const created = (seed: { creationTime?: string }): string => seed.creationTime ?? startedAt;
     for (const cluster of clusters) for (const gpu of cluster.gpus ?? []) validateGpu(gpu, cluster.name);
     this.clusters = clusters.map(({ storageContainers: [first, ...more] = [], ...seed }) => ({
@@ -202,6 +221,7 @@ export class Inventory {
       gpus: (seed.gpus ?? []).map((gpu) => ({ count: 1, frameBufferSizeBytes: 0, ...gpu })),
     }));
     this.images = images.map((seed) => ({ ...seed, creationTime: created(seed) }));
+    this.projects = projects.map((seed) => ({ ...seed, creationTime: created(seed) }));
     this.subnets = subnets.map((seed) => {
       const type = seed.type ?? 'VLAN';
       const common = { ...seed, type, creationTime: created(seed), range: parseCidr(seed.cidr) };
@@ -231,6 +251,11 @@ export class Inventory {
 
   image(uuid: string): Image | undefined {
     return this.images.find((i) => i.uuid === uuid);
+  }
+
+  /** The project (any letter case). */
+  project(uuid: string): Project | undefined {
+    return this.projects.find((p) => p.uuid.toLowerCase() === uuid.toLowerCase());
   }
 
   /** Whether `uuid` is the Prism Central's own cluster entity (case-insensitive). */

@@ -50,6 +50,10 @@ export async function servePrismEndpoint(match: EndpointMatch, readBody: () => P
       return listInventory(deps.inventory, 'subnet', await readBody());
     case 'GET /subnets/{uuid}':
       return getInventoryEntity(deps.inventory, 'subnet', param);
+    case 'POST /projects/list':
+      return listInventory(deps.inventory, 'project', await readBody());
+    case 'GET /projects/{uuid}':
+      return getInventoryEntity(deps.inventory, 'project', param);
     case 'POST /groups':
       return groupStorageContainers(deps.inventory, await readBody());
     case 'POST /categories/list':

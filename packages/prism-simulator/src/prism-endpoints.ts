@@ -18,6 +18,8 @@ export const PRISM_ENDPOINTS = [
   'GET /images/{uuid}',
   'POST /subnets/list',
   'GET /subnets/{uuid}',
+  'POST /projects/list',
+  'GET /projects/{uuid}',
   'POST /groups',
   'POST /categories/list',
   'GET /categories/{name}',

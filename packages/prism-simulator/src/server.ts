@@ -16,7 +16,7 @@ import { FaultInjector, type FaultController, type FaultRule, type RequestAction
 import { readJsonBody, writeReply, type HttpReply } from './http-io.ts';
 import { IdempotenceRegistry } from './idempotence.ts';
 import { inspectSimulator, type SimulatorInspection } from './inspection.ts';
-import { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_SUBNETS, Inventory, type ClusterSeed, type ImageSeed, type PrismCentralSeed, type SubnetSeed } from './inventory.ts';
+import { DEFAULT_CLUSTERS, DEFAULT_IMAGES, DEFAULT_PRISM_CENTRAL, DEFAULT_PROJECTS, DEFAULT_SUBNETS, Inventory, type ClusterSeed, type ImageSeed, type PrismCentralSeed, type ProjectSeed, type SubnetSeed } from './inventory.ts';
 import { servePrismEndpoint } from './prism-api.ts';
 import { PRISM_BASE_PATH, kindOfPath, matchEndpoint, type SimulatedEndpoint } from './prism-endpoints.ts';
 import { RequestStats, type LoggedRequest } from './request-stats.ts';
@@ -60,6 +60,8 @@ export interface PrismSimulatorOptions {
   images?: ImageSeed[];
   /** Default: `vlan10-ipam` and `vlan30-ipam` (IPAM) and `vlan20-dhcp` (external DHCP). */
   subnets?: SubnetSeed[];
+  /** Projects VMs can be put in. Default: `default`. */
+  projects?: ProjectSeed[];
   /** The Prism Central's own cluster entity, listed with the clusters. Default `sim-prism-central`. */
   prismCentral?: PrismCentralSeed;
   /** Category keys and values that exist from the start. Default: `Environment` with `Dev`, `Testing`, `Staging`, `Prod`, `Production`. */
@@ -99,6 +101,7 @@ export interface PrismSimulator {
   clusters: readonly ClusterSeed[];
   images: readonly ImageSeed[];
   subnets: readonly SubnetSeed[];
+  projects: readonly ProjectSeed[];
   prismCentral: PrismCentralSeed;
   /** The category keys and values the simulator started with (`inspect().categories` has the current ones). */
   categories: readonly CategorySeed[];
@@ -128,6 +131,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     clusters: options.clusters ?? DEFAULT_CLUSTERS,
     images: options.images ?? DEFAULT_IMAGES,
     subnets: options.subnets ?? DEFAULT_SUBNETS,
+    projects: options.projects ?? DEFAULT_PROJECTS,
     prismCentral: options.prismCentral ?? DEFAULT_PRISM_CENTRAL,
     startedAt: isoSeconds(now()),
   });
@@ -272,6 +276,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     clusters: inventory.clusters.map(({ name, uuid, storageContainers }) => ({ name, uuid, storageContainers })),
     images: inventory.images,
     subnets: inventory.subnets.map(({ name, uuid, type, cidr, ipam, clusterUuid, vpcUuid }) => ({ name, uuid, type, cidr, ipam, ...(clusterUuid === undefined ? {} : { clusterUuid }), ...(vpcUuid === undefined ? {} : { vpcUuid }) })),
+    projects: inventory.projects.map(({ name, uuid }) => ({ name, uuid })),
     prismCentral: { name: inventory.prismCentral.name, uuid: inventory.prismCentral.uuid },
     categories: structuredClone(options.categories ?? DEFAULT_CATEGORIES),
     faults,

@@ -54,6 +54,8 @@ export function renderV4Vm(vm: VmRecord, context: RenderContext): Record<string,
     createTime: isoSeconds(vm.creationTime),
     updateTime: isoSeconds(vm.lastUpdateTime),
     cluster: v4Object(`${CONFIG}.ClusterReference`, { extId: shown.cluster_reference.uuid }),
+    // vmm-go-client v4.2.1 config.Vm.Project (a ProjectReference): the project v3 shows as metadata.project_reference.
+    project: v4Object(`${CONFIG}.ProjectReference`, { extId: vm.metadata.project_reference.uuid }),
     numSockets: resources.num_sockets,
     numCoresPerSocket: resources.num_vcpus_per_socket,
     numThreadsPerCore: resources.num_threads_per_core,
@@ -347,6 +349,8 @@ export function createIntentFromV4(body: unknown, categories: CategoryStore): Vm
   if (name === undefined || name === '') throw invalidArgument('name: a VM needs a name.');
   const description = field(body, 'description', '', isString, 'a string');
   const cluster = extIdOf(body, 'cluster', '');
+  // CAPX v1.10.3 addVMToProject sets vm.Project = ProjectReference{ExtId} on the create body.
+  const project = extIdOf(body, 'project', '');
   const powerState = oneOf(body, 'powerState', '', ['ON', 'OFF']);
   const disks = field(body, 'disks', '', isArray, 'an array') ?? [];
   const cdRoms = field(body, 'cdRoms', '', isArray, 'an array') ?? [];
@@ -356,7 +360,7 @@ export function createIntentFromV4(body: unknown, categories: CategoryStore): Vm
   const gpus = gpuInputs(body);
   const guestCustomization = guestCustomizationInput(body);
   return {
-    metadata: { kind: 'vm', ...(mapping ? { use_categories_mapping: true, categories_mapping: mapping } : {}) },
+    metadata: { kind: 'vm', ...(mapping ? { use_categories_mapping: true, categories_mapping: mapping } : {}), ...(project === undefined ? {} : { project_reference: { kind: 'project', uuid: project } }) },
     spec: {
       name,
       ...(description === undefined ? {} : { description }),

@@ -109,7 +109,7 @@ export class VmService {
       problems.push({ errorCode: 'INVALID_UUID', errorDetail: `INVALID_UUID: ${requestedUuid} was not issued by POST /idempotence_identifiers or has expired` });
     }
     const built = buildVmSpec(input.spec, { inventory, previous: undefined, previousLearnedIps: new Map(), ipsInUse: store.ipsInUse(), macsInUse: store.macsInUse(), newUuid: randomUUID });
-    problems.push(...built.problems);
+    problems.push(...built.problems, ...this.projectProblems(input.metadata));
     const now = this.options.now();
     const vm: VmRecord = {
       uuid,
@@ -210,7 +210,7 @@ export class VmService {
       complete: (injected) => {
         vm.tasksInFlight -= 1;
         vm.pendingMetadata = undefined;
-        const failure = built.problems[0] ?? hotplugFailure(applied, built.spec) ?? injected;
+        const failure = built.problems[0] ?? this.projectProblems(input.metadata)[0] ?? hotplugFailure(applied, built.spec) ?? injected;
         if (failure) {
           vm.spec = structuredClone(applied);
           vm.learnedIps = previousLearnedIps;
@@ -336,6 +336,24 @@ export class VmService {
   }
 
   /**
+   * A project the PC does not have fails the VM's task, as pc.2022.1+ reports reference errors asynchronously (the
+   * v3 API introduction: "missing project … now return 202"); the exact error text is unverified.
+   */
+  private projectProblems(input: VmIntentInput['metadata']): TaskFailure[] {
+    const uuid = input.project_reference?.uuid;
+    if (uuid === undefined || uuid.toLowerCase() === this.internalProject.uuid || this.options.inventory.project(uuid)) return [];
+    return [{ errorCode: 'ENTITY_NOT_FOUND', errorDetail: `ENTITY_NOT_FOUND: Project with uuid ${uuid} does not exist` }];
+  }
+
+  /** The project a VM is put in, with its name filled in as a GET shows it; `_internal` when the client names none. */
+  private projectReference(input: VmIntentInput['metadata'], previous: VmClientMetadata | undefined): Reference {
+    const given = input.project_reference;
+    if (given === undefined) return structuredClone(previous?.project_reference ?? this.internalProject);
+    const known = this.options.inventory.project(given.uuid);
+    return { kind: 'project', uuid: given.uuid.toLowerCase(), ...(known === undefined ? {} : { name: known.name }) };
+  }
+
+  /**
    * Categories are replaced by what the client sends, and every one of them must exist: an unknown one is a 422
    * naming it (the real answer is unverified; see the README). Project and owner are kept unless it names others.
    */
@@ -346,7 +364,7 @@ export class VmService {
     return {
       categories,
       categoriesMapping,
-      project_reference: structuredClone(input.project_reference ?? previous?.project_reference ?? this.internalProject),
+      project_reference: this.projectReference(input, previous),
       owner_reference: structuredClone(input.owner_reference ?? previous?.owner_reference ?? this.options.owner),
     };
   }

@@ -146,7 +146,7 @@ describe('the kind of an error', () => {
     ['GET', `/clusters/${UNKNOWN_UUID}/hosts`, 'cluster'],
     ['DELETE', `/subnets/${UNKNOWN_UUID}`, 'subnet'],
     ['PUT', `/images/${UNKNOWN_UUID}`, 'image'],
-    ['GET', '/projects/x', 'project'],
+    ['DELETE', '/projects/x', 'project'],
     ['POST', '/categories', 'category'],
     ['GET', '/vms', 'vm'],
   ])('is the kind the path addresses for an endpoint the simulator does not serve (%s %s)', async (method, path, kind) => {
