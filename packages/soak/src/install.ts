@@ -2,13 +2,12 @@
 // their images, the PostgreSQL operator's two replicas), a Prism Central (the simulator) with the operator's Secret,
 // SeaweedFS for the bucket store, and a real Prometheus that scrapes each operator as its ServiceMonitor says and
 // evaluates the shipped PrometheusRules unchanged.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
 import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
 import {
-  prepareScrapeAccess, REPOSITORY_ROOT, serviceMonitorJob, startPrometheus, startSeaweedFs, waitForCrdsEstablished,
+  prepareScrapeAccess, REPOSITORY_ROOT, serviceMonitorJob, shippedRuleFiles, startPrometheus, startSeaweedFs, waitForCrdsEstablished,
   type RunningPrometheus, type RunningSeaweedFs,
 } from '@k8s-operators/testkit';
 import type { SoakCluster } from './cluster/soak-cluster.ts';
@@ -32,21 +31,6 @@ export interface Installed {
   seaweed: RunningSeaweedFs;
   prometheus: RunningPrometheus;
   stop(): Promise<void>;
-}
-
-/** Every shipped PrometheusRule's spec as a plain rule file Prometheus reads, unchanged. */
-async function shippedRuleFiles(dir: string): Promise<string[]> {
-  const files: string[] = [];
-  for (const operator of OPERATORS) {
-    const text = await readFile(join(REPOSITORY_ROOT, 'deploy', operator, 'prometheus', 'rules.yaml'), 'utf8');
-    for (const doc of parseAllDocuments(text).map((d) => d.toJSON() as { kind?: string; spec?: unknown } | null)) {
-      if (doc?.kind !== 'PrometheusRule') continue;
-      const file = join(dir, `${operator}-${String(files.length)}.rules.yaml`);
-      await writeFile(file, stringify(doc.spec, { lineWidth: 0 }));
-      files.push(file);
-    }
-  }
-  return files;
 }
 
 export async function install(cluster: SoakCluster, say: (line: string) => void): Promise<Installed> {
@@ -79,7 +63,7 @@ export async function install(cluster: SoakCluster, say: (line: string) => void)
     jobs.push(await serviceMonitorJob(operator, operator, access, access.prometheusToken, also));
   }
   const rulesDir = await mkdtemp(join(tmpdir(), 'soak-rules-'));
-  const prometheus = await startPrometheus(jobs, { ruleFiles: await shippedRuleFiles(rulesDir) });
+  const prometheus = await startPrometheus(jobs, { ruleFiles: await shippedRuleFiles(OPERATORS, rulesDir) });
   return {
     prism, seaweed, prometheus,
     stop: async () => {

@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { REPOSITORY_ROOT, type E2eCluster } from './e2e.ts';
 import { startPrometheus, type RunningPrometheus, type ScrapeConfig } from './prometheus.ts';
+import { shippedRuleFiles } from './prometheus-rules.ts';
 import { waitFor } from './wait-for.ts';
 
 export interface OperatorScrape {
@@ -111,15 +112,25 @@ export async function serviceMonitorJob(name: string, operator: string, access: 
 
 /**
  * Runs a real Prometheus that scrapes an installed operator the way its ServiceMonitor does (serviceMonitorJob), with
- * the token of a ServiceAccount bound to `<operator>-metrics-reader`. Two more jobs scrape the same endpoints with no
- * token and with the token of a ServiceAccount that has no binding; resolves once all three have scraped every endpoint.
+ * the token of a ServiceAccount bound to `<operator>-metrics-reader`, and evaluates the operator's shipped
+ * PrometheusRules every second (so a spec reads its alerts from `prometheus.alerts()`). Two more jobs scrape the same
+ * endpoints with no token and with the token of a ServiceAccount that has no binding: their series carry only `up` and
+ * the scrape's own, which no shipped rule reads. Resolves once all three have scraped every endpoint.
  */
 export async function scrapeOperatorWithPrometheus(cluster: E2eCluster, operator: string, alsoServices: readonly string[] = []): Promise<OperatorScrape> {
   const access = await prepareScrapeAccess(cluster, `${operator}-monitoring`, [operator]);
   const job = (name: string, credentials: string | undefined): Promise<ScrapeConfig> => serviceMonitorJob(name, operator, access, credentials, alsoServices);
-  const prometheus = await startPrometheus([
+  const rulesDir = await mkdtemp(join(tmpdir(), `${operator}-rules-`));
+  const started = await startPrometheus([
     await job(operator, access.prometheusToken), await job(`${operator}-no-token`, undefined), await job(`${operator}-no-binding`, await access.tokenFile('intruder')),
-  ]);
+  ], { ruleFiles: await shippedRuleFiles([operator], rulesDir) });
+  const prometheus: RunningPrometheus = {
+    ...started,
+    stop: async () => {
+      await started.stop();
+      await rm(rulesDir, { recursive: true, force: true });
+    },
+  };
   try {
     const scraped = await waitFor(async () => {
       const targets = await prometheus.targets();

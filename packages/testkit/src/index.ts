@@ -17,6 +17,7 @@ export { grantedPermissions, unusedPermissions, usedPermissions, type Permission
 export { IMAGE_REGISTRY, IMAGE_TAG, PROJECT_IMAGES, imageRef, startImage, type ProjectImage, type StartedImage } from './project-images.ts';
 export { engineAvailable, projectImageMode } from './node/runners/index.ts';
 export { startPrometheus, type PrometheusAlert, type PrometheusOptions, type RunningPrometheus, type ScrapeConfig, type ScrapeTarget } from './prometheus.ts';
+export { shippedRuleFiles } from './prometheus-rules.ts';
 export { prepareScrapeAccess, scrapeOperatorWithPrometheus, serviceMonitorJob, type OperatorScrape, type ScrapeAccess } from './e2e-prometheus.ts';
 export { startSeaweedFs, type RunningSeaweedFs, type SeaweedFsOptions } from './seaweedfs.ts';
 export { signedS3Request, type S3Credentials, type S3RequestOptions } from './seaweedfs-s3-request.ts';
