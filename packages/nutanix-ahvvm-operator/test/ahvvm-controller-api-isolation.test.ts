@@ -7,16 +7,15 @@
 
 import type { PrismSimulator, PrismSimulatorOptions } from '@k8s-operators/prism-simulator';
 import { waitFor } from '@k8s-operators/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import type { AhvVmSpec } from '../src/api/ahvvm-resource.ts';
 import { observedVmFromV3 } from '../src/prism/v3/v3-translation.ts';
 import { observedVmFromV4 } from '../src/prism/v4/v4-translation.ts';
 import type { PrismApiVersion } from '../src/vm/prism-vm-api.ts';
 import type { ObservedVm } from '../src/vm/vm-model.ts';
-import { FAST } from './controller-fixture.ts';
-import { OperatorTestEnvironment, prismEnvFor, type RunningOperator } from './operator-harness.ts';
-import { clientFor, requestsByApi, startSimulator, v4ClientFor } from './simulator.ts';
+import { useOperatorPerSimulator } from './operator-per-simulator.ts';
+import { clientFor, requestsByApi, v4ClientFor } from './simulator.ts';
 
 const PE1 = '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a01';
 const PE2 = '0005f8a0-1d2c-4b6e-9a31-7c2e5d4f6a02';
@@ -59,25 +58,11 @@ const SPEC: AhvVmSpec = {
   categories: { Environment: 'Dev' },
 };
 
-let env: OperatorTestEnvironment;
-const simulators: PrismSimulator[] = [];
-const operators: RunningOperator[] = [];
-
-beforeAll(async () => {
-  env = await OperatorTestEnvironment.start();
-});
-afterAll(async () => {
-  await Promise.all(operators.map((o) => o.stop()));
-  await Promise.all([env.stop(), ...simulators.map((s) => s.stop())]);
-});
+const fixture = useOperatorPerSimulator();
 
 /** A simulator serving `apis`, with an operator on `version` watching `namespace`. */
-async function setUp(namespace: string, apis: 'both' | 'v4', version: PrismApiVersion): Promise<PrismSimulator> {
-  const simulator = await startSimulator({ ...INVENTORY, apis });
-  simulators.push(simulator);
-  await env.createNamespace(namespace);
-  operators.push(await env.runOperator({ env: prismEnvFor(simulator, { PRISM_API_VERSION: version }), namespace, intervals: FAST }));
-  return simulator;
+function setUp(namespace: string, apis: 'both' | 'v4', version: PrismApiVersion): Promise<PrismSimulator> {
+  return fixture.setUp(namespace, { ...INVENTORY, apis }, version);
 }
 
 /** The VM as Prism shows it, read through the API under test (so the read adds nothing of the other API). */
@@ -95,8 +80,8 @@ async function vmIn(simulator: PrismSimulator, version: PrismApiVersion, uuid: s
 /** Creates an AhvVm naming everything by name, changes its memory, deletes it; checks each step as a user would. */
 async function createUpdateDelete(simulator: PrismSimulator, namespace: string, version: PrismApiVersion): Promise<void> {
   const name = 'by-name';
-  await env.apply(namespace, name, SPEC);
-  const created = await env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');
+  await fixture.env.apply(namespace, name, SPEC);
+  const created = await fixture.env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');
   const uuid = created.status?.uuid ?? '';
   const [vm, ...more] = simulator.inspect().vms.filter((v) => v.name === name);
   expect(more).toEqual([]);
@@ -106,12 +91,12 @@ async function createUpdateDelete(simulator: PrismSimulator, namespace: string, 
   expect(seen?.disks.find((d) => d.imageUuid !== undefined)?.imageUuid).toBe(UBUNTU);
   expect(seen?.nics.map((n) => n.subnetUuid)).toEqual([VLAN10]);
 
-  await env.apply(namespace, name, { ...SPEC, memory_size_mib: 2048 });
-  await env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');
+  await fixture.env.apply(namespace, name, { ...SPEC, memory_size_mib: 2048 });
+  await fixture.env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');
   expect(simulator.inspect().vms.find((v) => v.uuid === uuid)?.memorySizeMib).toBe(2048);
 
-  await env.kube.delete(AhvVmRef, { namespace, name });
-  await waitFor(async () => (await env.get(namespace, name)) === undefined, { what: `${namespace}/${name} to be gone`, intervalMs: 50 });
+  await fixture.env.kube.delete(AhvVmRef, { namespace, name });
+  await waitFor(async () => (await fixture.env.get(namespace, name)) === undefined, { what: `${namespace}/${name} to be gone`, intervalMs: 50 });
   expect(simulator.inspect().vms.filter((v) => v.name === name)).toEqual([]);
   expect(simulator.inspect().createRequests).toBe(1);
 }
@@ -125,8 +110,8 @@ const LOOKUP_SPEC: AhvVmSpec = {
 /** Creates an AhvVm with LOOKUP_SPEC and checks, through the API under test, which image and containers its disks got. */
 async function createWithImageLookupAndContainer(simulator: PrismSimulator, namespace: string, version: PrismApiVersion): Promise<void> {
   const name = 'looked-up';
-  await env.apply(namespace, name, LOOKUP_SPEC);
-  const created = await env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');
+  await fixture.env.apply(namespace, name, LOOKUP_SPEC);
+  const created = await fixture.env.waitForCondition(namespace, name, 'Ready', 'True', 'Available');
   const seen = await vmIn(simulator, version, created.status?.uuid ?? '');
   expect(seen?.disks.map((disk) => ({ image: disk.imageUuid, container: disk.storageContainerUuid }))).toEqual([
     { image: NEWEST_UBUNTU_2204, container: DEFAULT_ON_PE1 },
@@ -184,9 +169,9 @@ describe('PRISM_API_VERSION=v4', () => {
       ['lookup-none', { ...SPEC, disks: [{ image_lookup: { format: '^debian-' } }] }, 'ImageNotFound', 'disks[0].image_lookup: Prism Central has no image whose name matches "^debian-"; upload one, or correct format or base_os'],
       ['container-elsewhere', { ...SPEC, cluster: { name: 'pe-two' }, nics: [], disks: [{ size_mib: 1, storage_container: { name: 'fast' } }] }, 'StorageContainerNotFound', `disks[0].storage_container: Prism Central has no storage container named "fast" on cluster ${PE2}`],
     ];
-    for (const [name, spec] of cases) await env.apply(namespace, name, spec);
+    for (const [name, spec] of cases) await fixture.env.apply(namespace, name, spec);
     for (const [name, , reason, message] of cases) {
-      const avm = await env.waitForCondition(namespace, name, 'Ready', 'False', reason);
+      const avm = await fixture.env.waitForCondition(namespace, name, 'Ready', 'False', reason);
       expect(avm.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain(message);
     }
     expect(simulator.inspect().vms.filter((v) => cases.some(([name]) => name === v.name))).toEqual([]);

@@ -55,6 +55,12 @@ describe('the AhvVm CRD on a real API server', () => {
     expect(result.stdout).toContain('ahvvm.nutanix.com/db-01 created');
   });
 
+  it('applies the sample that puts the VM in a project', async () => {
+    const result = await apply(await readSample('ahvvm-in-project.yaml'));
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('ahvvm.nutanix.com/team-vm-01 created');
+  });
+
   it('shows the seed\'s columns, then Power, IP and Ready', async () => {
     const table = await cluster.kubectl(['get', 'ahvvm', 'ahvvm-from-operator']);
     const [header = '', row = ''] = table.stdout.trim().split('\n');
@@ -78,6 +84,7 @@ describe('the AhvVm CRD on a real API server', () => {
     ['disks:\n- image_lookup: {format: "^{{.BaseOS}}-"}', 'format uses {{.BaseOS}}: set base_os to what it stands for, or write the OS into format'],
     ['disks:\n- size_mib: 1\n  storage_container: {}', 'set exactly one of name or uuid for the storage container'],
     ['nics:\n- subnet: {}', 'set exactly one of name or uuid for the subnet'],
+    ['project: {name: team-a, uuid: 9a1b2c3d-0000-4000-8000-00000000000a}', 'set exactly one of name or uuid for the project'],
     ['deletion_policy: Orphan', 'spec.deletion_policy: Unsupported value: "Orphan"'],
   ])('refuses %j with a message that says what to fix', async (spec, message) => {
     const result = await apply(avmYaml('bad', spec));
@@ -85,11 +92,15 @@ describe('the AhvVm CRD on a real API server', () => {
     expect(result.stderr).toContain(message);
   });
 
-  it('refuses to change the cluster or the cloud-init of an existing resource', async () => {
-    const original = 'cluster:\n  name: c1\ncloud_init:\n  user_data_secret_ref:\n    name: s1';
+  it('refuses to change the cluster, the project or the cloud-init of an existing resource', async () => {
+    const original = 'cluster:\n  name: c1\nproject:\n  name: p1\ncloud_init:\n  user_data_secret_ref:\n    name: s1';
     expect((await apply(avmYaml('pinned', original))).stderr).toBe('');
     const moved = await apply(avmYaml('pinned', original.replace('name: c1', 'name: c2')));
     expect(moved.stderr).toContain('cluster cannot be changed: Prism cannot move a VM to another cluster');
+    const reproject = await apply(avmYaml('pinned', original.replace('name: p1', 'name: p2')));
+    expect(reproject.stderr).toContain('project cannot be changed: the operator puts a VM in its project when it creates it');
+    const unproject = await apply(avmYaml('pinned', original.replace('project:\n  name: p1\n', '')));
+    expect(unproject.stderr).toContain('project cannot be changed');
     const reinit = await apply(avmYaml('pinned', original.replace('name: s1', 'name: s2')));
     expect(reinit.stderr).toContain('cloud_init cannot be changed');
     const resized = await apply(avmYaml('pinned', `${original}\nnum_sockets: 4`));

@@ -16,6 +16,7 @@ export const OTHER_IMAGE_UUID = '70cfd137-9c3d-4f0a-8d6e-2a5b1c4d7e02';
 export const SUBNET_UUID = 'b2e46975-0b1d-4c3e-8f5a-6b7c8d9e0f01';
 export const OTHER_SUBNET_UUID = 'b2e46975-0b1d-4c3e-8f5a-6b7c8d9e0f02';
 export const STORAGE_CONTAINER_UUID = '5c0e7a10-0000-4000-8000-000000000001';
+export const PROJECT_UUID = '9a1b2c3d-0000-4000-8000-00000000000a';
 
 /** An AhvVm with `spec` as a reconcile sees it, its defaults applied. */
 export function avm(spec: AhvVmSpec = {}, name = 'ahvvm-from-operator'): AhvVmIdentity {
@@ -33,6 +34,7 @@ export const CONTEXT: DesiredVmContext = {
       'image/twice': [IMAGE_UUID, OTHER_IMAGE_UUID],
       'subnet/vlan173': [SUBNET_UUID],
       'storage_container/fast': [STORAGE_CONTAINER_UUID],
+      'project/team-a': [PROJECT_UUID],
       // Newest first, as the name cache answers an image lookup.
       'image_lookup/^ubuntu-22.04-': [OTHER_IMAGE_UUID, IMAGE_UUID],
     };

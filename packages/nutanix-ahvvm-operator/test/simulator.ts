@@ -46,6 +46,7 @@ export function desiredVmContextFor(simulator: PrismSimulator): DesiredVmContext
         image: simulator.images,
         subnet: simulator.subnets,
         storage_container: simulator.clusters.flatMap((cluster) => cluster.storageContainers ?? []),
+        project: simulator.projects,
       }[kind];
       return entities.filter((entity) => entity.name === name).map((entity) => entity.uuid);
     },

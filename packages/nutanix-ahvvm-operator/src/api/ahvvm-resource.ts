@@ -155,6 +155,13 @@ export const AhvVmSpecSchema = Type.Object(
       }),
     ),
     cluster: Type.Optional(entityReference('cluster')),
+    project: Type.Optional(
+      entityReference(
+        'project',
+        'Name of the project in Prism Central; must be unique. Prism v4 has no projects API the operator can use, so a ' +
+          'name is looked up through v3 (as CAPX does): on a Prism Central without v3, give the uuid.',
+      ),
+    ),
     disks: Type.Optional(
       Type.Array(Disk, {
         maxItems: AHVVM_LIMITS.maxDisks,
@@ -225,6 +232,10 @@ export const AhvVmSpecSchema = Type.Object(
       {
         rule: 'has(self.cluster) == has(oldSelf.cluster) && (!has(self.cluster) || self.cluster == oldSelf.cluster)',
         message: 'cluster cannot be changed: Prism cannot move a VM to another cluster; create a new AhvVm instead',
+      },
+      {
+        rule: 'has(self.project) == has(oldSelf.project) && (!has(self.project) || self.project == oldSelf.project)',
+        message: 'project cannot be changed: the operator puts a VM in its project when it creates it, as CAPX does; move the VM in Prism, or create a new AhvVm',
       },
       {
         rule: 'has(self.cloud_init) == has(oldSelf.cloud_init) && (!has(self.cloud_init) || self.cloud_init == oldSelf.cloud_init)',

@@ -1,5 +1,6 @@
 import {
   PrismApiError,
+  PrismApiMissingError,
   PrismAuthenticationError,
   PrismError,
   PrismRateLimitedError,
@@ -30,6 +31,7 @@ export function classifyPrismFailure(error: unknown): PrismFailure | undefined {
   if (error instanceof PrismTransportError || (error instanceof PrismApiError && error.status >= 500)) {
     return { kind: 'unavailable', reason: Reason.PrismUnavailable, message: error.message };
   }
+  if (error instanceof PrismApiMissingError) return { kind: 'refused', reason: error.conditionReason, message: error.message };
   if (error instanceof PrismError) return { kind: 'refused', reason: Reason.PrismRequestFailed, message: error.message };
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_UUID, CONTEXT, EVERY_FIELD, IMAGE_UUID, OTHER_CLUSTER_UUID, OTHER_IMAGE_UUID, OWNER_UID, STORAGE_CONTAINER_UUID, SUBNET_UUID, avm } from '../../test/prism-vm-fixture.ts';
+import { CLUSTER_UUID, CONTEXT, EVERY_FIELD, IMAGE_UUID, OTHER_CLUSTER_UUID, OTHER_IMAGE_UUID, OWNER_UID, PROJECT_UUID, STORAGE_CONTAINER_UUID, SUBNET_UUID, avm } from '../../test/prism-vm-fixture.ts';
 import type { AhvVmSpec } from '../api/ahvvm-resource.ts';
 import {
   MAX_USER_DATA_BASE64_LENGTH,
@@ -58,6 +58,17 @@ describe('desiredVmSpec', () => {
   it('puts a disk on the storage container it names, by name or by uuid', () => {
     const result = desiredVmSpec(avm({ disks: [{ size_mib: 1024, storage_container: { name: 'fast' } }, { size_mib: 1024, storage_container: { uuid: STORAGE_CONTAINER_UUID.toUpperCase() } }] }), CONTEXT);
     expect(result.ok && result.vm.disks).toEqual([{ sizeMib: 1024, storageContainerUuid: STORAGE_CONTAINER_UUID }, { sizeMib: 1024, storageContainerUuid: STORAGE_CONTAINER_UUID }]);
+  });
+
+  it('puts the VM in the project it names, by name or by uuid, and says which project name Prism does not have', () => {
+    expect(desiredVmSpec(avm({ project: { name: 'team-a' } }), CONTEXT)).toMatchObject({ ok: true, vm: { projectUuid: PROJECT_UUID } });
+    expect(desiredVmSpec(avm({ project: { uuid: PROJECT_UUID.toUpperCase() } }), CONTEXT)).toMatchObject({ ok: true, vm: { projectUuid: PROJECT_UUID } });
+    expect(desiredVmSpec(avm({ project: { name: 'team-b' } }), CONTEXT)).toEqual({
+      ok: false,
+      reason: 'ProjectNotFound',
+      message: 'project: Prism Central has no project named "team-b"; correct the name (it is case-sensitive) or give the project\'s uuid',
+    });
+    expect(namesToResolve({ project: { name: 'team-a' } }, CONTEXT.defaultCluster)).toEqual([{ kind: 'project', name: 'team-a' }]);
   });
 
   it('maps PoweredOff to OFF', () => {

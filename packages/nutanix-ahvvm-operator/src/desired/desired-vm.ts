@@ -44,6 +44,7 @@ export type DesiredVmFailureReason =
   | 'ImageNotFound'
   | 'SubnetNotFound'
   | 'StorageContainerNotFound'
+  | 'ProjectNotFound'
   | 'AmbiguousName'
   | 'InvalidImageLookup'
   | 'InvalidCloudInit';
@@ -60,10 +61,11 @@ const NOT_FOUND_REASON: Record<PrismEntityKind, DesiredVmFailureReason> = {
   image: 'ImageNotFound',
   subnet: 'SubnetNotFound',
   storage_container: 'StorageContainerNotFound',
+  project: 'ProjectNotFound',
 };
 
 /** How a kind reads in a message. */
-const KIND_WORDS: Record<PrismEntityKind, string> = { cluster: 'cluster', image: 'image', subnet: 'subnet', storage_container: 'storage container' };
+const KIND_WORDS: Record<PrismEntityKind, string> = { cluster: 'cluster', image: 'image', subnet: 'subnet', storage_container: 'storage container', project: 'project' };
 
 class UnresolvedName extends Error {
   readonly reason: DesiredVmFailureReason;
@@ -90,12 +92,14 @@ export function desiredVmSpec(avm: AhvVmIdentity, context: DesiredVmContext): De
       ...(disk.storage_container === undefined ? {} : { storageContainerUuid: uuidOf('storage_container', disk.storage_container, `disks[${index}].storage_container`) }),
     }));
     const nics = spec.nics?.map((nic, index) => ({ subnetUuid: uuidOf('subnet', nic.subnet, `nics[${index}].subnet`) }));
+    const projectUuid = spec.project === undefined ? undefined : uuidOf('project', spec.project, 'project');
     return {
       ok: true,
       vm: {
         name,
         description: descriptionWithOwnerMarker(spec.description, uid),
         clusterUuid: uuidOf('cluster', spec.cluster ?? context.defaultCluster, spec.cluster ? 'cluster' : 'PRISM_CLUSTERNAME'),
+        ...(projectUuid === undefined ? {} : { projectUuid }),
         numSockets: spec.num_sockets,
         numVcpusPerSocket: spec.num_vcpus_per_socket,
         memoryMib: spec.memory_size_mib,
@@ -114,7 +118,7 @@ export function desiredVmSpec(avm: AhvVmIdentity, context: DesiredVmContext): De
 
 /** The names `desiredVmSpec` will ask `resolveName` about, so the caller can look up only those. */
 export function namesToResolve(
-  spec: Pick<AhvVmSpec, 'cluster' | 'disks' | 'nics'>,
+  spec: Pick<AhvVmSpec, 'cluster' | 'disks' | 'nics' | 'project'>,
   defaultCluster: DesiredVmContext['defaultCluster'],
 ): { kind: NameKind; name: string }[] {
   const cluster = spec.cluster ?? defaultCluster;
@@ -130,6 +134,7 @@ export function namesToResolve(
   for (const nic of spec.nics ?? []) {
     if (nic.subnet.uuid === undefined && nic.subnet.name !== undefined) names.push({ kind: 'subnet', name: nic.subnet.name });
   }
+  if (spec.project?.uuid === undefined && spec.project?.name !== undefined) names.push({ kind: 'project', name: spec.project.name });
   return names;
 }
 

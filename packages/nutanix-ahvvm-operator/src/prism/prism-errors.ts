@@ -60,6 +60,16 @@ export class PrismRateLimitedError extends PrismApiError {
   }
 }
 
+/**
+ * The Prism Central does not serve the API something the AhvVm asks for needs (a project by name needs v3's projects
+ * list, and the PC answers v3 paths with 404): the user can change the AhvVm, not wait for Prism.
+ */
+export class PrismApiMissingError extends PrismError {
+  override name = 'PrismApiMissingError';
+  /** The condition reason a reconciler reports for this error. */
+  readonly conditionReason = 'NotSupportedByPrismApi';
+}
+
 /** Prism refused the credentials (HTTP 401): an API key, or Basic credentials also after logging in afresh. */
 export class PrismAuthenticationError extends PrismError {
   override name = 'PrismAuthenticationError';

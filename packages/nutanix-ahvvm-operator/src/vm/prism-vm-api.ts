@@ -9,7 +9,7 @@ export type PrismApiSetting = 'v3' | 'v4' | 'auto';
 export type PrismApiVersion = 'v3' | 'v4';
 
 /** Kinds of Prism entities a VM refers to, which an AhvVm may name instead of giving their UUID. */
-export type PrismEntityKind = 'cluster' | 'image' | 'subnet' | 'storage_container';
+export type PrismEntityKind = 'cluster' | 'image' | 'subnet' | 'storage_container' | 'project';
 
 export interface InventoryLookupOptions {
   /**

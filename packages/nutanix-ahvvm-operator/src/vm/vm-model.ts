@@ -34,6 +34,8 @@ export interface DesiredVm {
   /** The user's description with the ownership marker as its last line. */
   description: string;
   clusterUuid: string;
+  /** The project the VM is created in; set at creation only (the AhvVm's CEL keeps it unchanged), never compared. */
+  projectUuid?: string;
   numSockets: number;
   numVcpusPerSocket: number;
   memoryMib: number;

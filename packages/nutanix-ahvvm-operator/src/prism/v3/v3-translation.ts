@@ -71,7 +71,12 @@ export function v3Nic(nic: DesiredNic): PrismNic {
 /** The body of POST /vms for the desired VM (its UUID, the idempotence UUID, is added by the client). */
 export function v3CreateBody(desired: DesiredVm): PrismVmIntent {
   return {
-    metadata: { kind: 'vm', ...(desired.categories === undefined ? {} : { categories: { ...desired.categories } }) },
+    metadata: {
+      kind: 'vm',
+      ...(desired.categories === undefined ? {} : { categories: { ...desired.categories } }),
+      // CAPX v1.7.0 (v3) puts the VM in its project with metadata.project_reference on the create.
+      ...(desired.projectUuid === undefined ? {} : { project_reference: { kind: 'project', uuid: desired.projectUuid } }),
+    },
     spec: {
       name: desired.name,
       description: desired.description,

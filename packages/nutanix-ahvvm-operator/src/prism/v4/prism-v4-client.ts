@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PrismConfig } from '../../config/prism-config.ts';
 import type { InventoryLookupOptions, PrismEntityKind } from '../../vm/prism-vm-api.ts';
 import type { PrismClientOptions, WaitForTaskOptions } from '../prism-client-options.ts';
-import { PrismApiError } from '../prism-errors.ts';
+import { PrismApiError, PrismApiMissingError } from '../prism-errors.ts';
 import { PrismHttp } from '../prism-http.ts';
 import { NO_PRISM_METRICS, type PrismMetricsSink } from '../prism-metrics-sink.ts';
 import { pollTask, type TaskSource } from '../poll-task.ts';
@@ -110,7 +110,7 @@ interface InventoryCollection {
 
 const sameId = (a: string | undefined, b: string): boolean => a?.toLowerCase() === b.toLowerCase();
 
-const INVENTORY: Record<PrismEntityKind, InventoryCollection> = {
+const INVENTORY: Record<Exclude<PrismEntityKind, 'project'>, InventoryCollection> = {
   // Prism Central lists itself among the clusters; it runs no VMs. CAPX keeps only clusters whose function is AOS.
   cluster: { basePath: CLUSTERMGMT_CONFIG_PATH, collection: '/clusters', usable: (entity) => entity.config?.clusterFunction?.includes('AOS') ?? false },
   // As CAPX: an overlay subnet serves every cluster, a VLAN subnet the cluster it is on.
@@ -195,9 +195,42 @@ export class PrismV4Client {
    * Element sharing its name is not ambiguous; a subnet is one a VM on `clusterUuid` can use, when that is given.
    */
   async listEntityExtIdsByName(kind: PrismEntityKind, name: string, options: InventoryLookupOptions = {}): Promise<string[]> {
+    if (kind === 'project') return this.#projectUuidsByName(name);
     const { basePath, collection, usable } = INVENTORY[kind];
     const entities = await this.#listAll<PrismV4InventoryEntity>(basePath, collection, `name eq ${odataString(name)}`);
     return entities.filter((entity) => entity.name === name && usable(entity, options)).map((entity) => (entity.containerExtId ?? entity.extId).toLowerCase());
+  }
+
+  /**
+   * UUIDs of the projects named exactly `name`, through v3's `POST /api/nutanix/v3/projects/list`: v4 has no projects
+   * API the operator can rely on (multidomain v4 is a beta SDK in prism-go-client's converged client @1e253ea), and
+   * CAPX v1.10.3 finds projects through v3 on its v4 path too (controllers/helpers.go `GetProjectUUID`:
+   * `ListAllProject(ctx, "")`, then the name compared client-side), as this does. A Prism Central that serves no v3
+   * answers 404: `PrismApiMissingError`, so the AhvVm says to give the project's uuid instead.
+   */
+  async #projectUuidsByName(name: string): Promise<string[]> {
+    const uuids = new Set<string>();
+    for (let offset = 0; ; ) {
+      const answer = await this.#http.send({
+        method: 'POST',
+        path: '/projects/list',
+        endpoint: '/projects/list',
+        body: { kind: 'project', filter: '', offset, length: V4_LIST_LIMIT },
+        repeatability: 'repeatable',
+        acceptStatuses: [404],
+      });
+      if (answer.status === 404) {
+        throw new PrismApiMissingError(
+          { method: 'POST', path: '/api/nutanix/v3/projects/list' },
+          `this Prism Central serves no v3 API (404), which is where a project is found by name (v4 has none the operator can use); give the project by uuid, or serve v3`,
+        );
+      }
+      const page = answer.body as { entities?: { metadata: { uuid: string }; spec?: { name?: string } }[]; metadata?: { total_matches?: number } } | undefined;
+      const entities = page?.entities ?? [];
+      for (const project of entities) if (project.spec?.name === name) uuids.add(project.metadata.uuid.toLowerCase());
+      offset += entities.length;
+      if (entities.length === 0 || offset >= (page?.metadata?.total_matches ?? 0)) return [...uuids];
+    }
   }
 
   /** Every image (`GET /api/vmm/v4.2/content/images`), over all pages, for an image lookup. */

@@ -111,6 +111,8 @@ export function v4CreateBody(desired: DesiredVm, extIdOf: (key: string, value: s
     name: desired.name,
     description: desired.description,
     cluster: { extId: desired.clusterUuid },
+    // CAPX v1.10.3 addVMToProject: vm.Project = ProjectReference{ExtId} (vmm-go-client v4.2.1 config.Vm.Project).
+    ...(desired.projectUuid === undefined ? {} : { project: { $objectType: `${CONFIG}.ProjectReference`, extId: desired.projectUuid } }),
     numSockets: desired.numSockets,
     numCoresPerSocket: desired.numVcpusPerSocket,
     memorySizeBytes: desired.memoryMib * MIB,
