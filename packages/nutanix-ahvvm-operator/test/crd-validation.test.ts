@@ -61,6 +61,12 @@ describe('the AhvVm CRD on a real API server', () => {
     expect(result.stdout).toContain('ahvvm.nutanix.com/team-vm-01 created');
   });
 
+  it('applies the sample that adopts an existing VM', async () => {
+    const result = await apply(await readSample('ahvvm-adopt.yaml'));
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('ahvvm.nutanix.com/legacy-web created');
+  });
+
   it('shows the seed\'s columns, then Power, IP and Ready', async () => {
     const table = await cluster.kubectl(['get', 'ahvvm', 'ahvvm-from-operator']);
     const [header = '', row = ''] = table.stdout.trim().split('\n');
@@ -85,6 +91,10 @@ describe('the AhvVm CRD on a real API server', () => {
     ['disks:\n- size_mib: 1\n  storage_container: {}', 'set exactly one of name or uuid for the storage container'],
     ['nics:\n- subnet: {}', 'set exactly one of name or uuid for the subnet'],
     ['project: {name: team-a, uuid: 9a1b2c3d-0000-4000-8000-00000000000a}', 'set exactly one of name or uuid for the project'],
+    ['adopt: {}', 'spec.adopt.uuid: Required value'],
+    ['adopt: {uuid: legacy-web}', 'spec.adopt.uuid in body should match'],
+    ['adopt: {uuid: 3c1e2b4a-5d6f-4a7b-8c9d-0e1f2a3b4c5d}\ncloud_init:\n  user_data_secret_ref: {name: s1}', 'cloud_init cannot be set with adopt: Prism applies cloud-init only when it creates a VM'],
+    ['adopt: {uuid: 3c1e2b4a-5d6f-4a7b-8c9d-0e1f2a3b4c5d}\nproject: {name: p1}', 'project cannot be set with adopt: the operator sets a project only when it creates a VM'],
     ['deletion_policy: Orphan', 'spec.deletion_policy: Unsupported value: "Orphan"'],
   ])('refuses %j with a message that says what to fix', async (spec, message) => {
     const result = await apply(avmYaml('bad', spec));
@@ -105,6 +115,16 @@ describe('the AhvVm CRD on a real API server', () => {
     expect(reinit.stderr).toContain('cloud_init cannot be changed');
     const resized = await apply(avmYaml('pinned', `${original}\nnum_sockets: 4`));
     expect(resized.stderr).toBe('');
+  });
+
+  it('refuses to add, change or remove adopt on an existing resource, and takes the same uuid in other letters', async () => {
+    const adopting = 'adopt:\n  uuid: 3c1e2b4a-5d6f-4a7b-8c9d-0e1f2a3b4c5d';
+    expect((await apply(avmYaml('adopter', adopting))).stderr).toBe('');
+    expect((await apply(avmYaml('adopter', adopting.replace('3c1e', '4c1e')))).stderr).toContain('adopt cannot be added, changed or removed');
+    expect((await apply(avmYaml('adopter', 'num_sockets: 1'))).stderr).toContain('adopt cannot be added, changed or removed');
+    expect((await apply(avmYaml('adopter', adopting.toUpperCase().replace('ADOPT:\n  UUID', 'adopt:\n  uuid')))).stderr).toBe('');
+    expect((await apply(avmYaml('plain', 'num_sockets: 1'))).stderr).toBe('');
+    expect((await apply(avmYaml('plain', adopting))).stderr).toContain('adopt cannot be added, changed or removed');
   });
 });
 

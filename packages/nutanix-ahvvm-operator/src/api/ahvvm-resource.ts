@@ -212,6 +212,22 @@ export const AhvVmSpecSchema = Type.Object(
           'Ready=False reason PowerCycleRequired.',
       }),
     ),
+    adopt: Type.Optional(
+      Type.Object(
+        {
+          uuid: Type.String({ pattern: UUID_PATTERN, description: 'UUID of the VM in Prism Central to take over.' }),
+        },
+        {
+          description:
+            'Take over an existing VM the operator did not create, named by its UUID (never by name: Prism VM names are ' +
+            'not unique). The operator records it, adds its ownership line to the description, renames it to this ' +
+            'resource\'s name and then manages it like a VM it made: the spec is applied with the usual rules (set ' +
+            'cluster, size and devices to what the VM has, or they are changed), and deletion_policy decides what ' +
+            'deleting this resource does to it. A VM another AhvVm owns is refused; an adopted VM that is gone is ' +
+            'reported, never re-created.',
+        },
+      ),
+    ),
     deletion_policy: Type.Optional(
       Type.Union([Type.Literal('Delete'), Type.Literal('Retain')], {
         default: 'Delete',
@@ -236,6 +252,18 @@ export const AhvVmSpecSchema = Type.Object(
       {
         rule: 'has(self.project) == has(oldSelf.project) && (!has(self.project) || self.project == oldSelf.project)',
         message: 'project cannot be changed: the operator puts a VM in its project when it creates it, as CAPX does; move the VM in Prism, or create a new AhvVm',
+      },
+      {
+        rule: 'has(self.adopt) == has(oldSelf.adopt) && (!has(self.adopt) || self.adopt.uuid.lowerAscii() == oldSelf.adopt.uuid.lowerAscii())',
+        message: 'adopt cannot be added, changed or removed: it says which VM this AhvVm took over; create a new AhvVm to adopt another VM',
+      },
+      {
+        rule: '!has(self.adopt) || !has(self.cloud_init)',
+        message: 'cloud_init cannot be set with adopt: Prism applies cloud-init only when it creates a VM, and an adopted VM exists already',
+      },
+      {
+        rule: '!has(self.adopt) || !has(self.project)',
+        message: 'project cannot be set with adopt: the operator sets a project only when it creates a VM; an adopted VM stays in its own',
       },
       {
         rule: 'has(self.cloud_init) == has(oldSelf.cloud_init) && (!has(self.cloud_init) || self.cloud_init == oldSelf.cloud_init)',

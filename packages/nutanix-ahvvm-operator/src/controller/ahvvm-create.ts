@@ -3,6 +3,7 @@ import { withCloudInitUserData } from '../desired/desired-vm.ts';
 import { observedVmStatus } from '../desired/observed-vm-status.ts';
 import type { CreateAccepted, PrismVmApi } from '../vm/prism-vm-api.ts';
 import type { DesiredVm, ObservedVm } from '../vm/vm-model.ts';
+import { adoptVm, reportAdoptedVmMissing } from './adopt-vm.ts';
 import { findOwnedVm, type OwnedVmLookup } from './find-owned-vm.ts';
 import { failed, pending, Reason, type StatusFields } from '../desired/desired-ahvvm-status.ts';
 import { cloudInitUserData } from './cloud-init-user-data.ts';
@@ -30,16 +31,19 @@ export async function lookUpOwnedVm(api: PrismVmApi, avm: AhvVm): Promise<OwnedV
 }
 
 /**
- * Finds the resource's VM: by the UUID in status, else by the ownership marker and the exact name. Creates one only
- * when neither finds it, and only after recording the UUID it will have.
+ * Finds the resource's VM: by the UUID in status, else by `spec.adopt` (and then never creates one), else by the
+ * ownership marker and the exact name. Creates one only when neither finds it, and only after recording the UUID it
+ * will have.
  */
 export async function locateOrCreate(deps: PhaseDeps, run: PhaseRun, desired: DesiredVm): Promise<Located> {
   const { scope, api, ctx } = run;
   const { uuid, lastTask, state, createRequestId } = scope.status;
   const createFailed = lastTask?.operation === 'create' && isTaskFailure(lastTask);
+  const adopt = scope.spec.adopt;
   if (uuid !== undefined) {
     const vm = await api.getVm(uuid);
     if (vm !== undefined) return { kind: 'vm', vm };
+    if (adopt !== undefined) return reportAdoptedVmMissing(deps, run, uuid);
     if (createFailed) {
       return create(deps, run, desired, { message: `the create of VM ${uuid} failed; creating the VM with a new UUID` });
     }
@@ -56,6 +60,7 @@ export async function locateOrCreate(deps: PhaseDeps, run: PhaseRun, desired: De
     // idempotence UUID makes sending it again safe: Prism creates the VM once.
     return create(deps, run, desired, api.createTokenIsVmUuid ? { reuseToken: uuid } : {});
   }
+  if (adopt !== undefined) return adoptVm(deps, run, adopt.uuid);
   const lookup = await lookUpOwnedVm(api, scope.avm);
   switch (lookup.kind) {
     case 'found': {
