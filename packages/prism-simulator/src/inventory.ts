@@ -135,6 +135,8 @@ export const DEFAULT_PRISM_CENTRAL: PrismCentralSeed = { name: 'sim-prism-centra
 
 export interface Cluster extends Required<Omit<ClusterSeed, 'gpus' | 'storageContainers'>> {
   gpus: readonly Required<GpuSeed>[];
+  /** The UUID of the cluster's one AHV host, which v3 `POST /hosts/list` shows with the cluster's GPUs. */
+  hostUuid: string;
   /** The storage containers; the first is where new disks land unless they name one, as `storage_config` in the recorded GET shows. */
   storageContainers: readonly [StorageContainerSeed, ...StorageContainerSeed[]];
 }
@@ -218,6 +220,7 @@ export class Inventory {
       ...seed,
       creationTime: created(seed),
       storageContainers: first === undefined ? [{ name: 'SelfServiceContainer', uuid: randomUUID() }] : [first, ...more],
+      hostUuid: randomUUID(),
       gpus: (seed.gpus ?? []).map((gpu) => ({ count: 1, frameBufferSizeBytes: 0, ...gpu })),
     }));
     this.images = images.map((seed) => ({ ...seed, creationTime: created(seed) }));

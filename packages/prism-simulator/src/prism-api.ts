@@ -5,6 +5,7 @@ import { API_VERSION, PrismApiError, invalidRequest } from './errors.ts';
 import type { HttpReply } from './http-io.ts';
 import type { IdempotenceRegistry } from './idempotence.ts';
 import type { Inventory } from './inventory.ts';
+import { listHosts } from './hosts-list.ts';
 import { listInventory } from './inventory-list.ts';
 import { getInventoryEntity } from './inventory-view.ts';
 import type { EndpointMatch } from './prism-endpoints.ts';
@@ -13,13 +14,15 @@ import { groupStorageContainers } from './storage-container-groups.ts';
 import type { TaskRunner } from './tasks.ts';
 import { idempotenceInputSchema, type IdempotenceInput } from './vm-schema.ts';
 import type { VmService } from './vm-service.ts';
-import type { Reference } from './vm-store.ts';
+import type { Reference, VmStore } from './vm-store.ts';
 
 export interface PrismApiDependencies {
   vms: VmService;
   tasks: TaskRunner;
   idempotence: IdempotenceRegistry;
   inventory: Inventory;
+  /** Every VM, for what shows which GPUs they hold. */
+  store: VmStore;
   categories: CategoryStore;
   user: Required<Reference>;
 }
@@ -50,6 +53,8 @@ export async function servePrismEndpoint(match: EndpointMatch, readBody: () => P
       return listInventory(deps.inventory, 'subnet', await readBody());
     case 'GET /subnets/{uuid}':
       return getInventoryEntity(deps.inventory, 'subnet', param);
+    case 'POST /hosts/list':
+      return listHosts(deps.inventory, deps.store.all(), await readBody());
     case 'POST /projects/list':
       return listInventory(deps.inventory, 'project', await readBody());
     case 'GET /projects/{uuid}':

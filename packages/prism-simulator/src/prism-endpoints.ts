@@ -18,6 +18,7 @@ export const PRISM_ENDPOINTS = [
   'GET /images/{uuid}',
   'POST /subnets/list',
   'GET /subnets/{uuid}',
+  'POST /hosts/list',
   'POST /projects/list',
   'GET /projects/{uuid}',
   'POST /groups',

@@ -205,7 +205,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
       faultReply: (action) => faultReply(action, kind),
       serve: () => {
         if (!match) return Promise.resolve({ status: 404, json: errorBody(404, kind, { reason: 'NOT_FOUND', message: `${method} ${path} is not an endpoint of the Prism Central v3 API simulator.` }) });
-        return servePrismEndpoint(match, () => readJsonBody(req, kind), { vms, tasks, idempotence, inventory, categories, user }).catch((error: unknown) => errorReply(error, kind));
+        return servePrismEndpoint(match, () => readJsonBody(req, kind), { vms, tasks, idempotence, inventory, store, categories, user }).catch((error: unknown) => errorReply(error, kind));
       },
     });
   };

@@ -8,6 +8,7 @@
 // `virtualGpuConfig/`), skips profiles in use, and dereferences `deviceId`, `deviceName` and `vendorName`, so every
 // profile carries them. The Prism Central's own cluster entity has no GPUs (an empty list); an unknown cluster is a 404.
 
+import { gpuAllocations } from './gpu-allocation.ts';
 import type { GpuSeed, Inventory } from './inventory.ts';
 import { V4ApiError } from './v4-errors.ts';
 import { v4Object } from './v4-envelope.ts';
@@ -36,33 +37,15 @@ export function gpuProfilesResponseType(kind: GpuProfileKind): string {
   return `${MODELS}.${SHAPES[kind].listResponse}`;
 }
 
-/** Whether a VM's GPU (a v3 `gpu_list` entry) takes one of `gpu`: the same device, passed through or virtual as offered. */
-function takes(entry: unknown, gpu: Required<GpuSeed>): boolean {
-  if (typeof entry !== 'object' || entry === null) return false;
-  const { device_id: deviceId, mode } = entry as { device_id?: unknown; mode?: unknown };
-  return deviceId === gpu.deviceId && (gpu.type === 'VIRTUAL' ? mode === 'VIRTUAL' : mode === 'PASSTHROUGH_GRAPHICS' || mode === 'PASSTHROUGH_COMPUTE');
-}
-
-/** A VM's GPUs (v3 `gpu_list`), as it has them or, until its create succeeds, as asked. */
-function gpuListOf(vm: VmRecord): unknown[] {
-  const list = (vm.applied ?? vm.spec).resources.gpu_list;
-  return Array.isArray(list) ? list : [];
-}
-
 function profilesOf(kind: GpuProfileKind, clusterUuid: string, inventory: Inventory, vms: readonly VmRecord[]): Profile[] {
   const cluster = inventory.clusters.find((c) => c.uuid.toLowerCase() === clusterUuid.toLowerCase());
   if (cluster === undefined) {
     if (inventory.isPrismCentral(clusterUuid)) return [];
     throw new V4ApiError(404, 'CLUSTER_NOT_FOUND', 'CLU-10404', `Cluster with extId '${clusterUuid}' does not exist.`);
   }
-  const onCluster = vms.filter((vm) => vm.phase !== 'creating' && (vm.applied ?? vm.spec).cluster_reference.uuid === cluster.uuid);
-  return cluster.gpus
-    .filter((gpu) => (gpu.type === 'VIRTUAL') === (kind === 'virtual'))
-    .map((gpu) => ({
-      clusterUuid: cluster.uuid,
-      gpu,
-      allocatedVmExtIds: onCluster.filter((vm) => gpuListOf(vm).some((entry) => takes(entry, gpu))).map((vm) => vm.uuid),
-    }));
+  return gpuAllocations(cluster, vms)
+    .filter(({ gpu }) => (gpu.type === 'VIRTUAL') === (kind === 'virtual'))
+    .map(({ gpu, allocatedVmUuids }) => ({ clusterUuid: cluster.uuid, gpu, allocatedVmExtIds: allocatedVmUuids }));
 }
 
 function render(kind: GpuProfileKind, { gpu, allocatedVmExtIds }: Profile): Record<string, unknown> {

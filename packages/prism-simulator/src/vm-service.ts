@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { unknownCategories, vmCategoryAssignment, type CategoryStore } from './categories.ts';
 import { API_VERSION, EDIT_CONFLICT_MESSAGE, EDIT_CONFLICT_REASON, PrismApiError, addDetail, invalidRequest, vmNotFound } from './errors.ts';
+import { gpuShortage } from './gpu-allocation.ts';
 import { NOT_SUPPORTED_ERROR_CODE, hotplugViolations } from './hotplug-rules.ts';
 import type { HttpReply } from './http-io.ts';
 import type { IdempotenceRegistry } from './idempotence.ts';
@@ -109,7 +110,7 @@ export class VmService {
       problems.push({ errorCode: 'INVALID_UUID', errorDetail: `INVALID_UUID: ${requestedUuid} was not issued by POST /idempotence_identifiers or has expired` });
     }
     const built = buildVmSpec(input.spec, { inventory, previous: undefined, previousLearnedIps: new Map(), ipsInUse: store.ipsInUse(), macsInUse: store.macsInUse(), newUuid: randomUUID });
-    problems.push(...built.problems, ...this.projectProblems(input.metadata));
+    problems.push(...built.problems, ...this.projectProblems(input.metadata), ...this.gpuProblems(built.spec));
     const now = this.options.now();
     const vm: VmRecord = {
       uuid,
@@ -333,6 +334,15 @@ export class VmService {
   private markFailed(vm: VmRecord, failure: TaskFailure): void {
     vm.state = vm.deleteTaskUuid === undefined ? 'ERROR' : 'DELETE_PENDING';
     vm.messageList = [{ reason: 'INTERNAL_ERROR', message: `error_code: ${failure.errorCode}\nerror_detail: "${failure.errorDetail}"` }];
+  }
+
+  /** A GPU the VM's cluster does not have, or has none free of, fails the create's task. */
+  private gpuProblems(spec: VmRecord['spec']): TaskFailure[] {
+    const cluster = this.options.inventory.cluster(spec.cluster_reference.uuid);
+    const gpus = spec.resources.gpu_list;
+    if (cluster === undefined || !Array.isArray(gpus) || gpus.length === 0) return [];
+    const shortage = gpuShortage(gpus, cluster, this.options.store.all());
+    return shortage === undefined ? [] : [shortage];
   }
 
   /**
