@@ -18,6 +18,10 @@ const BENCHMARKS: Readonly<Record<string, { file: string; summary: string; needs
     needs: ['control-plane', 'seaweedfs'],
     summary: 'backup and restore of a ~1 GB database through the operator vs plain pg_dump -Fc / pg_restore (--scale N, --rounds N, --store volume|s3, --job; medians)',
   },
+  'postgresql-encryption': {
+    file: 'packages/postgresql-operator/bench/encryption.bench.ts',
+    summary: 'age encryption of a backup stream (src/encryption/): MiB/s and CPU s/GiB of encrypt and decrypt against a plain copy of the same bytes, and the memory held (--mib N, --rounds N; medians)',
+  },
   'postgresql-secrets': {
     file: 'packages/postgresql-operator/bench/secrets-memory.bench.ts',
     needs: ['control-plane'],

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const deploy = fileURLToPath(new URL('../../../deploy/postgresql-operator/', import.meta.url));
 let cluster: TestCluster;
+/** A public key of the encryption sample. */
+const RECIPIENT = 'age1fdy93e0zqyps6wrs5xw7qn2n5leeujgvyplve5nzu36a4ayay42sn64yrc';
 
 beforeAll(async () => {
   cluster = await TestCluster.start({ node: false });
@@ -58,7 +60,7 @@ describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
   });
 
   it('accepts the samples with the new fields and an on-demand backup', async () => {
-    for (const sample of ['exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml', 'restore-drill.yaml', 'restore-drill-check-configmap.yaml']) {
+    for (const sample of ['exp.wheel.jp_v1_postgresql.yaml', 'exp.wheel.jp_v1_postgresqlbackup.yaml', 'restore-drill.yaml', 'restore-drill-check-configmap.yaml', 'encrypted-backups.yaml', 'encrypted-backups-key-rotation.yaml']) {
       expect(await cluster.kubectl(['apply', '-f', join(deploy, 'samples', sample)])).toMatchObject({ code: 0, stderr: '' });
     }
     const invoices = await getJson<{ spec: { backup: Record<string, unknown> } }>('pg', 'invoices');
@@ -69,6 +71,12 @@ describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
     });
     const orders = await getJson<{ spec: { backup: Record<string, unknown> } }>('pg', 'orders');
     expect(orders.spec.backup.verify).toMatchObject({ check: { configMapRef: { name: 'orders-drill-check' } } });
+    // The rotation sample is the same PostgreSQL one step later: both recipients, the identity key defaulted.
+    const ledger = await getJson<{ spec: { backup: Record<string, unknown> } }>('pg', 'ledger');
+    expect(ledger.spec.backup.encryption).toEqual({
+      recipients: ['age1fdy93e0zqyps6wrs5xw7qn2n5leeujgvyplve5nzu36a4ayay42sn64yrc', 'age1upcq485qjhwxgr6vep0l4jh0z647ddllnwyf3wcmedvn2sx8z9jsm6m9mr'],
+      identitySecretRef: { name: 'ledger-age-identity', key: 'identity' },
+    });
     const backup = await getJson<{ spec: Record<string, unknown> }>('pgbackup', 'foodb-before-migration');
     expect(backup.spec).toEqual({ postgresql: 'foodb', trigger: 'OnDemand' });
     const table = await cluster.kubectl(['get', 'postgresqlbackups']);
@@ -95,6 +103,12 @@ describe('PostgreSQL and PostgreSQLBackup on the API server', () => {
     ['backup: {verify: {check: {query: "SELECT 1", expect: "1", configMapRef: {name: orders-drill}}}}', 'verify.check needs either both query and expect'],
     ['backup: {verify: {check: {configMapRef: {name: Orders}}}}', "backup.verify.check.configMapRef.name must be a Kubernetes object name"],
     ['backup: {verify: {check: {query: "", expect: "1"}}}', 'spec.backup.verify.check.query in body should be at least 1 chars long'],
+    [`backup: {encryption: {recipients: [${RECIPIENT}]}}`, 'spec.backup.encryption.identitySecretRef: Required value'],
+    [`backup: {encryption: {recipients: [AGE-SECRET-KEY-1${'Q'.repeat(58)}], identitySecretRef: {name: k}}}`, 'each encryption.recipients entry must be an age public key: age1 and 58 lowercase bech32 characters, as `age-keygen` prints it after "Public key:" (never the AGE-SECRET-KEY-1... line, which is private)'],
+    [`backup: {encryption: {recipients: [${RECIPIENT.slice(0, -1)}b], identitySecretRef: {name: k}}}`, 'each encryption.recipients entry must be an age public key'],
+    [`backup: {encryption: {recipients: [${RECIPIENT}, ${RECIPIENT}], identitySecretRef: {name: k}}}`, 'encryption.recipients must not name the same key twice'],
+    ['backup: {encryption: {recipients: [], identitySecretRef: {name: k}}}', 'spec.backup.encryption.recipients in body should have at least 1 items'],
+    ['backup: {encryption: {identitySecretRef: {name: Keys}}}', 'encryption.identitySecretRef.name must be a Kubernetes object name'],
   ])('refuses %s', async (field, message) => {
     const defaults: Record<string, string> = { db: 'db: bad', user: 'user: bad', password: 'password: bad-password' };
     const name = field.split(':')[0] ?? '';

@@ -12,6 +12,7 @@ import {
   MAX_KEEP_LAST,
 } from './defaults.ts';
 import { S3StoreSpecSchema } from './backup-s3-spec.ts';
+import { BackupEncryptionSpecSchema } from './backup-encryption-spec.ts';
 import { BACKUP_VERIFY_DESCRIPTION, RESTORE_CHECK_RESOURCES_DESCRIPTION, RestoreCheckScheduleSchema, RestoreCheckSpecSchema } from './backup-verify-spec.ts';
 import { PASSWORD_SECRET_KEY } from './password-secret.ts';
 import { CRON_SHAPE, DNS_1123_SUBDOMAIN, POSTGRES_IDENTIFIER, QUANTITY, RETENTION_AGE } from './formats.ts';
@@ -218,11 +219,12 @@ const BackupSpec = Type.Object(
     s3: Type.Optional(S3StoreSpecSchema),
     job: Type.Optional(BackupJobSpec),
     verify: Type.Optional(BackupVerifySpec),
+    encryption: Type.Optional(BackupEncryptionSpecSchema),
   },
   {
     description:
       'Logical backups (pg_dump, custom format) to the backup volume (served by the operator\'s backup store service), or to an S3 bucket (s3), each one ' +
-      'decoded in full by pg_restore and checked in the store. Each backup runs as a Job in this namespace (job).',
+      'decoded in full by pg_restore and checked in the store, and encrypted with age when encryption.recipients is set. Each backup runs as a Job in this namespace (job).',
     default: {},
   },
 );

@@ -12,6 +12,7 @@ import {
   DEFAULT_RESTORE_CHECK_SCHEDULE,
   type BackupsOnDelete,
 } from './defaults.ts';
+import { DEFAULT_AGE_IDENTITY_KEY } from './backup-encryption.ts';
 import { parseRetentionAge } from './retention-age.ts';
 import type { PostgreSQLSpec } from './postgresql-resource.ts';
 import { resolveS3Store, type ResolvedS3Store } from './resolved-s3-store.ts';
@@ -82,7 +83,19 @@ export interface ResolvedPostgreSQLSpec {
     job: { resources: ContainerResources; ttlSecondsAfterFinished: number };
     /** Absent: no restore drills. */
     verify?: ResolvedBackupVerify;
+    /** Absent: backups are not encrypted, and an encrypted one cannot be restored. */
+    encryption?: ResolvedBackupEncryption;
   };
+}
+
+/**
+ * `spec.backup.encryption` resolved. The recipients stay strings checked by the API server's pattern: their bech32
+ * checksums are checked by the backup Job (parseAgeRecipients), which fails saying which one is wrong.
+ */
+export interface ResolvedBackupEncryption {
+  /** Empty: new backups are not encrypted, those that are still restore with the identity. */
+  recipients: readonly string[];
+  identitySecret: { name: string; key: string };
 }
 
 /**
@@ -91,7 +104,7 @@ export interface ResolvedPostgreSQLSpec {
  */
 export function resolvePostgreSQLSpec(spec: PostgreSQLSpec): ResolvedPostgreSQLSpec {
   const { backup = {} } = spec;
-  const { retention = {}, onDelete = {}, s3, job = {}, verify } = backup;
+  const { retention = {}, onDelete = {}, s3, job = {}, verify, encryption } = backup;
   return {
     db: spec.db,
     user: spec.user,
@@ -114,6 +127,14 @@ export function resolvePostgreSQLSpec(spec: PostgreSQLSpec): ResolvedPostgreSQLS
         ttlSecondsAfterFinished: job.ttlSecondsAfterFinished ?? DEFAULT_BACKUP_JOB_TTL_SECONDS,
       },
       ...(verify === undefined ? {} : { verify: resolveVerify(verify) }),
+      ...(encryption === undefined
+        ? {}
+        : {
+            encryption: {
+              recipients: encryption.recipients ?? [],
+              identitySecret: { name: encryption.identitySecretRef.name, key: encryption.identitySecretRef.key ?? DEFAULT_AGE_IDENTITY_KEY },
+            },
+          }),
     },
   };
 }

@@ -14,8 +14,10 @@ export const RestoreCheckStatusSchema = Type.Object(
       Type.Union(RESTORE_CHECK_REASONS.map((r) => Type.Literal(r)) as [TLiteral<RestoreCheckFailureReason>], {
         description:
           'Why a Failed drill failed: RestoreFailed (the server refused the dump), CheckMismatch (the check query ' +
-          'answered otherwise), CheckFailed (the check query or a row count failed), BackupCorrupted, PgToolMissing or ' +
-          'DumpNewerThanServer.',
+          'answered otherwise), CheckFailed (the check query or a row count failed), BackupCorrupted, PgToolMissing, ' +
+          'DumpNewerThanServer, or for an encrypted backup NoMatchingIdentity (the identity holds no key of its ' +
+          'recipients), DamagedAgeFile (the ciphertext does not authenticate), NotAnAgeFile or IdentityUnavailable (the ' +
+          'identity Secret is missing or holds no identity).',
       }),
     ),
     trigger: Type.Union([Type.Literal('Scheduled'), Type.Literal('OnDemand')], {

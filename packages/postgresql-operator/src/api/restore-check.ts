@@ -23,5 +23,9 @@ export const RESTORE_CHECK_TRIGGERS = ['Scheduled', 'OnDemand'] as const;
 export type RestoreCheckTrigger = (typeof RESTORE_CHECK_TRIGGERS)[number];
 
 /** Why a drill failed: each a fault of the backup (or of what it needs to restore), never of the drill's pod. */
-export const RESTORE_CHECK_REASONS = ['RestoreFailed', 'CheckMismatch', 'CheckFailed', 'BackupCorrupted', 'PgToolMissing', 'DumpNewerThanServer'] as const;
+export const RESTORE_CHECK_REASONS = [
+  'RestoreFailed', 'CheckMismatch', 'CheckFailed', 'BackupCorrupted', 'PgToolMissing', 'DumpNewerThanServer',
+  // An encrypted backup (spec.backup.encryption), as BackupDecryptReason names them.
+  'NotAnAgeFile', 'NoMatchingIdentity', 'DamagedAgeFile', 'IdentityUnavailable',
+] as const;
 export type RestoreCheckFailureReason = (typeof RESTORE_CHECK_REASONS)[number];

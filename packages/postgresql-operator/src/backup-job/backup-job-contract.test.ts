@@ -13,6 +13,8 @@ describe('parseBackupJobInput', () => {
   it('reads what the operator wrote', () => {
     expect(parseBackupJobInput(JSON.stringify(input))).toEqual(input);
     expect(parseBackupJobInput(JSON.stringify(toVolume))).toEqual(toVolume);
+    const encrypted = { ...input, encryption: { recipients: [`age1${'q'.repeat(58)}`] } };
+    expect(parseBackupJobInput(JSON.stringify(encrypted))).toEqual(encrypted);
   });
 
   it('says what is wrong with input it cannot use', () => {
@@ -23,6 +25,7 @@ describe('parseBackupJobInput', () => {
     expect(() => parseBackupJobInput(JSON.stringify({ ...input, key: { ...input.key, backup: '../etc' } }))).toThrow('is not a Kubernetes object name');
     expect(() => parseBackupJobInput(JSON.stringify({ ...input, store: { kind: 'tape' } }))).toThrow('BACKUP_JOB: store.kind must be s3 or volume');
     expect(() => parseBackupJobInput(JSON.stringify({ ...toVolume, store: { ...toVolume.store, ca: '' } }))).toThrow('BACKUP_JOB: ca must be a PEM certificate');
+    expect(() => parseBackupJobInput(JSON.stringify({ ...input, encryption: { recipients: [] } }))).toThrow('BACKUP_JOB: recipients must be a list of age recipients');
   });
 });
 

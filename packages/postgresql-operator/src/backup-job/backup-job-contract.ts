@@ -31,6 +31,8 @@ export interface BackupJobInput {
   /** The serving pod's address and who to connect as; the password is the mounted file. */
   connection: { host: string; port: number; database: string; user: string };
   store: BackupJobStore;
+  /** `spec.backup.encryption.recipients` (public keys): the dump is encrypted to them. Absent: not encrypted. */
+  encryption?: { recipients: string[] };
 }
 
 export type BackupJobStore =
@@ -86,9 +88,16 @@ export function parseBackupJobInput(json: string | undefined): BackupJobInput {
       user: field(connection, 'user', isString, 'a user name'),
     },
     store: parseStore(store),
+    ...(raw.encryption === undefined ? {} : { encryption: parseEncryption(field(raw, 'encryption', isObject, 'an object')) }),
   };
   checkBackupKey(input.key);
   return input;
+}
+
+/** The recipients as given; their keys are checked where the Job uses them (parseAgeRecipients), with their messages. */
+function parseEncryption(encryption: Record<string, unknown>): { recipients: string[] } {
+  const isRecipientList = (value: unknown): value is string[] => Array.isArray(value) && value.length > 0 && value.every(isString);
+  return { recipients: field(encryption, 'recipients', isRecipientList, 'a list of age recipients') };
 }
 
 function parseStore(store: Record<string, unknown>): BackupJobStore {

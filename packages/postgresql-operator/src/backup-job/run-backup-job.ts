@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { createLogger } from '@k8s-operators/controller-core/log';
 import { openS3BackupStore } from '../stores/s3-store-options.ts';
 import { BackupFailedError, runBackup } from '../dump/run-backup.ts';
+import { parseAgeRecipients, type AgeRecipient } from '../encryption/age-keys.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';
 import type { BackupStore } from '../stores/store.ts';
 import { RemoteBackupStore } from '../store-service/remote-store.ts';
@@ -54,6 +55,15 @@ async function openStore(store: BackupJobStore, secretsDir: string): Promise<Bac
   });
 }
 
+/** The recipients to encrypt to, or an error that names the field: the API server checks their shape, not their checksums. */
+function encryptionRecipients(recipients: readonly string[]): AgeRecipient[] {
+  try {
+    return parseAgeRecipients(recipients);
+  } catch (error) {
+    throw new Error(`spec.backup.encryption.recipients cannot be used, nothing was dumped: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** Runs the backup and reports it; resolves to the process's exit code (0 only for a published, verified backup). */
 export async function runBackupJob(options: BackupJobOptions): Promise<number> {
   const { input, secretsDir, terminationLog, logger, signal } = options;
@@ -66,9 +76,14 @@ export async function runBackupJob(options: BackupJobOptions): Promise<number> {
       const cleared = await store.removeIncomplete({ namespace: input.key.namespace, postgresql: input.key.postgresql });
       if (cleared.length > 0) logger.info({ cleared: cleared.map((k) => k.backup) }, 'removed unfinished backup data');
     };
-    const manifest = await runBackup({ store, key: input.key, trigger: input.trigger, connection: { ...input.connection, password }, signal, prepareStore: sweep, ...(options.tools === undefined ? {} : { tools: options.tools }) });
+    const recipients = input.encryption === undefined ? undefined : encryptionRecipients(input.encryption.recipients);
+    const manifest = await runBackup({
+      store, key: input.key, trigger: input.trigger, connection: { ...input.connection, password }, signal, prepareStore: sweep,
+      ...(options.tools === undefined ? {} : { tools: options.tools }),
+      ...(recipients === undefined ? {} : { recipients }),
+    });
     result = { result: 'Completed', sha256: manifest.sha256, size: manifest.size };
-    logger.info({ bytes: manifest.size, seconds: (performance.now() - started) / 1000, pgDump: manifest.pgDumpVersion }, 'backup completed');
+    logger.info({ bytes: manifest.size, seconds: (performance.now() - started) / 1000, pgDump: manifest.pgDumpVersion, encryptedTo: manifest.encryption?.recipients }, 'backup completed');
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     result = { result: 'Failed', error: message, ...(error instanceof BackupFailedError ? { stage: error.stage } : {}) };

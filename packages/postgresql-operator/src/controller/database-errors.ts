@@ -1,6 +1,7 @@
 import { PgToolNotFoundError } from '../postgres/tools-version.ts';
 import { DumpNewerThanServerError } from '../restore/restore-backup.ts';
 import { BackupStoreError } from '../stores/store.ts';
+import { BackupNotDecryptableError, type BackupDecryptReason } from '../restore/backup-decryption.ts';
 
 /**
  * Why examining or restoring a database failed, as a condition reason and a message that says what to do. Messages come from
@@ -14,6 +15,7 @@ export type DatabaseProblemReason =
   | 'BackupStoreUnavailable'
   | 'PgToolMissing'
   | 'DumpNewerThanServer'
+  | BackupDecryptReason
   | 'RestoreFailed';
 
 /**
@@ -57,6 +59,8 @@ export function databaseProblem(error: unknown, context: { secret: string; user:
   }
   if (error instanceof PgToolNotFoundError) return { reason: 'PgToolMissing', message: error.message };
   if (error instanceof DumpNewerThanServerError) return { reason: 'DumpNewerThanServer', message: error.message };
+  // NotAnAgeFile, NoMatchingIdentity, DamagedAgeFile, IdentityUnavailable: retried, as the identity Secret may change.
+  if (error instanceof BackupNotDecryptableError) return { reason: error.reason, message: error.message };
   const code = codeOf(error) ?? codeOf((error as { cause?: unknown } | undefined)?.cause);
   if (code !== undefined && AUTHENTICATION_CODES.has(code)) {
     return {

@@ -24,6 +24,7 @@ import { backupStatusWithRestoreCheck, lastRestoreChecks } from '../desired/rest
 import { recordRestoreCheck, removeRestoreCheckGauges, setRestoreCheckGauges, type DatabaseRestoreCheckFigures } from '../metrics/postgresql-metrics.ts';
 import { connectionParameters, withConnection } from '../postgres/connection.ts';
 import { restoreAndRead } from '../restore/restore-check.ts';
+import { identitySource, optionalIdentity } from './backup-identity.ts';
 import { isLive, isTerminating, podAddress } from './database-pods.ts';
 import { readDatabasePassword } from './database-password.ts';
 import { readRestoreCheck } from './restore-check-source.ts';
@@ -156,6 +157,7 @@ export class RestoreCheckReconciler implements ObjectReconciler<PostgreSQL> {
       } else {
         const { answers } = await restoreAndRead({
           store: store.store, backup: manifest, connection, role: spec.user, signal: ctx.signal, tools: this.#context.tools, ...(check.check === undefined ? {} : { check: check.check }),
+          ...optionalIdentity(identitySource(this.#context.manager.client, namespace, spec.backup.encryption)),
         });
         verdict = answersVerdict(check.check, answers);
       }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { manifestFixture } from '../../test/postgresql-fixture.ts';
 import { CheckQueryError } from '../restore/restore-check.ts';
 import { BackupCorruptedError, DumpNewerThanServerError, RestoreFailedError } from '../restore/restore-backup.ts';
+import { BackupNotDecryptableError } from '../restore/backup-decryption.ts';
 import { answersVerdict, describeRowCounts, failureVerdict, MAX_RECORDED_OUTPUT } from './restore-check-verdict.ts';
 
 const tables = [{ table: 'public.items', rows: 1000 }, { table: 'billing."Invoices"', rows: 200 }];
@@ -37,6 +38,13 @@ describe('failureVerdict', () => {
     const refused = new RestoreFailedError('restoring shop/foodb/foodb-1 into database foo failed and was rolled back: pg_restore: error: unrecognized configuration parameter "transaction_timeout"');
     expect(failureVerdict(refused, true, context)).toEqual({ result: 'Failed', reason: 'RestoreFailed', error: refused.message });
     expect(failureVerdict(new CheckQueryError('the check failed on the restored database: relation "orders" does not exist'), true, context)).toMatchObject({ result: 'Failed', reason: 'CheckFailed' });
+  });
+
+  it('fails the drill of an encrypted backup the identity cannot decrypt, with the reason, whether or not the server answers', () => {
+    for (const reason of ['NoMatchingIdentity', 'DamagedAgeFile', 'NotAnAgeFile', 'IdentityUnavailable'] as const) {
+      const error = new BackupNotDecryptableError(reason, `backup shop/foodb/foodb-1 cannot be decrypted (${reason})`);
+      for (const answers of [true, false]) expect(failureVerdict(error, answers, context)).toEqual({ result: 'Failed', reason, error: error.message });
+    }
   });
 
   it('is interrupted, never a failure of the backup, when the scratch server went away midway', () => {

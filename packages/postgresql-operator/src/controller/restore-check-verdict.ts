@@ -1,6 +1,7 @@
 import type { RestoreCheckQuery } from '../api/resolved-postgresql-spec.ts';
 import { CheckQueryError, type RestoredDatabaseAnswers, type TableRowCount } from '../restore/restore-check.ts';
 import { BackupCorruptedError } from '../restore/restore-backup.ts';
+import { BackupNotDecryptableError } from '../restore/backup-decryption.ts';
 import type { RestoreCheckOutcome } from '../desired/restore-check-status.ts';
 import { databaseProblem } from './database-errors.ts';
 
@@ -10,7 +11,7 @@ import { databaseProblem } from './database-errors.ts';
  * - Passed: restored, every table's rows counted, the check query (if any) answered as expected.
  * - Failed: a fault of the backup or of what restoring it needs, with the reason: the server refused the dump, the
  *   check answered otherwise or failed, the dump is damaged, no pg_restore of the server's major, a dump newer than
- *   the server.
+ *   the server, an encrypted dump the identity cannot decrypt (or no identity to be had).
  * - Interrupted: the drill could not finish for a reason that is no fault of the backup: the scratch server went away
  *   (its pod deleted or killed, the connection lost), the store could not be read, the password was not accepted.
  *   Nothing is recorded; the drill stays owed and runs again in a new scratch pod.
@@ -62,6 +63,8 @@ const CONNECTION_LOST = /server closed the connection unexpectedly|could not rec
  */
 export function failureVerdict(error: unknown, scratchServerAnswers: boolean, context: { secret: string; user: string }): RestoreCheckVerdict {
   if (error instanceof BackupCorruptedError) return { result: 'Failed', reason: 'BackupCorrupted', error: shortened(error.message) };
+  // A backup that cannot be decrypted with the identity given is not restorable, whatever the scratch server does.
+  if (error instanceof BackupNotDecryptableError) return { result: 'Failed', reason: error.reason, error: shortened(error.message) };
   if (error instanceof CheckQueryError) {
     return scratchServerAnswers && !CONNECTION_LOST.test(error.message) ? { result: 'Failed', reason: 'CheckFailed', error: shortened(error.message) } : { result: 'Interrupted', message: error.message };
   }

@@ -8,6 +8,7 @@ import { connectionParameters } from '../postgres/connection.ts';
 import { restoreLatestBackup } from '../restore/restore-latest.ts';
 import { damagedStatus } from '../desired/desired-backup-status.ts';
 import { databaseProblem } from './database-errors.ts';
+import { identitySource, optionalIdentity } from './backup-identity.ts';
 import { podAddress } from './database-pods.ts';
 import { APP_READY_LABEL, APP_READY_VALUE } from '../desired/labels.ts';
 import type { OperatorContext } from './operator-context.ts';
@@ -50,6 +51,7 @@ export async function restorePod(context: OperatorContext, request: PodRestore):
     if (!target.ok) throw new Error(`the backup store in spec.backup.s3 cannot be used: ${target.message}`);
     const result = await restoreLatestBackup({
       store: target.store, namespace, postgresql: requiredName(postgresql), connection, role: spec.user, signal, tools: context.tools,
+      ...optionalIdentity(identitySource(context.manager.client, namespace, spec.backup.encryption)),
     });
     verdict = restoreVerdict(podName, result);
   } catch (error) {

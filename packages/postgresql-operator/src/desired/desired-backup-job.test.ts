@@ -44,6 +44,17 @@ describe('desiredBackupJob', () => {
     expect(container?.env).toHaveLength(1);
   });
 
+  it('hands the Job the recipients to encrypt to, never the identity; an empty list encrypts nothing', () => {
+    const recipients = [`age1${'q'.repeat(58)}`, `age1${'p'.repeat(58)}`];
+    const identitySecretRef = { name: 'foodb-age-identity' };
+    const encrypted = jobFor({ spec: { backup: { encryption: { recipients, identitySecretRef } } } });
+    const [container] = encrypted.spec?.template.spec?.containers ?? [];
+    expect(parseBackupJobInput(container?.env?.[0]?.value).encryption).toEqual({ recipients });
+    expect(JSON.stringify(encrypted)).not.toContain('foodb-age-identity');
+    const stopped = jobFor({ spec: { backup: { encryption: { identitySecretRef } } } });
+    expect(parseBackupJobInput(stopped.spec?.template.spec?.containers[0]?.env?.[0]?.value)).not.toHaveProperty('encryption');
+  });
+
   it('to the backup volume: the service\'s address, name and certificate, and a token only that service accepts', () => {
     const job = jobFor({}, volume);
     const [container] = job.spec?.template.spec?.containers ?? [];

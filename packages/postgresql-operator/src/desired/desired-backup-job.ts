@@ -122,6 +122,8 @@ export function desiredBackupJob(request: BackupJobRequest): DesiredObject<V1Job
     trigger,
     connection: { host: podIP, port: POSTGRES_PORT, database: spec.db, user: spec.user },
     store: jobStore(target),
+    // Only new backups follow the recipients; an emptied list stops encrypting them.
+    ...(spec.backup.encryption === undefined || spec.backup.encryption.recipients.length === 0 ? {} : { encryption: { recipients: [...spec.backup.encryption.recipients] } }),
   };
   const labels = {
     'app.kubernetes.io/name': 'postgresql-backup',

@@ -25,13 +25,23 @@ export interface ReadBackOptions {
   written: StoredData;
   /** What pg_restore consumed and decoded. */
   decoded: Digest;
+  /**
+   * For an encrypted backup, the plaintext the store's stream was encrypted from: the decode is compared with it, and
+   * the stored ciphertext with what was written.
+   */
+  plaintext?: Digest;
   signal?: AbortSignal;
 }
 
 export async function readBackDump(options: ReadBackOptions): Promise<void> {
-  const { store, key, written, decoded, signal } = options;
+  const { store, key, written, decoded, plaintext, signal } = options;
+  // Encrypted, the decode is compared with the plaintext that was encrypted; otherwise with what the store holds.
+  const compareDecoded = (stored: Digest): void => {
+    if (plaintext === undefined) checkDecoded(decoded, stored, 'the store holds');
+    else checkDecoded(decoded, plaintext, 'the store was sent, before encryption,');
+  };
   if (written.confirmedByStore === true) {
-    checkDecoded(decoded, written);
+    compareDecoded(written);
     return;
   }
   const stored = await store.digest(key, { signal });
@@ -41,13 +51,13 @@ export async function readBackDump(options: ReadBackOptions): Promise<void> {
         `with SHA-256 ${written.sha256} were written`,
     );
   }
-  checkDecoded(decoded, stored);
+  compareDecoded(stored);
 }
 
-function checkDecoded(decoded: Digest, stored: Digest): void {
+function checkDecoded(decoded: Digest, stored: Digest, what: string): void {
   if (stored.size !== decoded.size || stored.sha256 !== decoded.sha256) {
     throw new DumpVerificationError(
-      `pg_restore decoded ${decoded.size} bytes with SHA-256 ${decoded.sha256}, but the store holds ${stored.size} ` +
+      `pg_restore decoded ${decoded.size} bytes with SHA-256 ${decoded.sha256}, but ${what} ${stored.size} ` +
         `bytes with SHA-256 ${stored.sha256}`,
     );
   }

@@ -4,8 +4,10 @@ import { serverVersion, type ServerVersion } from '../postgres/inspect.ts';
 import { PgToolError } from '../postgres/tool-process.ts';
 import { locatePgTool, type DiscoverOptions, type InstalledPgTool } from '../postgres/tools-version.ts';
 import { decodeDump } from './decode-dump.ts';
-import type { Digest } from '../stores/digest.ts';
-import { MANIFEST_VERSION, type BackupManifest } from '../stores/manifest.ts';
+import { digesting, StreamDigest, type Digest } from '../stores/digest.ts';
+import { ENCRYPTED_MANIFEST_VERSION, MANIFEST_VERSION, type BackupManifest } from '../stores/manifest.ts';
+import { encryptToRecipients } from '../encryption/age-encrypt.ts';
+import type { AgeRecipient } from '../encryption/age-keys.ts';
 import { dumpDatabase } from './pg-dump.ts';
 import { DumpVerificationError, readBackDump } from './read-back.ts';
 import { formatBackupKey, type BackupKey, type BackupStore, type StoredData } from '../stores/store.ts';
@@ -16,7 +18,9 @@ import { teeStream } from './tee.ts';
  * never another (tools-version.ts); stream `pg_dump -Fc` into the store (size and SHA-256 computed on the way, stored durably) and, at the same time, into
  * `pg_restore --file=/dev/null`, which decodes all of it (decode-dump.ts); check that the store holds what was written
  * and decoded: its size and SHA-256 read back, or confirmed by the store as it took the bytes (read-back.ts); write the
- * manifest last. It is a
+ * manifest last. With recipients, only the store's branch is encrypted (age, encryption/age-encrypt.ts): the store
+ * holds and reads back the ciphertext, pg_restore decodes the plaintext, which is compared with the plaintext that was
+ * encrypted; the Job never holds a key that could decrypt it. It is a
  * backup only if every step succeeded: on any failure pg_dump and pg_restore are stopped, the stored data is deleted
  * and nothing is published.
  */
@@ -63,10 +67,12 @@ export interface BackupRequest {
    * backup at the Store stage.
    */
   prepareStore?: () => Promise<void>;
+  /** Encrypt the stored dump to these age recipients (`spec.backup.encryption.recipients`). Absent: stored as it is. */
+  recipients?: readonly AgeRecipient[];
 }
 
 export async function runBackup(request: BackupRequest): Promise<BackupManifest> {
-  const { store, key, trigger, connection, signal, tools = {}, now = () => new Date(), prepareStore } = request;
+  const { store, key, trigger, connection, signal, tools = {}, now = () => new Date(), prepareStore, recipients } = request;
   const name = formatBackupKey(key);
   const fail = (stage: BackupStage, what: string, error: unknown): BackupFailedError =>
     new BackupFailedError(stage, `backup ${name}: ${what}: ${withMaskedSecrets(error, [connection.password]).message}`, {
@@ -109,9 +115,11 @@ export async function runBackup(request: BackupRequest): Promise<BackupManifest>
     maxLagBytes: DECODE_LAG_BYTES,
   });
   const [toStore, toDecode] = tee.branches;
+  const encryption = recipients === undefined ? undefined : { recipients, plaintext: new StreamDigest() };
+  const stored = encryption === undefined ? toStore : encryptToRecipients(digesting(toStore, encryption.plaintext), encryption.recipients);
   const [written, decoded] = await Promise.allSettled([
     store
-      .write(key, toStore, { signal })
+      .write(key, stored, { signal })
       .then((stored) => {
         finishedAt = now();
         return stored;
@@ -131,17 +139,16 @@ export async function runBackup(request: BackupRequest): Promise<BackupManifest>
     throw fail(stage, what, error);
   }
 
+  const plaintextDigest = encryption?.plaintext.result();
   try {
-    await readBackDump({ store, key, written: written.value, decoded: decoded.value, signal });
+    await readBackDump({ store, key, written: written.value, decoded: decoded.value, signal, ...(plaintextDigest === undefined ? {} : { plaintext: plaintextDigest }) });
   } catch (error) {
     await store.delete(key).catch(() => undefined);
     if (signal?.aborted === true) throw fail('Verify', 'aborted', signal.reason);
     throw fail('Verify', 'verification failed', error);
   }
-  const stored = written.value;
-
   const manifest: BackupManifest = {
-    manifestVersion: MANIFEST_VERSION,
+    manifestVersion: plaintextDigest === undefined ? MANIFEST_VERSION : ENCRYPTED_MANIFEST_VERSION,
     key: { namespace: key.namespace, postgresql: key.postgresql, backup: key.backup },
     database: connection.database,
     trigger,
@@ -152,8 +159,11 @@ export async function runBackup(request: BackupRequest): Promise<BackupManifest>
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     verifiedAt: now().toISOString(),
-    size: stored.size,
-    sha256: stored.sha256,
+    size: written.value.size,
+    sha256: written.value.sha256,
+    ...(encryption === undefined || plaintextDigest === undefined
+      ? {}
+      : { encryption: { format: 'age', recipients: [...encryption.recipients], plaintextSize: plaintextDigest.size, plaintextSha256: plaintextDigest.sha256 } }),
   };
   try {
     signal?.throwIfAborted();

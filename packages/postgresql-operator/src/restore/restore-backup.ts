@@ -3,6 +3,8 @@ import { formatBackupKey, type BackupStore, type ChecksumCheck } from '../stores
 import { pgToolEnvironment, withConnection, withMaskedSecrets, type ConnectionParameters } from '../postgres/connection.ts';
 import { isDatabaseEmpty, serverVersion, type ServerVersion } from '../postgres/inspect.ts';
 import { startPgTool } from '../postgres/tool-process.ts';
+import { AgeDecryptError } from '../encryption/age-decrypt.ts';
+import { notDecryptable, openBackupDump, type BackupDump, type IdentitySource } from './backup-decryption.ts';
 import { locatePgTool, majorOfVersion, type DiscoverOptions } from '../postgres/tools-version.ts';
 
 /**
@@ -69,6 +71,18 @@ export interface RestoreRequest {
   role: string;
   signal?: AbortSignal;
   tools?: DiscoverOptions;
+  /** The identity for an encrypted backup (backup-decryption.ts); absent: none is configured. */
+  identity?: IdentitySource;
+}
+
+/** Starts pg_restore on the dump, closing the dump's read if pg_restore cannot be started. */
+async function startRestore(options: Parameters<typeof startPgTool>[0], dump: BackupDump): Promise<ReturnType<typeof startPgTool>> {
+  try {
+    return startPgTool(options);
+  } catch (error) {
+    await dump.close();
+    throw error;
+  }
 }
 
 export interface RestoreReport {
@@ -82,10 +96,11 @@ export interface RestoreReport {
  * ({@link DumpNewerThanServerError}), that the pg_restore of the server's major is installed (PgToolNotFoundError, see
  * tools-version.ts), and that the dump still matches its manifest's size and SHA-256: a corrupted dump throws
  * {@link BackupCorruptedError} and is never handed to pg_restore. The cheap checks come first: one that fails fails at
- * once, without reading the dump.
+ * once, without reading the dump. An encrypted backup is opened with the identity before pg_restore starts
+ * (backup-decryption.ts): one it cannot decrypt throws BackupNotDecryptableError with nothing restored.
  */
 export async function restoreBackup(request: RestoreRequest): Promise<RestoreReport> {
-  const { store, backup, connection, role, signal, tools = {} } = request;
+  const { store, backup, connection, role, signal, tools = {}, identity } = request;
   const name = formatBackupKey(backup.key);
   const server = await withConnection(connection, async (client) => {
     const contents = await isDatabaseEmpty(client);
@@ -98,7 +113,8 @@ export async function restoreBackup(request: RestoreRequest): Promise<RestoreRep
 
   const check = await store.verifyChecksum(backup.key, { signal });
   if (!check.ok) throw new BackupCorruptedError(check);
-  const restore = startPgTool({
+  const dump = await openBackupDump(store, backup, identity, signal);
+  const restore = startRestore({
     path: pgRestore.path,
     args: [
       '--format=custom',
@@ -111,14 +127,16 @@ export async function restoreBackup(request: RestoreRequest): Promise<RestoreRep
       '--no-password',
     ],
     env: pgToolEnvironment(connection),
-    stdin: store.read(backup.key, { signal }),
+    stdin: dump.data,
     stdout: 'ignore',
     secrets: [connection.password],
     signal,
-  });
+  }, dump);
   try {
-    await restore.exited;
+    await (await restore).exited;
   } catch (error) {
+    // The ciphertext failed to authenticate part-way: pg_restore was killed inside its transaction.
+    if (error instanceof AgeDecryptError) throw notDecryptable(name, error);
     throw new RestoreFailedError(
       `restoring ${name} into database ${connection.database} failed and was rolled back: ` +
         withMaskedSecrets(error, [connection.password]).message,

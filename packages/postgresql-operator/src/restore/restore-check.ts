@@ -5,6 +5,7 @@ import type { DiscoverOptions } from '../postgres/tools-version.ts';
 import type { BackupManifest } from '../stores/manifest.ts';
 import type { BackupStore } from '../stores/store.ts';
 import { restoreBackup, type RestoreReport } from './restore-backup.ts';
+import type { IdentitySource } from './backup-decryption.ts';
 
 /**
  * A restore drill's work on its scratch server: the backup restored exactly as a new database pod is restored
@@ -97,12 +98,13 @@ export interface RestoreCheckRequest {
   check?: RestoreCheckQuery;
   signal?: AbortSignal;
   tools?: DiscoverOptions;
+  identity?: IdentitySource;
 }
 
 /** Restores `backup` into the scratch server and reads it back. */
 export async function restoreAndRead(request: RestoreCheckRequest): Promise<{ restore: RestoreReport; answers: RestoredDatabaseAnswers }> {
-  const { store, backup, connection, role, check, signal, tools } = request;
-  const restore = await restoreBackup({ store, backup, connection, role, ...(signal === undefined ? {} : { signal }), ...(tools === undefined ? {} : { tools }) });
-  const answers = await readRestoredDatabase(connection, check);
+  const { check, ...restoring } = request;
+  const restore = await restoreBackup(restoring);
+  const answers = await readRestoredDatabase(request.connection, check);
   return { restore, answers };
 }

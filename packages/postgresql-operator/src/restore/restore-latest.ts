@@ -5,6 +5,7 @@ import { isDatabaseEmpty } from '../postgres/inspect.ts';
 import type { DiscoverOptions } from '../postgres/tools-version.ts';
 import { selectRestoreCandidates, type SkippedBackup } from './candidates.ts';
 import { BackupCorruptedError, restoreBackup } from './restore-backup.ts';
+import type { IdentitySource } from './backup-decryption.ts';
 
 export type LatestRestoreResult =
   /** `backup` was restored; `skipped` lists newer backups passed over, and why. */
@@ -26,6 +27,8 @@ export interface LatestRestoreRequest {
   role: string;
   signal?: AbortSignal;
   tools?: DiscoverOptions;
+  /** The identity for encrypted backups, read only if the backup to restore is encrypted. */
+  identity?: IdentitySource;
 }
 
 /**
@@ -33,8 +36,9 @@ export interface LatestRestoreRequest {
  * its checksum check is skipped and the next older one tried. Any other failure (the database went away, pg_restore
  * failed) is thrown: the single-transaction restore left the database empty, and the caller retries later. Thrown too,
  * for the caller not to retry, as only another image fixes them: no pg_restore of the server's major, and a newest
- * backup dumped from a newer major. An older backup is not restored in its place: that would serve older data without
- * anyone deciding so.
+ * backup dumped from a newer major. A backup that cannot be decrypted (BackupNotDecryptableError) is thrown as well,
+ * retried as the identity Secret may be fixed. An older backup is not restored in place of any of these: that would
+ * serve older data without anyone deciding so.
  */
 export async function restoreLatestBackup(request: LatestRestoreRequest): Promise<LatestRestoreResult> {
   const { store, namespace, postgresql, connection, ...rest } = request;

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { manifestFixture } from '../../test/postgresql-fixture.ts';
-import { InvalidManifestError, parseManifest, serializeManifest } from './manifest.ts';
+import { ENCRYPTED_MANIFEST_VERSION, InvalidManifestError, type BackupManifest, parseManifest, serializeManifest } from './manifest.ts';
 
 const manifest = manifestFixture();
+/** The shape of an age recipient (the manifest checks no checksum: the backup Job did). */
+const RECIPIENT = `age1${'q'.repeat(58)}`;
 
 const refusal = (value: unknown): string => {
   try {
@@ -26,8 +28,8 @@ describe('parseManifest', () => {
   it('says what is wrong, field by field, the version first', () => {
     expect(refusal('{"manifestVersion": 1')).toMatch(/^not JSON: /);
     expect(refusal([manifest])).toBe('/ must be an object');
-    expect(refusal({ ...manifest, manifestVersion: 2, format: 'plain' })).toBe(
-      '/manifestVersion must be 1; /format must be "custom"',
+    expect(refusal({ ...manifest, manifestVersion: 3, format: 'plain' })).toBe(
+      '/manifestVersion must be 1 or 2; /format must be "custom"',
     );
     const { database: _database, ...withoutDatabase } = manifest;
     expect(refusal(withoutDatabase)).toBe('/database is missing');
@@ -39,6 +41,17 @@ describe('parseManifest', () => {
     expect(refusal({ ...manifest, sha256: 'A'.repeat(64) })).toBe('/sha256 must be 64 lowercase hex digits');
     expect(refusal({ ...manifest, finishedAt: 'yesterday' })).toBe('/finishedAt must be an RFC 3339 date-time');
     expect(refusal({ ...manifest, verifiedAt: '2026-13-45T99:00:00Z' })).toBe('/verifiedAt must be an RFC 3339 date-time');
+  });
+
+  it('reads an encrypted backup\'s manifest (version 2, with encryption) and refuses one that mixes the two', () => {
+    const encryption = { format: 'age', recipients: [RECIPIENT], plaintextSize: 10, plaintextSha256: 'b'.repeat(64) } as const;
+    const encrypted: BackupManifest = { ...manifest, manifestVersion: ENCRYPTED_MANIFEST_VERSION, encryption: { ...encryption, recipients: [RECIPIENT] } };
+    expect(parseManifest(serializeManifest(encrypted))).toEqual(encrypted);
+    expect(refusal({ ...manifest, encryption })).toBe('/encryption is present, but only a version 2 manifest may have it');
+    expect(refusal({ ...manifest, manifestVersion: 2 })).toBe('/encryption is missing (a version 2 manifest is of an encrypted backup)');
+    expect(refusal({ ...encrypted, encryption: { ...encryption, recipients: ['AGE-SECRET-KEY-1X'] } })).toBe(
+      '/encryption/recipients must be a list of age recipients (age1...), at least one',
+    );
   });
 
   it('names at most three problems', () => {

@@ -1,5 +1,6 @@
 import { BACKUP_TRIGGERS, type BackupTrigger } from '../api/backup-lifecycle.ts';
 import { SHA256_HEX } from '../api/formats.ts';
+import { AGE_RECIPIENT_PATTERN } from '../encryption/age-keys.ts';
 import type { BackupKey } from './store.ts';
 
 /**
@@ -14,9 +15,28 @@ import type { BackupKey } from './store.ts';
 
 /** Bumped when the manifest changes incompatibly; readers refuse versions they do not know. */
 export const MANIFEST_VERSION = 1;
+/**
+ * The version of an encrypted backup's manifest: the same fields and `encryption`. An operator from before encryption
+ * refuses it for its version, rather than handing the ciphertext to pg_restore; plain backups keep version 1, so it
+ * still restores those.
+ */
+export const ENCRYPTED_MANIFEST_VERSION = 2;
+
+/**
+ * How an encrypted backup's dump was encrypted: the age format, to these recipients (public keys). The manifest's
+ * `size` and `sha256` are the stored ciphertext's; these are the plaintext dump's, which pg_restore decoded.
+ */
+export interface BackupEncryption {
+  format: 'age';
+  /** The recipients it was encrypted to: the identity of any one of them decrypts it (the file does not name them). */
+  recipients: string[];
+  plaintextSize: number;
+  plaintextSha256: string;
+}
 
 export interface BackupManifest {
-  manifestVersion: typeof MANIFEST_VERSION;
+  /** {@link ENCRYPTED_MANIFEST_VERSION} exactly when `encryption` is present. */
+  manifestVersion: typeof MANIFEST_VERSION | typeof ENCRYPTED_MANIFEST_VERSION;
   key: BackupKey;
   /** The database dumped (`spec.db`). */
   database: string;
@@ -34,8 +54,11 @@ export interface BackupManifest {
   finishedAt: string;
   /** When pg_restore had decoded the whole dump and the stored dump had read back with this size and SHA-256. */
   verifiedAt: string;
+  /** Of the stored dump, as `read` streams it: the ciphertext when encrypted. */
   size: number;
   sha256: string;
+  /** Present only on an encrypted backup. */
+  encryption?: BackupEncryption;
 }
 
 export class InvalidManifestError extends Error {
@@ -65,8 +88,21 @@ const digest: FieldCheck = (value) =>
 
 const KEY_FIELDS: Record<keyof BackupKey, FieldCheck> = { namespace: nonEmpty, postgresql: nonEmpty, backup: nonEmpty };
 
-const MANIFEST_FIELDS: Record<keyof BackupManifest, FieldCheck> = {
-  manifestVersion: oneOf(MANIFEST_VERSION),
+const RECIPIENT = new RegExp(AGE_RECIPIENT_PATTERN);
+const recipients: FieldCheck = (value) =>
+  Array.isArray(value) && value.length > 0 && value.every((r) => typeof r === 'string' && RECIPIENT.test(r))
+    ? undefined
+    : 'must be a list of age recipients (age1...), at least one';
+
+const ENCRYPTION_FIELDS: Record<keyof BackupEncryption, FieldCheck> = {
+  format: oneOf('age'),
+  recipients,
+  plaintextSize: count,
+  plaintextSha256: digest,
+};
+
+const MANIFEST_FIELDS: Record<Exclude<keyof BackupManifest, 'encryption'>, FieldCheck> = {
+  manifestVersion: oneOf(MANIFEST_VERSION, ENCRYPTED_MANIFEST_VERSION),
   key: (value) => (isObject(value) ? undefined : 'must be an object'),
   database: nonEmpty,
   trigger: oneOf(...BACKUP_TRIGGERS),
@@ -104,9 +140,18 @@ export function parseManifest(json: string): BackupManifest {
   if (!isObject(value)) throw new InvalidManifestError('/ must be an object');
   const problems = problemsOf(value, MANIFEST_FIELDS, '');
   if (isObject(value.key)) problems.push(...problemsOf(value.key, KEY_FIELDS, '/key'));
+  problems.push(...encryptionProblems(value));
   // In field order, so the version comes first: a newer operator's manifest is refused for its version, not its fields.
   if (problems.length > 0) throw new InvalidManifestError(problems.slice(0, 3).join('; '));
   return value as unknown as BackupManifest;
+}
+
+/** An encrypted manifest has version 2 and a valid `encryption`; a plain one, version 1 and none. */
+function encryptionProblems(value: Record<string, unknown>): string[] {
+  const encrypted = value.manifestVersion === ENCRYPTED_MANIFEST_VERSION;
+  if (!('encryption' in value)) return encrypted ? ['/encryption is missing (a version 2 manifest is of an encrypted backup)'] : [];
+  if (!encrypted) return [`/encryption is present, but only a version ${ENCRYPTED_MANIFEST_VERSION} manifest may have it`];
+  return isObject(value.encryption) ? problemsOf(value.encryption, ENCRYPTION_FIELDS, '/encryption') : ['/encryption must be an object'];
 }
 
 export function serializeManifest(manifest: BackupManifest): string {
