@@ -67,6 +67,12 @@ describe('the AhvVm CRD on a real API server', () => {
     expect(result.stdout).toContain('ahvvm.nutanix.com/legacy-web created');
   });
 
+  it('applies the sample with GPUs', async () => {
+    const result = await apply(await readSample('ahvvm-gpu.yaml'));
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('ahvvm.nutanix.com/inference-01 created');
+  });
+
   it('shows the seed\'s columns, then Power, IP and Ready', async () => {
     const table = await cluster.kubectl(['get', 'ahvvm', 'ahvvm-from-operator']);
     const [header = '', row = ''] = table.stdout.trim().split('\n');
@@ -91,6 +97,9 @@ describe('the AhvVm CRD on a real API server', () => {
     ['disks:\n- size_mib: 1\n  storage_container: {}', 'set exactly one of name or uuid for the storage container'],
     ['nics:\n- subnet: {}', 'set exactly one of name or uuid for the subnet'],
     ['project: {name: team-a, uuid: 9a1b2c3d-0000-4000-8000-00000000000a}', 'set exactly one of name or uuid for the project'],
+    ['gpus:\n- {device_id: 8629, name: NVIDIA A16}', 'set exactly one of device_id or name for a GPU'],
+    ['gpus:\n- {}', 'set exactly one of device_id or name for a GPU'],
+    ['adopt: {uuid: 3c1e2b4a-5d6f-4a7b-8c9d-0e1f2a3b4c5d}\ngpus:\n- {device_id: 8629}', 'gpus cannot be set with adopt: the operator attaches GPUs only when it creates a VM'],
     ['adopt: {}', 'spec.adopt.uuid: Required value'],
     ['adopt: {uuid: legacy-web}', 'spec.adopt.uuid in body should match'],
     ['adopt: {uuid: 3c1e2b4a-5d6f-4a7b-8c9d-0e1f2a3b4c5d}\ncloud_init:\n  user_data_secret_ref: {name: s1}', 'cloud_init cannot be set with adopt: Prism applies cloud-init only when it creates a VM'],
@@ -102,7 +111,7 @@ describe('the AhvVm CRD on a real API server', () => {
     expect(result.stderr).toContain(message);
   });
 
-  it('refuses to change the cluster, the project or the cloud-init of an existing resource', async () => {
+  it('refuses to change the cluster, the project, the GPUs or the cloud-init of an existing resource', async () => {
     const original = 'cluster:\n  name: c1\nproject:\n  name: p1\ncloud_init:\n  user_data_secret_ref:\n    name: s1';
     expect((await apply(avmYaml('pinned', original))).stderr).toBe('');
     const moved = await apply(avmYaml('pinned', original.replace('name: c1', 'name: c2')));
@@ -111,6 +120,8 @@ describe('the AhvVm CRD on a real API server', () => {
     expect(reproject.stderr).toContain('project cannot be changed: the operator puts a VM in its project when it creates it');
     const unproject = await apply(avmYaml('pinned', original.replace('project:\n  name: p1\n', '')));
     expect(unproject.stderr).toContain('project cannot be changed');
+    const regpu = await apply(avmYaml('pinned', `${original}\ngpus:\n- {device_id: 8629}`));
+    expect(regpu.stderr).toContain('gpus cannot be changed: the operator attaches GPUs when it creates the VM');
     const reinit = await apply(avmYaml('pinned', original.replace('name: s1', 'name: s2')));
     expect(reinit.stderr).toContain('cloud_init cannot be changed');
     const resized = await apply(avmYaml('pinned', `${original}\nnum_sockets: 4`));

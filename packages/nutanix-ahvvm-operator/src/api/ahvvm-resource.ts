@@ -212,6 +212,29 @@ export const AhvVmSpecSchema = Type.Object(
           'Ready=False reason PowerCycleRequired.',
       }),
     ),
+    gpus: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            device_id: Type.Optional(Type.Integer({ minimum: 0, description: 'PCI device id of the GPU, e.g. 8629 for an NVIDIA A16.' })),
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Device name of the GPU or vGPU profile, e.g. "NVIDIA A16".' })),
+          },
+          {
+            description:
+              'A GPU, as CAPX\'s NutanixGPU: by device id or by name. A free passthrough GPU of the VM\'s cluster with it is ' +
+              'used, else a vGPU profile.',
+            'x-kubernetes-validations': [{ rule: 'has(self.device_id) != has(self.name)', message: 'set exactly one of device_id or name for a GPU' }],
+          },
+        ),
+        {
+          maxItems: 8,
+          'x-kubernetes-list-type': 'atomic',
+          description:
+            'GPUs to attach when the VM is created, each found free on its cluster (passthrough first, then vGPU, as CAPX ' +
+            'finds them). None free: Ready=False GpuNotFound, no VM. Set at creation only.',
+        },
+      ),
+    ),
     adopt: Type.Optional(
       Type.Object(
         {
@@ -260,6 +283,14 @@ export const AhvVmSpecSchema = Type.Object(
       {
         rule: '!has(self.adopt) || !has(self.cloud_init)',
         message: 'cloud_init cannot be set with adopt: Prism applies cloud-init only when it creates a VM, and an adopted VM exists already',
+      },
+      {
+        rule: 'has(self.gpus) == has(oldSelf.gpus) && (!has(self.gpus) || self.gpus == oldSelf.gpus)',
+        message: 'gpus cannot be changed: the operator attaches GPUs when it creates the VM, as CAPX does; create a new AhvVm',
+      },
+      {
+        rule: '!has(self.adopt) || !has(self.gpus)',
+        message: 'gpus cannot be set with adopt: the operator attaches GPUs only when it creates a VM; an adopted VM keeps its own',
       },
       {
         rule: '!has(self.adopt) || !has(self.project)',

@@ -8,6 +8,7 @@ import { findOwnedVm, type OwnedVmLookup } from './find-owned-vm.ts';
 import { failed, pending, Reason, type StatusFields } from '../desired/desired-ahvvm-status.ts';
 import { cloudInitUserData } from './cloud-init-user-data.ts';
 import type { PhaseDeps, PhaseRun, Result } from './reconcile-phase.ts';
+import { resolveGpus } from './resolve-gpus.ts';
 import { isTaskFailure, submittedTask } from './task-record.ts';
 
 /** Either the VM to work on, or the reconcile is finished (a create was sent, or a problem reported). */
@@ -101,9 +102,14 @@ async function create(
     await deps.report.problem(scope, failed(userData.reason, userData.message), 'Create');
     return { kind: 'done', result: deps.requeue.driftCheck() };
   }
-  let toCreate = desired;
+  const gpus = await resolveGpus(api, desired.clusterUuid, scope.spec.gpus);
+  if (!gpus.ok) {
+    await deps.report.problem(scope, failed(gpus.reason, gpus.message), 'Create');
+    return { kind: 'done', result: deps.requeue.driftCheck() };
+  }
+  let toCreate: DesiredVm = gpus.gpus === undefined ? desired : { ...desired, gpus: gpus.gpus };
   if (userData.base64 !== undefined) {
-    const withUserData = withCloudInitUserData(desired, userData.base64);
+    const withUserData = withCloudInitUserData(toCreate, userData.base64);
     if (!withUserData.ok) {
       await deps.report.problem(scope, failed(withUserData.reason, withUserData.message), 'Create');
       return { kind: 'done', result: deps.requeue.driftCheck() };

@@ -1,7 +1,7 @@
 import type { ImageSummary } from './image-lookup.ts';
 import type { UpdateStep } from './update-plan.ts';
 import type { VmDiff } from './vm-diff.ts';
-import type { DesiredVm, ObservedVm } from './vm-model.ts';
+import type { DesiredGpu, DesiredVm, GpuRequest, ObservedVm } from './vm-model.ts';
 import type { VmTask } from './vm-task.ts';
 
 /** Which Prism Central API the operator speaks for VMs: `auto` asks the PC once per connection (v4 where served). */
@@ -57,6 +57,12 @@ export interface PrismVmApi {
   listEntityUuidsByName(kind: PrismEntityKind, name: string, options?: InventoryLookupOptions): Promise<string[]>;
   /** Every image, for an `image_lookup` (v3: `POST /images/list`; v4: vmm content images), over all pages. */
   listImages(): Promise<ImageSummary[]>;
+  /**
+   * The GPUs of cluster `clusterUuid` that match `request` and are free, as CAPX finds them: v3 the hosts' `gpu_list`
+   * entries with status UNUSED (POST /hosts/list, CAPX v1.7.0 `GetGPUsForPE`); v4 the physical GPU profiles, then the
+   * virtual ones, not in use (clustermgmt, CAPX v1.10.3 `GetGPUsForPE`).
+   */
+  findFreeGpus(clusterUuid: string, request: GpuRequest): Promise<DesiredGpu[]>;
   /** Resolves what the desired VM refers to that only this API needs (v4: category extIds). */
   prepare(desired: DesiredVm): Promise<PreparationProblem | undefined>;
   getVm(uuid: string): Promise<ObservedVm | undefined>;

@@ -21,6 +21,24 @@ export interface DesiredDisk {
   storageContainerUuid?: string;
 }
 
+/** A GPU as a create attaches it (v3 `gpu_list` entry, v4 `vmm.v4.ahv.config.Gpu`), found free on the VM's cluster. */
+export interface DesiredGpu {
+  mode: 'PASSTHROUGH_GRAPHICS' | 'PASSTHROUGH_COMPUTE' | 'VIRTUAL';
+  /** The VM API's vendor: NVIDIA, INTEL, AMD (UNKNOWN when the cluster names another). */
+  vendor: string;
+  deviceId: number;
+  name?: string;
+}
+
+const GPU_MODES: readonly string[] = ['PASSTHROUGH_GRAPHICS', 'PASSTHROUGH_COMPUTE', 'VIRTUAL'];
+
+export function isGpuMode(mode: unknown): mode is DesiredGpu['mode'] {
+  return typeof mode === 'string' && GPU_MODES.includes(mode);
+}
+
+/** A GPU an AhvVm asks for, as CAPX's NutanixGPU: by device id or by device name. */
+export type GpuRequest = { deviceId: number; name?: undefined } | { name: string; deviceId?: undefined };
+
 export interface DesiredNic {
   subnetUuid: string;
 }
@@ -44,6 +62,8 @@ export interface DesiredVm {
   categories?: Record<string, string>;
   disks?: DesiredDisk[];
   nics?: DesiredNic[];
+  /** GPUs found free for the create; for the create only (the AhvVm's CEL keeps its gpus unchanged), never compared. */
+  gpus?: DesiredGpu[];
   /** base64 cloud-init user data; for the create only, as Prism applies it only then. */
   cloudInitUserData?: string;
 }

@@ -6,7 +6,7 @@ import type { PrismClientOptions, WaitForTaskOptions } from '../prism-client-opt
 import { PrismHttp } from '../prism-http.ts';
 import { NO_PRISM_METRICS, type PrismMetricsSink } from '../prism-metrics-sink.ts';
 import { pollTask, type TaskSource } from '../poll-task.ts';
-import type { PrismGroupsResponse, PrismInventoryEntity, PrismTask, PrismVm, PrismVmIntent } from './prism-types.ts';
+import type { PrismGroupsResponse, PrismHost, PrismInventoryEntity, PrismTask, PrismVm, PrismVmIntent } from './prism-types.ts';
 
 /**
  * The Prism Central v3 operations the operator needs, on top of `PrismHttp` (sessions, TLS, retries, concurrency).
@@ -75,6 +75,12 @@ export class PrismClient {
         return (entity.spec?.name ?? entity.status?.name) === name && !prismCentral && (kind !== 'subnet' || onCluster(entity, options));
       })
       .map((entity) => entity.metadata.uuid.toLowerCase());
+  }
+
+  /** Every host (POST /hosts/list), which the PC answers all at once (prism-go-client `ListAllHost`: no paging). */
+  async listHosts(): Promise<PrismHost[]> {
+    const answer = await this.#http.send({ method: 'POST', path: '/hosts/list', endpoint: '/hosts/list', body: { kind: 'host' }, repeatability: 'repeatable' });
+    return (answer.body as { entities?: PrismHost[] } | undefined)?.entities ?? [];
   }
 
   /** Every image (POST /images/list), over all pages, for an image lookup: its name and `metadata.creation_time`. */

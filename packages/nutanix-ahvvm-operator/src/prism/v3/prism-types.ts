@@ -73,6 +73,22 @@ export interface PrismVmResources {
   [key: string]: unknown;
 }
 
+/** A GPU of a host (POST /hosts/list `status.resources.gpu_list`), prism-go-client v3_structs.go `GPU`. */
+export interface PrismHostGpu {
+  status?: string;
+  vendor?: string;
+  device_id?: number;
+  name?: string;
+  mode?: string;
+  [key: string]: unknown;
+}
+
+/** A host as POST /hosts/list shows it: only what finding a GPU reads. */
+export interface PrismHost {
+  metadata: { uuid: string; [key: string]: unknown };
+  status?: { cluster_reference?: { uuid?: string }; resources?: { gpu_list?: PrismHostGpu[] } };
+}
+
 export interface PrismVmSpec {
   name: string;
   description?: string;

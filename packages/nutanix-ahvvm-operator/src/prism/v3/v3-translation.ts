@@ -89,6 +89,8 @@ export function v3CreateBody(desired: DesiredVm): PrismVmIntent {
         ...(desired.bootType === undefined ? {} : { boot_config: { boot_type: desired.bootType } }),
         ...(desired.disks === undefined ? {} : { disk_list: desired.disks.map(v3Disk) }),
         ...(desired.nics === undefined ? {} : { nic_list: desired.nics.map(v3Nic) }),
+        // CAPX v1.7.0 GetGPU: device_id, mode and vendor of the host's free GPU.
+        ...(desired.gpus === undefined ? {} : { gpu_list: desired.gpus.map((gpu) => ({ device_id: gpu.deviceId, mode: gpu.mode, vendor: gpu.vendor })) }),
         ...(desired.cloudInitUserData === undefined ? {} : { guest_customization: { cloud_init: { user_data: desired.cloudInitUserData } } }),
       },
     },

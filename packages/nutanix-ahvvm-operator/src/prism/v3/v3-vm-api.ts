@@ -1,7 +1,7 @@
 import type { ImageSummary } from '../../vm/image-lookup.ts';
 import type { CreateAccepted, InventoryLookupOptions, PreparationProblem, PrismEntityKind, PrismVmApi } from '../../vm/prism-vm-api.ts';
 import type { UpdateStep } from '../../vm/update-plan.ts';
-import type { DesiredVm, ObservedVm } from '../../vm/vm-model.ts';
+import { isGpuMode, type DesiredGpu, type DesiredVm, type GpuRequest, type ObservedVm } from '../../vm/vm-model.ts';
 import { isVmTask, type VmTask } from '../../vm/vm-task.ts';
 import { isEditConflict } from '../edit-conflict.ts';
 import { PrismApiError } from '../prism-errors.ts';
@@ -37,6 +37,16 @@ export class PrismV3VmApi implements PrismVmApi {
 
   listEntityUuidsByName(kind: PrismEntityKind, name: string, options?: InventoryLookupOptions): Promise<string[]> {
     return this.#client.listEntityUuidsByName(kind, name, options);
+  }
+
+  /** CAPX v1.7.0 `GetGPU`: the hosts of the cluster, their GPUs with status UNUSED, by device_id or name. */
+  async findFreeGpus(clusterUuid: string, request: GpuRequest): Promise<DesiredGpu[]> {
+    const hosts = await this.#client.listHosts();
+    return hosts
+      .filter((host) => host.status?.cluster_reference?.uuid?.toLowerCase() === clusterUuid.toLowerCase())
+      .flatMap((host) => host.status?.resources?.gpu_list ?? [])
+      .filter((gpu) => gpu.status === 'UNUSED' && (request.deviceId === undefined ? gpu.name === request.name : gpu.device_id === request.deviceId))
+      .flatMap((gpu) => (gpu.device_id === undefined || !isGpuMode(gpu.mode) ? [] : [{ mode: gpu.mode, vendor: gpu.vendor ?? 'UNKNOWN', deviceId: gpu.device_id, ...(gpu.name === undefined ? {} : { name: gpu.name }) }]));
   }
 
   async listImages(): Promise<ImageSummary[]> {

@@ -61,6 +61,20 @@ export interface PrismV4DeviceWrite {
 /** A create body: a Vm without the fields the server assigns. */
 export type PrismV4VmInput = Omit<PrismV4Vm, 'extId'> & { $objectType?: string };
 
+/** A `clustermgmt.v4.config.PhysicalGpuProfile` or `VirtualGpuProfile`: only what finding a free GPU reads. */
+export interface PrismV4GpuProfile {
+  physicalGpuConfig?: PrismV4GpuConfig;
+  virtualGpuConfig?: PrismV4GpuConfig;
+}
+
+export interface PrismV4GpuConfig {
+  type?: string;
+  deviceId?: number;
+  deviceName?: string;
+  vendorName?: string;
+  isInUse?: boolean;
+}
+
 export interface PrismV4AppMessage {
   errorGroup?: string;
   code?: string;
@@ -233,6 +247,22 @@ export class PrismV4Client {
     }
   }
 
+  /**
+   * The physical or virtual GPU profiles of a cluster (`GET /api/clustermgmt/v4.2/config/clusters/{extId}/
+   * physical-gpu-profiles`, `…/virtual-gpu-profiles`) matching `filter`, one page of 100: a cluster has few.
+   */
+  async listGpuProfiles(clusterExtId: string, kind: 'physical' | 'virtual', filter: string): Promise<PrismV4GpuProfile[]> {
+    const collection = `/clusters/{clusterExtId}/${kind}-gpu-profiles`;
+    const answer = await this.#http.send({
+      method: 'GET',
+      basePath: CLUSTERMGMT_CONFIG_PATH,
+      path: `/clusters/${encodeURIComponent(clusterExtId)}/${kind}-gpu-profiles?$filter=${encodeURIComponent(filter)}&$limit=${V4_LIST_LIMIT}`,
+      endpoint: `${CLUSTERMGMT_CONFIG_PATH}${collection}`,
+      repeatability: 'repeatable',
+    });
+    return (answer.body as { data?: PrismV4GpuProfile[] } | undefined)?.data ?? [];
+  }
+
   /** Every image (`GET /api/vmm/v4.2/content/images`), over all pages, for an image lookup. */
   async listImages(): Promise<PrismV4InventoryEntity[]> {
     return this.#listAll<PrismV4InventoryEntity>(VMM_CONTENT_PATH, '/images', undefined);
@@ -395,7 +425,7 @@ export function isStaleEtag(error: unknown): boolean {
 }
 
 /** An OData string literal: single quotes, a quote inside doubled. */
-function odataString(text: string): string {
+export function odataString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 

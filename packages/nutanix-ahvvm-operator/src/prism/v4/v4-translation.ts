@@ -121,6 +121,10 @@ export function v4CreateBody(desired: DesiredVm, extIdOf: (key: string, value: s
     ...(categories === undefined ? {} : { categories }),
     disks: (desired.disks ?? []).map((disk, index) => v4DiskBody(disk, index)),
     nics: (desired.nics ?? []).map(v4NicBody),
+    // CAPX v1.10.3 GetGPUsForPE: a vmm Gpu with the profile's deviceId, name, mode and vendor.
+    ...(desired.gpus === undefined
+      ? {}
+      : { gpus: desired.gpus.map((gpu) => ({ $objectType: `${CONFIG}.Gpu`, mode: gpu.mode, vendor: gpu.vendor, deviceId: gpu.deviceId, ...(gpu.name === undefined ? {} : { name: gpu.name }) })) }),
     ...(userData === undefined
       ? {}
       : {

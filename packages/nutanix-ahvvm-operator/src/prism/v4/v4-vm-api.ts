@@ -3,16 +3,19 @@ import type { ImageSummary } from '../../vm/image-lookup.ts';
 import type { CreateAccepted, InventoryLookupOptions, PreparationProblem, PrismEntityKind, PrismVmApi } from '../../vm/prism-vm-api.ts';
 import type { UpdateStep } from '../../vm/update-plan.ts';
 import type { VmDiff } from '../../vm/vm-diff.ts';
-import type { DesiredVm, ObservedVm } from '../../vm/vm-model.ts';
+import type { DesiredGpu, DesiredVm, GpuRequest, ObservedVm } from '../../vm/vm-model.ts';
 import { isVmTask, type VmTask } from '../../vm/vm-task.ts';
 import { isEditConflict } from '../edit-conflict.ts';
 import { PrismApiError } from '../prism-errors.ts';
-import { isStaleEtag, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from './prism-v4-client.ts';
+import { isStaleEtag, odataString, type PrismV4Client, type PrismV4DeviceWrite, type PrismV4Vm } from './prism-v4-client.ts';
 import { nextV4Change, type V4Change } from './v4-next-change.ts';
 import { observedVmFromV4, v4CreateBody, v4DiskBody, v4GrownDiskBody, v4NicBody, v4UpdateBody, vmTaskFromV4 } from './v4-translation.ts';
 
 /** The task error group of a v4 change that was queued behind another and found the ETag moved (TF PR #1047). */
 export const ETAG_MISMATCH_GROUP = 'VM_ETAG_MISMATCH';
+
+/** clustermgmt's vendor names as the vmm Gpu's vendor (CAPX v1.10.3 `gpuVendorStringToGpuVendor`). */
+const GPU_VENDORS: Readonly<Record<string, string>> = { kNvidia: 'NVIDIA', kIntel: 'INTEL', kAmd: 'AMD' };
 
 /** How long a category lookup is trusted; a value not found is asked again next time. */
 const CATEGORY_TTL_MS = 5 * 60_000;
@@ -57,6 +60,26 @@ export class PrismV4VmApi implements PrismVmApi {
 
   listEntityUuidsByName(kind: PrismEntityKind, name: string, options?: InventoryLookupOptions): Promise<string[]> {
     return this.#client.listEntityExtIdsByName(kind, name, options);
+  }
+
+  /**
+   * CAPX v1.10.3 `GetGPUsForPE` (controllers/helpers.go): the physical profiles with that deviceId or deviceName not in
+   * use (passthrough graphics when the profile says so, else compute), then the virtual ones (VIRTUAL), with the vendor
+   * mapped as its `gpuVendorStringToGpuVendor`. CAPX picks one of them at random; the reconciler takes the first.
+   */
+  async findFreeGpus(clusterUuid: string, request: GpuRequest): Promise<DesiredGpu[]> {
+    const found: DesiredGpu[] = [];
+    for (const kind of ['physical', 'virtual'] as const) {
+      const field = kind === 'physical' ? 'physicalGpuConfig' : 'virtualGpuConfig';
+      const filter = request.deviceId === undefined ? `${field}/deviceName eq ${odataString(request.name)}` : `${field}/deviceId eq ${String(request.deviceId)}`;
+      for (const profile of await this.#client.listGpuProfiles(clusterUuid, kind, filter)) {
+        const config = profile[field];
+        if (config?.deviceId === undefined || config.isInUse === true) continue;
+        const mode = kind === 'virtual' ? 'VIRTUAL' : config.type === 'PASSTHROUGH_GRAPHICS' ? 'PASSTHROUGH_GRAPHICS' : 'PASSTHROUGH_COMPUTE';
+        found.push({ mode, vendor: GPU_VENDORS[config.vendorName ?? ''] ?? 'UNKNOWN', deviceId: config.deviceId, ...(config.deviceName === undefined ? {} : { name: config.deviceName }) });
+      }
+    }
+    return found;
   }
 
   async listImages(): Promise<ImageSummary[]> {
