@@ -85,7 +85,8 @@ function recipientProblem(value: string): string | undefined {
  */
 function keyCharactersProblem(value: string, prefix: string, alphabet: string): string | undefined {
   const key = value.slice(prefix.length);
-  const at = [...key].findIndex((character) => !alphabet.includes(character));
+  // The alphabet is ASCII letters and digits, so this pattern needs no escaping.
+  const at = key.search(new RegExp(`[^${alphabet}]`, 'u'));
   if (at >= 0) {
     const code = key.codePointAt(at) ?? 0;
     const kind = /\s/u.test(String.fromCodePoint(code)) ? 'white space' : 'a character outside bech32';
