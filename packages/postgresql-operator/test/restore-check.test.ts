@@ -14,6 +14,10 @@ import type { RestoreCheckQuery } from '../src/api/resolved-postgresql-spec.ts';
 import { restoreAndRead } from '../src/restore/restore-check.ts';
 import { DirectoryBackupStore } from '../src/stores/directory-store.ts';
 import type { BackupManifest } from '../src/stores/manifest.ts';
+import { AgeIdentity, parseAgeRecipients } from '../src/encryption/age-keys.ts';
+import { isDatabaseEmpty } from '../src/postgres/inspect.ts';
+import type { IdentitySource } from '../src/restore/backup-decryption.ts';
+import { newKeyPair, type KeyPair } from './age-streams.ts';
 
 // Restore drills against real PostgreSQL 15 servers on testkit's local node: the live database, and a scratch pod made
 // from desiredRestoreCheckPod exactly as the operator creates it (but for its owner, which does not exist here). Each
@@ -41,11 +45,11 @@ function backupOf(database: string): Promise<BackupManifest> {
 }
 
 /** One drill as the operator runs it: restore into a fresh database of the scratch server, read back, judge. */
-async function drill(backup: BackupManifest, into: string, check?: RestoreCheckQuery): Promise<RestoreCheckVerdict> {
+async function drill(backup: BackupManifest, into: string, check?: RestoreCheckQuery, identity?: IdentitySource): Promise<RestoreCheckVerdict> {
   await sql(scratch, `CREATE DATABASE ${into}`);
   const connection = forDatabase(scratch, into);
   try {
-    const { answers } = await restoreAndRead({ store, backup, connection, role: 'foo', ...(check === undefined ? {} : { check }) });
+    const { answers } = await restoreAndRead({ store, backup, connection, role: 'foo', ...(check === undefined ? {} : { check }), ...(identity === undefined ? {} : { identity }) });
     return answersVerdict(check, answers);
   } catch (error) {
     const answers = await withConnection(connection, async (client) => client.query('SELECT 1')).then(() => true, () => false);
@@ -122,6 +126,19 @@ describe('a restore drill on a real server', () => {
       INSERT INTO b VALUES (1);`);
     const verdict = await drill(await backupOf('refused'), 'drill_refused');
     expect(verdict).toMatchObject({ result: 'Failed', reason: 'RestoreFailed', error: expect.stringContaining('violates check constraint') as string });
+  });
+
+  it('of an encrypted backup passes with the identity of a recipient, and fails NoMatchingIdentity with another, restoring nothing', async () => {
+    const [recipient, stranger] = await Promise.all([newKeyPair(), newKeyPair()]);
+    const backup = await runBackup({
+      store, key: { namespace: 'default', postgresql: 'shop', backup: 'shop-age' }, trigger: 'OnDemand', connection: forDatabase(live, 'shop'),
+      recipients: parseAgeRecipients([recipient.recipient]),
+    });
+    const identityOf = (pair: KeyPair): IdentitySource => () => AgeIdentity.parse(pair.identity);
+    expect(await drill(backup, 'drill_age', undefined, identityOf(recipient))).toEqual({ result: 'Passed', output: '2 tables, 1002 rows: billing."Invoices" 2, public.items 1000' });
+    const refused = await drill(backup, 'drill_age_stranger', undefined, identityOf(stranger));
+    expect(refused).toMatchObject({ result: 'Failed', reason: 'NoMatchingIdentity', error: expect.stringContaining(`it was encrypted to ${recipient.recipient}`) as string });
+    expect((await withConnection(forDatabase(scratch, 'drill_age_stranger'), isDatabaseEmpty)).empty).toBe(true);
   });
 
   it('is interrupted, not failed, when the scratch pod is gone', async () => {
