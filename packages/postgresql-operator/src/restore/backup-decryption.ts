@@ -43,9 +43,10 @@ export async function openBackupDump(
   identity: IdentitySource | undefined,
   signal?: AbortSignal,
 ): Promise<BackupDump> {
-  const stored = store.read(backup.key, signal === undefined ? {} : { signal });
+  // Opened only once it will be read: a store's read may open a file or a request at once.
+  const read = (): AsyncIterable<Uint8Array> => store.read(backup.key, signal === undefined ? {} : { signal });
   const { encryption } = backup;
-  if (encryption === undefined) return { data: stored, close: () => Promise.resolve() };
+  if (encryption === undefined) return { data: read(), close: () => Promise.resolve() };
   const name = formatBackupKey(backup.key);
   if (identity === undefined) {
     throw new BackupNotDecryptableError(
@@ -55,7 +56,8 @@ export async function openBackupDump(
     );
   }
   try {
-    const plaintext = await openAgeFile(stored, await identity(), { encryptedTo: encryption.recipients });
+    const keys = await identity();
+    const plaintext = await openAgeFile(read(), keys, { encryptedTo: encryption.recipients });
     const close = async (): Promise<void> => {
       await plaintext.return?.();
     };
