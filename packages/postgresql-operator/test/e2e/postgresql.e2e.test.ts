@@ -4,7 +4,10 @@
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, onTestFinished, test } from 'vitest';
-import { describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, startSeaweedFs, waitFor, waitForCrdsEstablished, type E2eCluster, type RunningSeaweedFs } from '@k8s-operators/testkit';
+import {
+  describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, startSeaweedFs, waitFor, waitForCrdsEstablished,
+  type E2eCluster, type OperatorScrape, type PrometheusAlert, type RunningSeaweedFs,
+} from '@k8s-operators/testkit';
 import { connectToPod, queryPod, watchObjects, type DatabaseLogin, type PodAddress } from './cluster-access.ts';
 import { TcpForwarder } from './tcp-forwarder.ts';
 
@@ -646,6 +649,37 @@ describe('restore drills', () => {
   const scratchPods = async (postgresql: string): Promise<string> =>
     (await cluster.kubectlOk(['-n', NS, 'get', 'pods', '-l', `exp.wheel.jp/restore-check-of=${postgresql}`, '-o', 'name'])).trim();
 
+  /**
+   * A real Prometheus that scrapes the operator as its ServiceMonitor does and evaluates the shipped PrometheusRules
+   * (deploy/postgresql-operator/prometheus/rules.yaml) every second: what pages the person on call. Only where this
+   * machine reaches Pod addresses, as for the metrics checks (kind/e2e.sh adds that route where it may).
+   */
+  let prometheus: OperatorScrape | undefined;
+  beforeAll(async () => {
+    if (cluster.podNetworkFromHost) prometheus = await scrapeOperatorWithPrometheus(cluster, 'postgresql-operator');
+  }, 120_000);
+  afterAll(async () => {
+    await prometheus?.stop();
+  });
+  const notRestorable = async (postgresql: string): Promise<PrometheusAlert[]> =>
+    (await prometheus?.prometheus.alerts() ?? []).filter((a) => a.labels.alertname === 'PostgreSQLBackupNotRestorable' && a.labels.namespace === NS && a.labels.postgresql === postgresql);
+  /**
+   * PostgreSQLBackupNotRestorable for `postgresql` fires in the real Prometheus. The rule has no `for:` (a failed drill
+   * is already a proven failure, not a blip), so it fires at the first evaluation that sees the failure timestamp;
+   * nothing is pending first.
+   */
+  async function expectNotRestorableFiring(postgresql: string): Promise<void> {
+    if (prometheus === undefined) return;
+    const alert = await waitFor(async () => (await notRestorable(postgresql)).find((a) => a.state === 'firing'), { what: `PostgreSQLBackupNotRestorable to fire for ${postgresql}`, timeoutMs: 30_000 });
+    expect(alert.labels).toMatchObject({ severity: 'critical', namespace: NS, postgresql });
+    expect(alert.annotations.summary).toBe(`The last restore drill of ${NS}/${postgresql} failed`);
+  }
+  /** ...and stops once a drill passes (the failure timestamp goes back to 0). */
+  async function expectNotRestorableResolved(postgresql: string): Promise<void> {
+    if (prometheus === undefined) return;
+    await waitFor(async () => (await notRestorable(postgresql)).length === 0, { what: `PostgreSQLBackupNotRestorable of ${postgresql} to resolve`, timeoutMs: 30_000 });
+  }
+
   test('a drill passes on a good backup and fails on a check whose answer differs, without touching the live database', async () => {
     diagnoseOnFailure();
     // Scheduled drills once a year: this story asks for its drills on demand.
@@ -679,6 +713,7 @@ describe('restore drills', () => {
     expect(metricValue(metrics, 'postgresql_restore_checks_total', { result: 'failed' })).toBeGreaterThanOrEqual(1);
     // Drills have results now: nothing is pending (the gauge is set with the status that carries the condition).
     expect(metricValue(metrics, 'postgresql_restore_check_pending_since_timestamp_seconds', { namespace: NS, postgresql: 'drill' })).toBeUndefined();
+    await expectNotRestorableFiring('drill');
     await waitFor(async () => (await scratchPods('drill')) === '', { what: 'the scratch pod to be deleted' });
 
     // The check moved to a ConfigMap that does not exist yet: no scratch pod, an Event saying what to create; once it
@@ -694,6 +729,7 @@ describe('restore drills', () => {
       return check?.request === 'third' ? check : undefined;
     }, { what: 'the drill asked for once the ConfigMap exists', timeoutMs: 180_000 });
     expect(third).toMatchObject({ result: 'Passed', output: '1 table, 3 rows: public.items 3; check query answered "3"' });
+    await expectNotRestorableResolved('drill');
   }, 600_000);
 
   test('a drill fails on a dump corrupted in the store, which stops counting as verified; the next drill takes the previous backup', async () => {
@@ -710,9 +746,11 @@ describe('restore drills', () => {
     expect(await drillNow('drillbad', 'drillbad-2', 'first')).toMatchObject({ result: 'Failed', reason: 'BackupCorrupted' });
     expect((await backupOf('drillbad-2')).status).toMatchObject({ phase: 'Completed', verified: false, error: expect.stringMatching(/^found damaged by a restore drill: /) as string });
     await waitFor(async () => (await condition('drillbad', 'BackupRestorable'))?.reason === 'BackupCorrupted', { what: 'BackupRestorable=False BackupCorrupted' });
+    await expectNotRestorableFiring('drillbad');
     // The next drill restores the newest backup still verified.
     expect(await drillNow('drillbad', 'drillbad-1', 'second')).toMatchObject({ result: 'Passed', output: '1 table, 1 row: public.items 1' });
     await waitFor(async () => (await condition('drillbad', 'BackupRestorable'))?.status === 'True', { what: 'BackupRestorable=True on drillbad-1' });
+    await expectNotRestorableResolved('drillbad');
     await waitFor(async () => (await scratchPods('drillbad')) === '', { what: 'the scratch pod to be deleted' });
   }, 480_000);
 });
