@@ -99,7 +99,7 @@ export async function connectToPod(cluster: E2eCluster, pod: PodAddress, login: 
 }
 
 /** kind only: `kubectl port-forward pod/<name> :5432`, resolved once it says which local port it chose. */
-async function portForward(cluster: E2eCluster, pod: PodAddress): Promise<{ forward: ChildProcess; port: number }> {
+export async function portForward(cluster: E2eCluster, pod: PodAddress): Promise<{ forward: ChildProcess; port: number }> {
   const forward = spawnKubectl('kubectl', cluster, ['-n', pod.namespace, 'port-forward', `pod/${pod.name}`, ':5432']);
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: forward.stdout ?? process.stdin }).on('line', (line) => {
