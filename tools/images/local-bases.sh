@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Builds the local stand-ins for the images' base images, for machines where no container registry answers:
-#   k8s-operators.local/debian:<suite>                    debootstrap --variant=minbase from Debian's mirror
+#   k8s-operators.local/debian:<suite>                    debootstrap --variant=minbase from Debian's mirror (debian-base.sh)
 #   k8s-operators.local/node:<node>-<suite>-slim          that + Node.js and npm from the npm registry (node:*-slim)
 #   k8s-operators.local/distroless-nodejs:<node>-<suite>-nonroot  Node.js and its libraries only (distroless/nodejs24)
-# Each is built once per machine and version (bases/versions.env); the Debian root filesystem is also kept as a tarball
-# under ~/.cache/operators-images, so a pruned engine re-imports it in seconds. Prints, on stdout, the build arguments
+# Each is built once per machine and version (bases/versions.env). Prints, on stdout, the build arguments
 # that point the Dockerfile at the stand-ins; progress goes to stderr.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,29 +19,11 @@ case "$(uname -m)" in
   *) echo "images: no Node.js stand-in for $(uname -m)" >&2; exit 1 ;;
 esac
 
-debian_tag="k8s-operators.local/debian:${DEBIAN_SUITE}"
 node_tag="k8s-operators.local/node:${NODE_VERSION}-${DEBIAN_SUITE}-slim"
 distroless_tag="k8s-operators.local/distroless-nodejs:${NODE_VERSION}-${DEBIAN_SUITE}-nonroot"
 have_image() { docker image inspect "$1" >/dev/null 2>&1; }
 
-if ! have_image "$debian_tag"; then
-  rootfs_tar="$cache/debian-${DEBIAN_SUITE}-minbase-${arch}.tar"
-  if [[ ! -f "$rootfs_tar" ]]; then
-    command -v debootstrap >/dev/null 2>&1 || { echo "images: debootstrap is needed to build the Debian stand-in (apt-get install debootstrap)" >&2; exit 1; }
-    [[ "$(id -u)" == 0 ]] || { echo "images: building the Debian stand-in needs root (debootstrap)" >&2; exit 1; }
-    rootfs="$(mktemp -d "${TMPDIR:-/tmp}/debian-rootfs.XXXXXX")"
-    trap 'rm -rf "$rootfs"' EXIT
-    with_progress "images: debootstrap $DEBIAN_SUITE (minbase, about 200 MB from $DEBIAN_MIRROR; a few minutes, once per machine)" "$cache/debootstrap.log" \
-      debootstrap --variant=minbase --include=ca-certificates "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR"
-    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/log/*.log
-    tar -C "$rootfs" --numeric-owner -cf "$rootfs_tar.tmp" .
-    mv "$rootfs_tar.tmp" "$rootfs_tar"
-    rm -rf "$rootfs"
-    trap - EXIT
-  fi
-  echo "images: importing $debian_tag" >&2
-  docker import --change 'CMD ["/bin/bash"]' "$rootfs_tar" "$debian_tag" >/dev/null
-fi
+debian_tag="$(bash "$here/debian-base.sh" "$DEBIAN_SUITE")"
 
 # The npm registry's tarball of PACKAGE@VERSION in the cache, checked against the pinned integrity value.
 fetch_tarball() {
