@@ -2,7 +2,8 @@
 // deploy/nutanix-ahvvm-operator`, then drive AhvVms the way a user does and check what Prism Central shows. Runs
 // against testkit's local cluster with a Prism simulator started here (npm test), and against kind with the simulator
 // kind/e2e.sh runs (E2E_KUBECONFIG, E2E_PRISM_URL, E2E_PRISM_CA_FILE). The same spec runs on either Prism API:
-// E2E_PRISM_API=v3 (default) or v4 (see prism-under-test.ts).
+// E2E_PRISM_API=v3 (default) or v4 (see prism-under-test.ts). GPUs are not here: the simulator kind/e2e.sh starts has
+// none (its CLI seeds no GPUs); test/ahvvm-controller-gpus.test.ts covers them on both APIs.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { describeOperatorChecks, openE2eCluster, REPOSITORY_ROOT, waitFor, waitForCrdsEstablished, type E2eCluster } from '@k8s-operators/testkit';
@@ -159,6 +160,54 @@ describe('the sample with every field', () => {
     // On v4 the category is found through the v4 categories API and carried by extId: the same VM as on v3.
     expect(await onlyVm('web-01')).toMatchObject({ numSockets: 2, numVcpusPerSocket: 2, memorySizeMib: 4096, powerState: 'ON', categories: { Environment: 'Dev' } });
     expect(await jsonpath('ahvvm/web-01', '{.status.ipAddresses[0]}')).toMatch(/^10\.40\.10\.\d+$/);
+  });
+});
+
+describe('a project, and a VM adopted by its uuid', () => {
+  test('the project sample\'s VM is in its project', async () => {
+    diagnoseOnFailure();
+    await cluster.kubectlOk(['-n', NS, 'apply', '-f', `${SAMPLES}/ahvvm-in-project.yaml`]);
+    await waitForReady('team-vm-01');
+    const vm = await onlyVm('team-vm-01');
+    // Read through v3, which shows the project by name; on v4 the operator found it through v3 and sent its extId.
+    const client = prism.client();
+    try {
+      expect((await client.getVm(vm.uuid))?.metadata.project_reference).toMatchObject({ kind: 'project', name: 'default' });
+    } finally {
+      await client.close();
+    }
+    await cluster.kubectlOk(['-n', NS, 'delete', 'ahvvm', 'team-vm-01']);
+    expect(await vmsNamed('team-vm-01')).toEqual([]);
+  });
+
+  test('a VM made in Prism is taken over only with adopt, then managed and deleted with its AhvVm', async () => {
+    diagnoseOnFailure();
+    const client = prism.client();
+    let handMade: string;
+    try {
+      const [token = ''] = await client.createIdempotenceIdentifiers(1);
+      const created = await client.createVm({ metadata: { kind: 'vm' }, spec: { name: 'legacy-app', resources: { num_sockets: 1, num_vcpus_per_socket: 1, memory_size_mib: 2048 } } }, { idempotenceUuid: token });
+      expect((await client.waitForTask(created.taskUuid ?? '', { operation: 'create' })).status).toBe('SUCCEEDED');
+      handMade = created.uuid;
+    } finally {
+      await client.close();
+    }
+    // Its name alone takes nothing over.
+    await apply('apiVersion: nutanix.com/v1alpha1\nkind: AhvVm\nmetadata: {name: legacy-app}\nspec: {memory_size_mib: 2048}\n');
+    await waitForReady('legacy-app', 'False', 'NameInUse');
+    await cluster.kubectlOk(['-n', NS, 'delete', 'ahvvm', 'legacy-app']);
+    expect((await onlyVm('legacy-app')).uuid).toBe(handMade);
+
+    const postsBefore = await createRequests();
+    await apply(`apiVersion: nutanix.com/v1alpha1\nkind: AhvVm\nmetadata: {name: app-01}\nspec: {adopt: {uuid: ${handMade}}, memory_size_mib: 4096}\n`);
+    await waitForReady('app-01');
+    expect(await jsonpath('ahvvm/app-01', '{.status.uuid}')).toBe(handMade);
+    expect(await onlyVm('app-01')).toMatchObject({ uuid: handMade, memorySizeMib: 4096 });
+    expect(await vmsNamed('legacy-app')).toEqual([]);
+    expect(await createRequests()).toBe(postsBefore);
+
+    await cluster.kubectlOk(['-n', NS, 'delete', 'ahvvm', 'app-01']);
+    expect((await prism.inspect()).vms.filter((vm) => vm.uuid === handMade)).toEqual([]);
   });
 });
 
