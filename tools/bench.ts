@@ -16,7 +16,7 @@ const BENCHMARKS: Readonly<Record<string, { file: string; summary: string; needs
   postgresql: {
     file: 'packages/postgresql-operator/bench/postgresql.bench.ts',
     needs: ['control-plane', 'seaweedfs'],
-    summary: 'backup and restore of a ~1 GB database through the operator vs plain pg_dump -Fc / pg_restore (--scale N, --rounds N, --store volume|s3, --job; medians)',
+    summary: 'backup and restore of a ~1 GB database through the operator vs plain pg_dump -Fc / pg_restore (--scale N, --rounds N, --store volume|s3, --job, --encrypt; medians)',
   },
   'postgresql-encryption': {
     file: 'packages/postgresql-operator/bench/encryption.bench.ts',

@@ -1,4 +1,4 @@
-// npm run bench -- postgresql [--scale 68] [--rounds 9]: a generated database of about 1 GB (pgbench scale 68) on a
+// npm run bench -- postgresql [--scale 68] [--rounds 9] [--store volume|s3] [--job] [--encrypt]: a generated database of about 1 GB (pgbench scale 68) on a
 // real PostgreSQL, then, on the same data, backups and restores through the operator's own pipeline against plain
 // `pg_dump -Fc` and `pg_restore` of the same dump. The operator's backup streams pg_dump into the store (SHA-256 on the
 // way, fsync + rename) while pg_restore decodes the same stream in full, then reads the stored dump back for its
@@ -15,6 +15,8 @@
 // backup-job entry point on the cluster's node; with the volume, writing through the backup store service, started
 // here as its own process over the same directory), and reports the Job's time in parts (bench/backup-job-run.ts): its
 // backup against plain pg_dump, and the Job's start overhead, everything else from the create to the Job's Complete.
+// --encrypt also takes each round's operator backup encrypted with age (spec.backup.encryption) right before or after
+// the plain one, and reports their ratio: what encryption costs against the backup's own time.
 // Prints figures; the last line is one JSON object.
 import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -31,10 +33,12 @@ import { DirectoryBackupStore, forDatabase, pgClientConfig, restoreBackup, runBa
 import { startStoreProcess, type StoreProcess } from '../test/backup-store-process.ts';
 import { startPostgresPod } from '../test/postgres-pod.ts';
 import { runBackupJob, type BenchJobTarget, type JobTiming } from './backup-job-run.ts';
+import { parseAgeRecipients } from '../src/encryption/age-keys.ts';
+import { newKeyPair } from '../test/age-streams.ts';
 import { plainDumpToBucket } from './plain-to-bucket.ts';
 
 const { values } = parseArgs({
-  options: { scale: { type: 'string', default: '68' }, rounds: { type: 'string', default: '9' }, store: { type: 'string', default: 'volume' }, job: { type: 'boolean', default: false } },
+  options: { scale: { type: 'string', default: '68' }, rounds: { type: 'string', default: '9' }, store: { type: 'string', default: 'volume' }, job: { type: 'boolean', default: false }, encrypt: { type: 'boolean', default: false } },
 });
 const scale = Number(values.scale);
 const rounds = Number(values.rounds);
@@ -118,10 +122,13 @@ try {
   }
   const count = async (database: string): Promise<number> => Number((await sql<{ n: string }>(pgClientConfig(forDatabase(connection, database)), 'SELECT count(*) AS n FROM pgbench_accounts'))[0]?.n ?? 0);
   const originalRows = await count('appdb');
-  const seconds = { plainBackup: [] as number[], plainToBucket: [] as number[], operatorBackup: [] as number[], jobBackup: [] as number[], plainRestore: [] as number[], operatorRestore: [] as number[] };
+  const seconds = { plainBackup: [] as number[], plainToBucket: [] as number[], operatorBackup: [] as number[], encryptedBackup: [] as number[], jobBackup: [] as number[], plainRestore: [] as number[], operatorRestore: [] as number[] };
+  // --encrypt: each round also takes the operator's backup encrypted to two age recipients (spec.backup.encryption, as
+  // during a key rotation), next to the unencrypted one, so encryption is measured against the backup's own time.
+  const recipients = values.encrypt ? parseAgeRecipients((await Promise.all([newKeyPair(), newKeyPair()])).map((pair) => pair.recipient)) : undefined;
   // The CPU each backup takes in this process and the programs it ran (pg_dump; pg_restore for the operator's): what
   // the operator's checks add, in a figure that other load on the machine moves far less than the times.
-  const cpu = { plainBackup: [] as number[], operatorBackup: [] as number[] };
+  const cpu = { plainBackup: [] as number[], operatorBackup: [] as number[], encryptedBackup: [] as number[] };
   const cpuOf = async <T>(list: number[], work: () => Promise<T>): Promise<T> => {
     const before = await cpuSecondsOf('self', { reapedChildren: true });
     const result = await work();
@@ -157,6 +164,12 @@ try {
       manifest = await cpuOf(cpu.operatorBackup, () => runBackup({ store, key, trigger: 'OnDemand', connection }));
       seconds.operatorBackup.push((performance.now() - started) / 1000);
       if (seaweed !== undefined) storeCpuSeconds.push((await seaweed.cpuSeconds()) - (storeCpuBefore ?? 0));
+    };
+    const encryptedBackup = async (): Promise<void> => {
+      if (recipients === undefined) return;
+      const started = performance.now();
+      await cpuOf(cpu.encryptedBackup, () => runBackup({ store, key: { ...key, backup: `${key.backup}-age` }, trigger: 'OnDemand', connection, recipients }));
+      seconds.encryptedBackup.push((performance.now() - started) / 1000);
     };
     const jobBackup = async (): Promise<void> => {
       if (jobTarget === undefined || admin === undefined) return;
@@ -194,7 +207,7 @@ try {
     };
     // Alternating the order keeps a slow or fast stretch of the machine from always falling on the same side.
     const plainFirst = round % 2 === 1;
-    for (const step of plainFirst ? [plainBackup, plainToBucket, operatorBackup, jobBackup, plainRestore, operatorRestore] : [jobBackup, operatorBackup, plainToBucket, plainBackup, operatorRestore, plainRestore]) await step();
+    for (const step of plainFirst ? [plainBackup, plainToBucket, operatorBackup, encryptedBackup, jobBackup, plainRestore, operatorRestore] : [jobBackup, encryptedBackup, operatorBackup, plainToBucket, plainBackup, operatorRestore, plainRestore]) await step();
 
     dumpBytes = manifest?.size ?? 0;
     const at = (list: number[]): string => (list.at(-1) ?? 0).toFixed(2);
@@ -203,6 +216,7 @@ try {
       `round ${String(round)}/${String(rounds)}: backup plain ${at(seconds.plainBackup)} s, ` +
         (bucketClient === undefined ? '' : `plain into the bucket ${at(seconds.plainToBucket)} s, `) +
         `operator ${at(seconds.operatorBackup)} s (${ratioAt(seconds.operatorBackup, seconds.plainBackup)}); ` +
+        (recipients === undefined ? '' : `encrypted ${at(seconds.encryptedBackup)} s (${ratioAt(seconds.encryptedBackup, seconds.operatorBackup)} of the operator's); `) +
         (jobTarget === undefined ? '' : `Job ${at(seconds.jobBackup)} s (${ratioAt(seconds.jobBackup, seconds.plainBackup)}); `) +
         `restore plain ${at(seconds.plainRestore)} s, operator ${at(seconds.operatorRestore)} s (${ratioAt(seconds.operatorRestore, seconds.plainRestore)})`,
     );
@@ -232,6 +246,12 @@ try {
   if (seconds.plainToBucket.length > 0) console.log(`    against plain into the bucket: ratio ${median(bucketRatios).toFixed(2)} (${range(bucketRatios)})`);
   console.log(`  CPU per backup, plain pg_dump ${median(cpu.plainBackup).toFixed(2)} s, operator (this process, pg_dump, pg_restore) ${median(cpu.operatorBackup).toFixed(2)} s: ` +
     `the checks add ${median(addedCpu).toFixed(2)} s (${range(addedCpu)})`);
+  const encryptionRatios = ratiosOf(seconds.encryptedBackup, seconds.operatorBackup);
+  const encryptionCpu = cpu.encryptedBackup.map((took, i) => took - (cpu.operatorBackup[i] ?? Number.NaN));
+  if (recipients !== undefined) {
+    console.log(`  encrypted to 2 age recipients:  ${median(seconds.encryptedBackup).toFixed(2)} s (${range(seconds.encryptedBackup)}), against the operator backup: ` +
+      `ratio ${median(encryptionRatios).toFixed(3)} (${range(encryptionRatios)}), CPU ${median(encryptionCpu).toFixed(3)} s more (${range(encryptionCpu)})`);
+  }
   if (jobTarget !== undefined) {
     console.log(`  the same as a Job:              ${median(seconds.jobBackup).toFixed(2)} s (${range(seconds.jobBackup)}), ratio ${median(jobRatios).toFixed(2)} (${range(jobRatios)})`);
     console.log(`  its backup (manifest start to verified): ${jobPhase('backup').toFixed(2)} s, ratio ${median(jobPipelineRatios).toFixed(2)} (${range(jobPipelineRatios)})`);
@@ -257,6 +277,10 @@ try {
       job_pipeline_seconds: round(jobPhase('backup')), job_pipeline_ratio: round(median(jobPipelineRatios)),
       job_start_overhead_seconds: round(median(jobOverheads)),
       job_phases_seconds: { pod_start: round(jobPhase('podStart')), process_start: round(jobPhase('processStart')), finish: round(jobPhase('finish')), complete: round(jobPhase('complete')) },
+    }),
+    ...(recipients === undefined ? {} : {
+      encrypted_backup_seconds: round(median(seconds.encryptedBackup)), encryption_ratio: Math.round(median(encryptionRatios) * 1000) / 1000,
+      encryption_added_cpu_seconds: Math.round(median(encryptionCpu) * 1000) / 1000,
     }),
     ...(storeCpuSeconds.length === 0 ? {} : { store_cpu_seconds_per_backup: round(median(storeCpuSeconds)) }),
     ...(serviceCpuSeconds.length === 0 ? {} : { backup_store_service_cpu_seconds_per_job: round(median(serviceCpuSeconds)) }),
