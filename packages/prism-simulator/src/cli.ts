@@ -5,13 +5,13 @@
 //       [--user <u>] [--password <p>] [--api-key <key>]... [--no-basic-auth] [--cluster-name <n>] [--cluster-uuid <uuid>]
 //       [--apis both|v3|v4] [--config <file.json>]
 //
-// --config reads a JSON file with any of startPrismSimulator's options (seeds, categories, timings,
-// editConflicts, faults); the flags win over it.
+// --config reads a JSON file with any of startPrismSimulator's options (seeds, among them each cluster's GPUs and
+// storage containers, categories, timings, editConflicts, faults); the flags win over it.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ADMIN_BASE_PATH } from './admin-api.ts';
-import { DEFAULT_CLUSTERS, type ClusterSeed } from './inventory.ts';
+import { DEFAULT_CLUSTERS, GPU_TYPES, GPU_VENDORS, type ClusterSeed } from './inventory.ts';
 import { PRISM_BASE_PATH } from './prism-endpoints.ts';
 import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, V4_INVENTORY_PATHS, VMM_VMS_PATH } from './v4-endpoints.ts';
 import { validate, type ObjectSchema } from './schema-validation.ts';
@@ -31,7 +31,8 @@ const USAGE = `Usage: prism-simulator [options]
   --cluster-name <n>    name of the (first) cluster
   --cluster-uuid <uuid> uuid of the (first) cluster
   --apis <both|v3|v4>   serve both APIs (default), or only v3 or only v4 (the other answers 404)
-  --config <file>       JSON file with startPrismSimulator options (flags win)
+  --config <file>       JSON file with startPrismSimulator options, e.g. clusters with their gpus and
+                        storageContainers (flags win)
   --help                show this help
 `;
 
@@ -68,7 +69,9 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got '${values.port ?? ''}'`);
   if (values['ca-out'] !== undefined && values.tls !== true && options.tls !== true) throw new Error('--ca-out needs --tls');
   const [firstCluster = DEFAULT_CLUSTERS[0], ...otherClusters] = options.clusters ?? DEFAULT_CLUSTERS;
+  // The flags name the first cluster; its GPUs and storage containers from --config stay.
   const cluster: ClusterSeed = {
+    ...firstCluster,
     name: values['cluster-name'] ?? firstCluster?.name ?? 'sim-cluster-01',
     uuid: values['cluster-uuid'] ?? firstCluster?.uuid ?? '',
   };
@@ -96,7 +99,11 @@ async function main(): Promise<void> {
     `  v4 reads:  ${V4_INVENTORY_PATHS.map((path) => `${simulator.url}${path}`).join(', ')}`,
     ...(simulator.basicAuth ? [`  username:  ${simulator.username}`, `  password:  ${simulator.password}`] : ['  basic auth: off (API keys only)']),
     ...simulator.apiKeys.map((key) => `  api key:   ${key} (X-ntnx-api-key)`),
-    ...simulator.clusters.map((c) => `  cluster:   ${c.name} ${c.uuid}`),
+    ...simulator.clusters.flatMap((c) => [
+      `  cluster:   ${c.name} ${c.uuid}`,
+      ...(c.storageContainers ?? []).map((sc) => `    storage container: ${sc.name} ${sc.uuid}`),
+      ...(c.gpus ?? []).map((g) => `    gpu:       ${g.deviceName} (device id ${String(g.deviceId)}, ${g.vendorName}, ${g.type}) x${String(g.count ?? 1)}`),
+    ]),
     ...simulator.images.map((i) => `  image:     ${i.name} ${i.uuid}`),
     ...simulator.projects.map((p) => `  project:   ${p.name} ${p.uuid}`),
     ...simulator.subnets.map((s) => `  subnet:    ${s.name} ${s.uuid} ${s.cidr}${s.vpcUuid === undefined ? '' : ` (overlay in VPC ${s.vpcUuid})`}${s.ipam ? ' (IPAM)' : ' (external DHCP)'}`),
@@ -131,7 +138,26 @@ const configSchema: ObjectSchema = seed({
   password: name,
   basicAuth: { type: 'boolean' },
   apiKeys: { type: 'array', items: name },
-  clusters: { type: 'array', items: seed({ name, uuid: name, creationTime: name }, ['name', 'uuid']) },
+  clusters: {
+    type: 'array',
+    items: seed({
+      name,
+      uuid: name,
+      creationTime: name,
+      gpus: {
+        type: 'array',
+        items: seed({
+          type: { type: 'string', enum: GPU_TYPES },
+          deviceId: { type: 'integer', minimum: 0 },
+          deviceName: name,
+          vendorName: { type: 'string', enum: GPU_VENDORS },
+          count: { type: 'integer', minimum: 1 },
+          frameBufferSizeBytes: { type: 'integer', minimum: 0 },
+        }, ['type', 'deviceId', 'deviceName', 'vendorName']),
+      },
+      storageContainers: { type: 'array', items: seed({ name, uuid: name }, ['name', 'uuid']) },
+    }, ['name', 'uuid']),
+  },
   images: { type: 'array', items: seed({ name, uuid: name, sizeBytes: { type: 'integer', minimum: 0 }, creationTime: name }, ['name', 'uuid', 'sizeBytes']) },
   subnets: { type: 'array', items: seed({ name, uuid: name, type: { type: 'string', enum: ['VLAN', 'OVERLAY'] }, cidr: name, ipam: { type: 'boolean' }, clusterUuid: name, vpcUuid: name, creationTime: name }, ['name', 'uuid', 'cidr', 'ipam']) },
   projects: { type: 'array', items: seed({ name, uuid: name, creationTime: name }, ['name', 'uuid']) },

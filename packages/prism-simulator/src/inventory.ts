@@ -174,8 +174,8 @@ export interface InventorySeeds {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
-const GPU_TYPES: readonly GpuType[] = ['PASSTHROUGH_GRAPHICS', 'PASSTHROUGH_COMPUTE', 'VIRTUAL'];
-const GPU_VENDORS: readonly GpuVendorName[] = ['kNvidia', 'kIntel', 'kAmd'];
+export const GPU_TYPES: readonly GpuType[] = ['PASSTHROUGH_GRAPHICS', 'PASSTHROUGH_COMPUTE', 'VIRTUAL'];
+export const GPU_VENDORS: readonly GpuVendorName[] = ['kNvidia', 'kIntel', 'kAmd'];
 
 function validateGpu(gpu: GpuSeed, cluster: string): void {
   const problem = !GPU_TYPES.includes(gpu.type) ? `type must be one of ${GPU_TYPES.join(', ')}`

@@ -97,7 +97,7 @@ export interface PrismSimulator {
   basicAuth: boolean;
   /** The API keys accepted in `X-ntnx-api-key`. */
   apiKeys: readonly string[];
-  /** The Prism Element clusters VMs can be placed on (not the Prism Central entity). */
+  /** The Prism Element clusters VMs can be placed on (not the Prism Central entity), with their storage containers and GPUs. */
   clusters: readonly ClusterSeed[];
   images: readonly ImageSeed[];
   subnets: readonly SubnetSeed[];
@@ -273,7 +273,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
     password,
     basicAuth,
     apiKeys,
-    clusters: inventory.clusters.map(({ name, uuid, storageContainers }) => ({ name, uuid, storageContainers })),
+    clusters: inventory.clusters.map(({ name, uuid, storageContainers, gpus }) => ({ name, uuid, storageContainers, gpus })),
     images: inventory.images,
     subnets: inventory.subnets.map(({ name, uuid, type, cidr, ipam, clusterUuid, vpcUuid }) => ({ name, uuid, type, cidr, ipam, ...(clusterUuid === undefined ? {} : { clusterUuid }), ...(vpcUuid === undefined ? {} : { vpcUuid }) })),
     projects: inventory.projects.map(({ name, uuid }) => ({ name, uuid })),

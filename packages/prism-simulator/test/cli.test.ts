@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +101,58 @@ describe('the prism-simulator CLI', () => {
     expect(await list({ authorization: `Basic ${Buffer.from('admin:Nutanix/4u').toString('base64')}` })).toBe(401);
     process.kill('SIGTERM');
     await once(process, 'exit');
+  });
+
+  it('takes a cluster\'s GPUs and storage containers from --config, keeps them when --cluster-name renames the cluster, and serves them on v3 and v4', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'prism-simulator-cli-'));
+    const config = join(dir, 'prism.json');
+    const containers = [{ name: 'default-container-1', uuid: '5c0e7a10-0000-4000-8000-0000000000c1' }, { name: 'fast-nvme', uuid: '5c0e7a10-0000-4000-8000-0000000000c2' }];
+    await writeFile(config, JSON.stringify({
+      clusters: [{
+        name: 'from-config',
+        uuid: clusterUuid,
+        storageContainers: containers,
+        gpus: [
+          { type: 'PASSTHROUGH_COMPUTE', deviceId: 8629, deviceName: 'NVIDIA A16', vendorName: 'kNvidia' },
+          { type: 'VIRTUAL', deviceId: 1101, deviceName: 'NVIDIA A16-4Q', vendorName: 'kNvidia', count: 2 },
+        ],
+      }],
+    }));
+    const process = run(['--port', '0', '--config', config, '--cluster-name', 'lab']);
+    const output = await waitForOutput(process, /admin: /);
+    expect(output).toContain(`cluster:   lab ${clusterUuid}\n    storage container: default-container-1 5c0e7a10-0000-4000-8000-0000000000c1\n    storage container: fast-nvme 5c0e7a10-0000-4000-8000-0000000000c2\n`);
+    expect(output).toContain('    gpu:       NVIDIA A16 (device id 8629, kNvidia, PASSTHROUGH_COMPUTE) x1\n');
+    expect(output).toContain('    gpu:       NVIDIA A16-4Q (device id 1101, kNvidia, VIRTUAL) x2\n');
+
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? '';
+    const authorization = `Basic ${Buffer.from('admin:Nutanix/4u').toString('base64')}`;
+    const hosts = await fetch(`${url}/api/nutanix/v3/hosts/list`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{"kind":"host"}' });
+    const gpus = ((await hosts.json()) as { entities: { status: { resources: { gpu_list: { device_id: number; mode: string; status: string }[] } } }[] }).entities
+      .flatMap((host) => host.status.resources.gpu_list.map(({ device_id, mode, status }) => ({ device_id, mode, status })));
+    expect(gpus).toEqual([
+      { device_id: 8629, mode: 'PASSTHROUGH_COMPUTE', status: 'UNUSED' },
+      { device_id: 1101, mode: 'VIRTUAL', status: 'UNUSED' },
+      { device_id: 1101, mode: 'VIRTUAL', status: 'UNUSED' },
+    ]);
+    const listed = await fetch(`${url}/api/clustermgmt/v4.2/config/storage-containers`, { headers: { authorization } });
+    expect(((await listed.json()) as { data: { containerExtId: string; name: string; clusterExtId: string }[] }).data.map(({ containerExtId, name, clusterExtId }) => ({ uuid: containerExtId, name, clusterExtId })))
+      .toEqual(containers.map((container) => ({ ...container, clusterExtId: clusterUuid })));
+    process.kill('SIGTERM');
+    await once(process, 'exit');
+  });
+
+  it('refuses a --config GPU with a misspelt field, naming where', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'prism-simulator-cli-'));
+    const config = join(dir, 'prism.json');
+    await writeFile(config, JSON.stringify({ clusters: [{ name: 'lab', uuid: clusterUuid, gpus: [{ type: 'VIRTUAL', deviceID: 1101, deviceName: 'NVIDIA A16-4Q', vendorName: 'kNvidia' }] }] }));
+    const process = run(['--port', '0', '--config', config]);
+    let stderr = '';
+    process.stderr.on('data', (chunk) => { stderr += String(chunk); });
+    const [code] = await once(process, 'exit') as [number | null];
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${config} is not a valid simulator configuration`);
+    expect(stderr).toContain('clusters.0.gpus.0');
+    expect(stderr).toContain('deviceId');
   });
 
   it('refuses --no-basic-auth without an --api-key', async () => {
