@@ -4,8 +4,13 @@
 // to its store), the same with encryption to two recipients in between, and the decryption of those bytes' age file
 // (read from a file) against a plain copy of that file. Throughput is wall-clock MiB/s; CPU seconds per GiB is this
 // process's user + system time, which is what encryption adds to a backup Job on a machine with no core to spare.
+// The same bytes also go through a backup's shape (run-backup.ts), with and without encryption: teed with the
+// backup's decode lag, one branch written into a child's pipe as pg_restore's is, the other (with the plaintext digest
+// an encrypted backup keeps) hashed as the store's is; what encryption adds there is what a backup Job pays.
 // Then one encrypt-and-decrypt pipeline of the same size, reading the memory it holds (test/age-memory.ts).
 // Prints figures, never judges them; the last line is one JSON object.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,9 +18,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import { DECODE_LAG_BYTES } from '../src/dump/run-backup.ts';
+import { teeStream } from '../src/dump/tee.ts';
 import { openAgeFile } from '../src/encryption/age-decrypt.ts';
 import { encryptToRecipients } from '../src/encryption/age-encrypt.ts';
 import { AgeIdentity, parseAgeRecipients } from '../src/encryption/age-keys.ts';
+import { digesting, StreamDigest } from '../src/stores/digest.ts';
 import { collectGarbage, generatedPlaintext, roundTripMemory } from '../test/age-memory.ts';
 import { newKeyPair } from '../test/age-streams.ts';
 
@@ -46,6 +54,23 @@ async function hashAll(source: AsyncIterable<Uint8Array>): Promise<number> {
   return size;
 }
 
+/**
+ * A backup's streams around the store, in this process: the plaintext teed as run-backup.ts tees pg_dump's output, one
+ * branch written into `cat`'s pipe (pg_restore's place; its CPU is not this process's), the other hashed as the store
+ * hashes what it takes, after `store` has made it what the store is given.
+ */
+async function backupShaped(store: (branch: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>): Promise<number> {
+  const tee = teeStream(plaintext(), { maxLagBytes: DECODE_LAG_BYTES });
+  const [toStore, toDecode] = tee.branches;
+  const decoder = spawn('cat', [], { stdio: ['pipe', 'ignore', 'inherit'] });
+  const [size] = await Promise.all([
+    hashAll(store(toStore)),
+    pipeline(toDecode, decoder.stdin).then(async () => once(decoder, 'close')),
+  ]);
+  await tee.settled;
+  return size;
+}
+
 interface Measured {
   seconds: number;
   cpuSeconds: number;
@@ -71,11 +96,13 @@ try {
     encrypt: () => hashAll(encryptToRecipients(plaintext(), recipients)),
     copyFile: () => hashAll(createReadStream(ageFile, { highWaterMark: 64 * 1024 })),
     decrypt: async () => hashAll(await openAgeFile(createReadStream(ageFile, { highWaterMark: 64 * 1024 }), identity)),
+    backup: () => backupShaped((branch) => branch),
+    encryptedBackup: () => backupShaped((branch) => encryptToRecipients(digesting(branch, new StreamDigest()), recipients)),
   };
   type Name = keyof typeof runs;
-  const results: Record<Name, Measured[]> = { copy: [], encrypt: [], copyFile: [], decrypt: [] };
+  const results: Record<Name, Measured[]> = { copy: [], encrypt: [], copyFile: [], decrypt: [], backup: [], encryptedBackup: [] };
   for (let round = 0; round < rounds; round++) {
-    const order: Name[] = round % 2 === 0 ? ['copy', 'encrypt', 'copyFile', 'decrypt'] : ['decrypt', 'copyFile', 'encrypt', 'copy'];
+    const order: Name[] = round % 2 === 0 ? ['copy', 'encrypt', 'copyFile', 'decrypt', 'backup', 'encryptedBackup'] : ['encryptedBackup', 'backup', 'decrypt', 'copyFile', 'encrypt', 'copy'];
     for (const name of order) results[name].push(await measure(runs[name]));
     console.log(
       `round ${round + 1}/${rounds}: ` +
@@ -98,6 +125,7 @@ try {
   ) as Record<Name, { seconds: number; mibPerSecond: number; cpuSecondsPerGiB: number }>;
   const encryptAdds = (summary.encrypt.cpuSecondsPerGiB - summary.copy.cpuSecondsPerGiB) / 1024;
   const decryptAdds = (summary.decrypt.cpuSecondsPerGiB - summary.copyFile.cpuSecondsPerGiB) / 1024;
+  const backupAdds = (summary.encryptedBackup.cpuSecondsPerGiB - summary.backup.cpuSecondsPerGiB) / 1024;
 
   const memory = await roundTripMemory(bytes);
   const MiB = 1024 * 1024;
@@ -105,9 +133,10 @@ try {
   console.log(`\n${mib} MiB, ${rounds} rounds, medians (wall-clock MiB/s; CPU seconds of this process per GiB):`);
   for (const name of Object.keys(runs) as Name[]) {
     const s = summary[name];
-    console.log(`  ${name.padEnd(8)} ${s.seconds.toFixed(3)} s  ${s.mibPerSecond.toFixed(0).padStart(5)} MiB/s  ${s.cpuSecondsPerGiB.toFixed(2)} CPU s/GiB`);
+    console.log(`  ${name.padEnd(15)} ${s.seconds.toFixed(3)} s  ${s.mibPerSecond.toFixed(0).padStart(5)} MiB/s  ${s.cpuSecondsPerGiB.toFixed(2)} CPU s/GiB`);
   }
   console.log(`  encryption adds ${(encryptAdds * 1000).toFixed(2)} ms of CPU per MiB of dump; decryption ${(decryptAdds * 1000).toFixed(2)} ms`);
+  console.log(`  in a backup's shape (tee, digest), encryption adds ${(backupAdds * 1000).toFixed(2)} ms of CPU per MiB of dump`);
   console.log(
     `  memory, ${mib} MiB encrypted and decrypted back to back: resident set +${(memory.peakRssGrowth / MiB).toFixed(1)} MiB at its ` +
       `highest, +${(memory.peakHeldGrowth / MiB).toFixed(1)} MiB held after a full collection; plaintext identical: ${memory.identical}`,
@@ -119,6 +148,7 @@ try {
       ...summary,
       encryptCpuMsPerMiB: encryptAdds * 1000,
       decryptCpuMsPerMiB: decryptAdds * 1000,
+      backupEncryptCpuMsPerMiB: backupAdds * 1000,
       peakRssGrowthMiB: memory.peakRssGrowth / MiB,
       peakHeldGrowthMiB: memory.peakHeldGrowth / MiB,
       identical: memory.identical,
