@@ -161,6 +161,19 @@ describe('encryptToRecipients and openAgeFile', () => {
     });
   });
 
+  test('a header with no end is refused after its first MiB, not read to the end of the data', async () => {
+    const { identity } = await newKeyPair();
+    const source = new RecordingSource(Buffer.concat([Buffer.from('age-encryption.org/v1\n-> X25519 '), Buffer.alloc(8 * 1024 * KiB, 'A')]), 64 * KiB);
+    const { error, plaintextBytes } = await failureOf(async () => openAgeFile(source, await AgeIdentity.parse(identity)));
+    expect(error).toBeInstanceOf(DamagedAgeFileError);
+    expect((error as Error).message).toBe(
+      "the age file's header is damaged: it has no end (its MAC line) in its first 1048576 bytes; nothing was decrypted",
+    );
+    expect(plaintextBytes).toBe(0);
+    expect(source.bytesRead).toBeLessThanOrEqual(1024 * KiB + 64 * KiB);
+    expect(source.state).toBe('closed');
+  });
+
   test("an error of the plaintext's source comes out of the ciphertext as that same error, not as an end", async () => {
     const { recipient } = await newKeyPair();
     const failure = new Error('pg_dump: error: connection to server lost');
