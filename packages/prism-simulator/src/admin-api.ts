@@ -3,6 +3,7 @@
 // faulted and are not counted in the request log.
 //
 //   GET    /__sim/inspect          -> SimulatorInspection
+//   GET    /__sim/requests         -> { requests: LoggedRequest[] } (the latest REQUEST_LOG_LIMIT, oldest first)
 //   GET    /__sim/faults           -> { rules: ActiveFault[] }
 //   POST   /__sim/faults           body: a rule or an array of rules -> 201 { ids: string[] }
 //   PUT    /__sim/faults           body: { seed?: number, rules?: FaultRule[] } replaces everything -> { rules }
@@ -13,6 +14,7 @@ import type { ErrorDetails } from './errors.ts';
 import { validateFaultRule, type FaultInjector, type FaultRule } from './faults.ts';
 import type { HttpReply } from './http-io.ts';
 import type { SimulatorInspection } from './inspection.ts';
+import type { LoggedRequest } from './request-stats.ts';
 import { isPlainObject } from './schema-validation.ts';
 
 export const ADMIN_BASE_PATH = '/__sim';
@@ -20,11 +22,14 @@ export const ADMIN_BASE_PATH = '/__sim';
 export interface AdminDependencies {
   faults: FaultInjector;
   inspect: () => SimulatorInspection;
+  /** Each request with its path: what a process outside the simulator (an e2e spec) needs to tell requests apart. */
+  requestLog: () => LoggedRequest[];
 }
 
 export async function serveAdmin(method: string, path: string, readBody: () => Promise<unknown>, deps: AdminDependencies): Promise<HttpReply> {
   const route = path.slice(ADMIN_BASE_PATH.length).replace(/\/$/, '');
   if (route === '/inspect' && method === 'GET') return { status: 200, json: deps.inspect() };
+  if (route === '/requests' && method === 'GET') return { status: 200, json: { requests: deps.requestLog() } };
   if (route === '/faults') {
     switch (method) {
       case 'GET':

@@ -15,7 +15,7 @@ import { DEFAULT_CLUSTERS, GPU_TYPES, GPU_VENDORS, type ClusterSeed } from './in
 import { PRISM_BASE_PATH } from './prism-endpoints.ts';
 import { PRISM_CATEGORIES_PATH, PRISM_TASKS_PATH, V4_INVENTORY_PATHS, VMM_VMS_PATH } from './v4-endpoints.ts';
 import { validate, type ObjectSchema } from './schema-validation.ts';
-import { SERVED_APIS, startPrismSimulator, type PrismSimulatorOptions } from './server.ts';
+import { SERVED_APIS, startPrismSimulator, type PrismSimulatorOptions, type ServedApis } from './server.ts';
 
 const USAGE = `Usage: prism-simulator [options]
 
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   if (caOut !== undefined && simulator.caCertPem !== undefined) await writeFile(caOut, simulator.caCertPem);
 
   const lines = [
-    `Prism Central simulator (v3 and v4) listening on ${simulator.url}`,
+    `Prism Central simulator (${SERVED[apis ?? options.apis ?? 'both']}) listening on ${simulator.url}`,
     `  api:       ${simulator.url}${PRISM_BASE_PATH}`,
     `  v4 api:    ${simulator.url}${VMM_VMS_PATH}, ${simulator.url}${PRISM_TASKS_PATH}, ${simulator.url}${PRISM_CATEGORIES_PATH}`,
     `  v4 reads:  ${V4_INVENTORY_PATHS.map((path) => `${simulator.url}${path}`).join(', ')}`,
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     ...simulator.subnets.map((s) => `  subnet:    ${s.name} ${s.uuid} ${s.cidr}${s.vpcUuid === undefined ? '' : ` (overlay in VPC ${s.vpcUuid})`}${s.ipam ? ' (IPAM)' : ' (external DHCP)'}`),
     `  PC entity: ${simulator.prismCentral.name} ${simulator.prismCentral.uuid} (listed with the clusters, hosts no VMs)`,
     ...simulator.categories.map((c) => `  category:  ${c.name}: ${c.values.join(', ')}`),
-    `  admin:     ${simulator.url}${ADMIN_BASE_PATH}/faults, ${simulator.url}${ADMIN_BASE_PATH}/inspect`,
+    `  admin:     ${simulator.url}${ADMIN_BASE_PATH}/faults, ${simulator.url}${ADMIN_BASE_PATH}/inspect, ${simulator.url}${ADMIN_BASE_PATH}/requests`,
   ];
   if (simulator.caCertPem !== undefined) lines.push(caOut === undefined ? `  CA certificate:\n${simulator.caCertPem.trimEnd()}` : `  CA certificate written to ${caOut}`);
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -124,6 +124,9 @@ async function main(): Promise<void> {
   });
   await simulator.stop();
 }
+
+/** The banner's heading: which APIs answer. */
+const SERVED: Readonly<Record<ServedApis, string>> = { both: 'v3 and v4', v3: 'v3 only, v4 answers 404', v4: 'v4 only, v3 answers 404' };
 
 const seed = (properties: ObjectSchema['properties'], required: string[]): ObjectSchema => ({ type: 'object', additionalProperties: false, required, properties });
 const name = { type: 'string', minLength: 1 } as const;

@@ -226,7 +226,7 @@ export async function startPrismSimulator(options: PrismSimulatorOptions = {}): 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://simulator').pathname;
     if (path === ADMIN_BASE_PATH || path.startsWith(`${ADMIN_BASE_PATH}/`)) {
-      const reply = await serveAdmin(req.method ?? 'GET', path, () => readJsonBody(req, 'admin'), { faults, inspect }).catch((error: unknown) => errorReply(error, 'admin'));
+      const reply = await serveAdmin(req.method ?? 'GET', path, () => readJsonBody(req, 'admin'), { faults, inspect, requestLog: () => stats.requestLog() }).catch((error: unknown) => errorReply(error, 'admin'));
       writeReply(res, reply);
       return;
     }

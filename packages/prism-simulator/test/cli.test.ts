@@ -60,6 +60,7 @@ describe('the prism-simulator CLI', () => {
     const caFile = join(dir, 'ca.pem');
     const process = run(['--port', '0', '--tls', '--ca-out', caFile, '--user', 'ops', '--password', 'pw', '--cluster-name', 'lab', '--cluster-uuid', clusterUuid]);
     const output = await waitForOutput(process, /admin: /);
+    expect(output).toMatch(/^Prism Central simulator \(v3 and v4\) listening on/);
     const url = /listening on (https:\/\/127\.0\.0\.1:(\d+))/.exec(output);
     expect(url).not.toBeNull();
     expect(Number(url?.[2])).toBeGreaterThan(0);
@@ -87,8 +88,9 @@ describe('the prism-simulator CLI', () => {
 
   it('takes API keys with --api-key, and with --no-basic-auth refuses Basic credentials', async () => {
     const key = 'ntnx-sa-7Hq2vXk9TzLw4pRm8sYc3bNe6fJd5gUa';
-    const process = run(['--port', '0', '--api-key', key, '--api-key', 'second-key', '--no-basic-auth']);
+    const process = run(['--port', '0', '--api-key', key, '--api-key', 'second-key', '--no-basic-auth', '--apis', 'v3']);
     const output = await waitForOutput(process, /admin: /);
+    expect(output).toMatch(/^Prism Central simulator \(v3 only, v4 answers 404\) listening on/);
     expect(output).toContain('basic auth: off (API keys only)');
     expect(output).not.toContain('password:');
     expect(output).toContain(`api key:   ${key} (X-ntnx-api-key)`);

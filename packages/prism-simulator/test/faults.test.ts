@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_BASE_PATH, type PrismSimulator, type SimulatorInspection } from '../src/index.ts';
+import { ADMIN_BASE_PATH, type LoggedRequest, type PrismSimulator, type SimulatorInspection } from '../src/index.ts';
 import { PrismTestClient, firstMessage, startFastSimulator, type ErrorJson, type VmJson } from './prism-client.ts';
 
 let simulator: PrismSimulator | undefined;
@@ -177,7 +177,7 @@ describe('inspection', () => {
 });
 
 describe('the admin endpoint', () => {
-  it('manages fault rules and serves the inspection without credentials, outside the Prism path', async () => {
+  it('manages fault rules and serves the inspection and the request log without credentials, outside the Prism path', async () => {
     const { sim, client } = await start();
     const added = await admin(sim, 'POST', '/faults', [{ kind: 'error', endpoint: 'GET /users/me', times: 1 }, { kind: 'latency', latencyMs: 1 }]);
     expect(added.status).toBe(201);
@@ -202,6 +202,14 @@ describe('the admin endpoint', () => {
     expect(inspection.status).toBe(200);
     const counted = (inspection.json as SimulatorInspection).requests;
     expect(counted).toEqual([{ method: 'GET', endpoint: 'GET /users/me', outcome: 500, count: 1 }]);
+    // The log names each request's path, which the counts leave out (a path the simulator does not serve is `unknown`).
+    await client.request('POST', '/no-such/list', {});
+    const logged = await admin(sim, 'GET', '/requests');
+    expect(logged.status).toBe(200);
+    expect((logged.json as { requests: LoggedRequest[] }).requests.map(({ method, endpoint, path, outcome }) => ({ method, endpoint, path, outcome }))).toEqual([
+      { method: 'GET', endpoint: 'GET /users/me', path: '/api/nutanix/v3/users/me', outcome: 500 },
+      { method: 'POST', endpoint: 'unknown', path: '/api/nutanix/v3/no-such/list', outcome: 404 },
+    ]);
     expect((await admin(sim, 'GET', '/nope')).status).toBe(404);
   });
 });
