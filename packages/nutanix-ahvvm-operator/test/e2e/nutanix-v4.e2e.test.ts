@@ -1,4 +1,5 @@
-// The nutanix e2e spec again, with the installed operator speaking Prism Central's v4 API (VMM v4.2): the same stories
-// and the same checks, on the simulator's v4 endpoints. E2E_PRISM_API picks the API before the spec is loaded.
+// The nutanix e2e spec again, on a Prism Central that serves v4 only (v3 answers 404), with the installed operator
+// pinned to it (PRISM_API_VERSION=v4): the same stories and checks, on the simulator's v4 endpoints. E2E_PRISM_API
+// picks the mode before the spec is loaded (see prism-under-test.ts).
 process.env.E2E_PRISM_API = 'v4';
 await import('./nutanix.e2e.test.ts');

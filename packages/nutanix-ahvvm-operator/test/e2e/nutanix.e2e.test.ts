@@ -1,21 +1,22 @@
 // End to end, with only a kubeconfig and kubectl: create the prism-central Secret, install with `kubectl apply -k
 // deploy/nutanix-ahvvm-operator`, then drive AhvVms the way a user does and check what Prism Central shows. Runs
 // against testkit's local cluster with a Prism simulator started here (npm test), and against kind with the simulator
-// kind/e2e.sh runs (E2E_KUBECONFIG, E2E_PRISM_URL, E2E_PRISM_CA_FILE). The same spec runs on either Prism API:
-// E2E_PRISM_API=v3 (default) or v4 (see prism-under-test.ts). GPUs are not here: the simulator kind/e2e.sh starts has
-// none (its CLI seeds no GPUs); test/ahvvm-controller-gpus.test.ts covers them on both APIs.
+// kind/e2e.sh runs (E2E_KUBECONFIG, E2E_PRISM_URL, E2E_PRISM_CA_FILE). The same spec runs on a v3-only Prism Central
+// with the operator on v3 (E2E_PRISM_API=v3, the default), and on a v4-only one with the operator on v4 (v4) or left to
+// find v4 itself (auto): see prism-under-test.ts. The simulator's cluster has GPUs and two storage containers
+// (prism-simulator.json), so the GPU sample and a data disk on a named container are checked on each.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { describeOperatorChecks, openE2eCluster, REPOSITORY_ROOT, waitFor, waitForCrdsEstablished, type E2eCluster } from '@k8s-operators/testkit';
-import type { InspectedVm } from '@k8s-operators/prism-simulator';
-import type { PrismClient } from '../../src/prism/v3/prism-client.ts';
-import { withPowerState } from '../../src/prism/v3/v3-put-body.ts';
-import { prismUnderTest, type PrismUnderTest } from './prism-under-test.ts';
+import { DEFAULT_PROJECTS, REQUEST_LOG_LIMIT, type InspectedVm, type LoggedRequest } from '@k8s-operators/prism-simulator';
+import { prismUnderTest, type PrismByHand, type PrismUnderTest, type ShownVm } from './prism-under-test.ts';
 
 const NS = 'nutanix-e2e';
 const OPERATOR_NS = 'nutanix-ahvvm-operator-system';
 const DEPLOYMENT = 'deployment/nutanix-ahvvm-operator-controller-manager';
 const SAMPLES = join(REPOSITORY_ROOT, 'deploy/nutanix-ahvvm-operator/samples');
+/** The simulator's project `default`, which the project sample names. */
+const DEFAULT_PROJECT_UUID = DEFAULT_PROJECTS.find((project) => project.name === 'default')?.uuid;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let cluster: E2eCluster;
@@ -80,6 +81,16 @@ async function onlyVm(name: string): Promise<InspectedVm> {
   const [vm] = vms;
   if (vm === undefined) throw new Error('unreachable');
   return vm;
+}
+
+/** The VM as a person checks it in Prism, through the API Prism Central serves. */
+async function shownVm(uuid: string): Promise<ShownVm | undefined> {
+  const byHand = prism.byHand();
+  try {
+    return await byHand.showVm(uuid);
+  } finally {
+    await byHand.close();
+  }
 }
 
 async function createRequests(): Promise<number> {
@@ -163,35 +174,54 @@ describe('the sample with every field', () => {
   });
 });
 
+describe('the GPU sample, and a data disk on a named storage container', () => {
+  test('the GPU sample\'s VM has a free A16 passed through and an A16-4Q vGPU', async () => {
+    diagnoseOnFailure();
+    // The sample unchanged: the GPU by name, the other by device id, as the cluster's inventory lists them.
+    await cluster.kubectlOk(['-n', NS, 'apply', '-f', `${SAMPLES}/ahvvm-gpu.yaml`]);
+    await waitForReady('inference-01');
+    const vm = await onlyVm('inference-01');
+    expect(vm).toMatchObject({ numSockets: 4, memorySizeMib: 16384, clusterUuid: prism.clusterUuid });
+    expect((await shownVm(vm.uuid))?.gpus).toEqual([{ deviceId: 8629, mode: 'PASSTHROUGH_COMPUTE' }, { deviceId: 1101, mode: 'VIRTUAL' }]);
+    await cluster.kubectlOk(['-n', NS, 'delete', 'ahvvm', 'inference-01']);
+    expect(await vmsNamed('inference-01')).toEqual([]);
+  });
+
+  test('the image lookup sample\'s data disk is on the storage container it names, not the cluster\'s first', async () => {
+    diagnoseOnFailure();
+    await cluster.kubectlOk(['-n', NS, 'apply', '-f', `${SAMPLES}/ahvvm-image-lookup.yaml`]);
+    await waitForReady('db-01');
+    const vm = await onlyVm('db-01');
+    // The boot disk lands on the cluster's first container (default-container-68425); the data disk on the one named.
+    expect((await shownVm(vm.uuid))?.diskContainerUuids).toEqual([prism.storageContainers['default-container-68425'], prism.storageContainers.SelfServiceContainer]);
+    await cluster.kubectlOk(['-n', NS, 'delete', 'ahvvm', 'db-01']);
+    expect(await vmsNamed('db-01')).toEqual([]);
+  });
+});
+
 describe('a project, and a VM adopted by its uuid', () => {
-  test('the project sample\'s VM is in its project', async () => {
+  test('the project sample\'s VM is in its project; on v4 only, a project by name is refused with NotSupportedByPrismApi and one by uuid works', async () => {
     diagnoseOnFailure();
     await cluster.kubectlOk(['-n', NS, 'apply', '-f', `${SAMPLES}/ahvvm-in-project.yaml`]);
-    await waitForReady('team-vm-01');
-    const vm = await onlyVm('team-vm-01');
-    // Read through v3, which shows the project by name; on v4 the operator found it through v3 and sent its extId.
-    const client = prism.client();
-    try {
-      expect((await client.getVm(vm.uuid))?.metadata.project_reference).toMatchObject({ kind: 'project', name: 'default' });
-    } finally {
-      await client.close();
+    if (prism.api === 'v4') {
+      // A project is found by name through v3 only, as CAPX does; this Prism Central has none. The sample says to
+      // give the uuid instead, and so does the condition.
+      await waitForReady('team-vm-01', 'False', 'NotSupportedByPrismApi');
+      expect(await jsonpath('ahvvm/team-vm-01', '{.status.conditions[?(@.type=="Ready")].message}')).toContain('serves no v3 API (404), which is where a project is found by name');
+      expect(await vmsNamed('team-vm-01')).toEqual([]);
+      await cluster.kubectlOk(['-n', NS, 'delete', 'ahvvm', 'team-vm-01']);
+      await apply(`apiVersion: nutanix.com/v1alpha1\nkind: AhvVm\nmetadata: {name: team-vm-01}\nspec: {memory_size_mib: 4096, project: {uuid: ${DEFAULT_PROJECT_UUID}}}\n`);
     }
+    await waitForReady('team-vm-01');
+    expect((await shownVm((await onlyVm('team-vm-01')).uuid))?.projectUuid).toBe(DEFAULT_PROJECT_UUID);
     await cluster.kubectlOk(['-n', NS, 'delete', 'ahvvm', 'team-vm-01']);
     expect(await vmsNamed('team-vm-01')).toEqual([]);
   });
 
   test('a VM made in Prism is taken over only with adopt, then managed and deleted with its AhvVm', async () => {
     diagnoseOnFailure();
-    const client = prism.client();
-    let handMade: string;
-    try {
-      const [token = ''] = await client.createIdempotenceIdentifiers(1);
-      const created = await client.createVm({ metadata: { kind: 'vm' }, spec: { name: 'legacy-app', resources: { num_sockets: 1, num_vcpus_per_socket: 1, memory_size_mib: 2048 } } }, { idempotenceUuid: token });
-      expect((await client.waitForTask(created.taskUuid ?? '', { operation: 'create' })).status).toBe('SUCCEEDED');
-      handMade = created.uuid;
-    } finally {
-      await client.close();
-    }
+    const byHand = prism.byHand();
+    const handMade = await byHand.createVm('legacy-app', 2048).finally(() => byHand.close());
     // Its name alone takes nothing over.
     await apply('apiVersion: nutanix.com/v1alpha1\nkind: AhvVm\nmetadata: {name: legacy-app}\nspec: {memory_size_mib: 2048}\n');
     await waitForReady('legacy-app', 'False', 'NameInUse');
@@ -266,7 +296,7 @@ describe('never a second VM', () => {
     ]);
     // Someone else editing the same VMs in Prism: PUTs of their unchanged spec move spec_version on, so the
     // operator's changes meet stale versions (edit conflicts) and VMs busy with another task.
-    const meddler = startMeddler(prism.client(), ours);
+    const meddler = startMeddler(prism.byHand(), ours);
     try {
       await apply(names.map((name) => `apiVersion: nutanix.com/v1alpha1\nkind: AhvVm\nmetadata: {name: ${name}}\nspec: {power_state: PoweredOn}\n`).join('---\n'));
       for (const name of names) await waitForReady(name, 'True', undefined, 300_000);
@@ -296,18 +326,28 @@ describe('never a second VM', () => {
   }, 900_000);
 });
 
+test('every request went to the API this Prism Central serves, but the project name looked up through v3 on v4, as CAPX does', async () => {
+  const log = await prism.requestLog();
+  expect(log.length, 'the log holds the whole run').toBeLessThan(REQUEST_LOG_LIMIT);
+  // A project by name is found through v3 also on v4 (CAPX v1.10.3 does so): here the project sample's, answered 404.
+  const projectByName = ({ method, path }: LoggedRequest): boolean => prism.api === 'v4' && method === 'POST' && path === '/api/nutanix/v3/projects/list';
+  const offApi = log
+    .filter((r) => r.endpoint === 'unknown' || (r.path.startsWith('/api/nutanix/v3/') ? 'v3' : 'v4') !== prism.api)
+    .filter((r) => !projectByName(r))
+    .map(({ method, path, outcome }) => `${method} ${path} ${String(outcome)}`);
+  expect(offApi, `requests beside ${prism.api} on a Prism Central serving ${prism.api} only, PRISM_API_VERSION ${prism.mode}`).toEqual([]);
+  expect(log.filter((r) => r.endpoint === prism.endpoints.createVm).length).toBeGreaterThan(0);
+  expect(log.some(projectByName)).toBe(prism.api === 'v4');
+});
+
 /** PUTs of a VM's own spec, one VM after another, until stopped; its failures (faults hit it too) do not matter. */
-function startMeddler(client: PrismClient, vms: () => Promise<InspectedVm[]>): { stop(): Promise<void> } {
+function startMeddler(byHand: PrismByHand, vms: () => Promise<InspectedVm[]>): { stop(): Promise<void> } {
   const meddling = { stopped: false };
   const loop = (async () => {
     for (let round = 0; !meddling.stopped; round++) {
       const candidates = (await vms().catch(() => [])).filter((vm) => vm.phase === 'ready');
       const target = candidates[round % Math.max(candidates.length, 1)];
-      if (target !== undefined) {
-        await client.getVm(target.uuid)
-          .then((vm) => (vm === undefined ? undefined : client.updateVm(target.uuid, withPowerState(vm, vm.status.resources?.power_state === 'ON' ? 'ON' : 'OFF'))))
-          .catch(() => undefined);
-      }
+      if (target !== undefined) await byHand.resaveVm(target.uuid).catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   })();
@@ -315,7 +355,7 @@ function startMeddler(client: PrismClient, vms: () => Promise<InspectedVm[]>): {
   return {
     stop: () => {
       meddling.stopped = true;
-      stopped ??= loop.then(() => client.close());
+      stopped ??= loop.then(() => byHand.close());
       return stopped;
     },
   };
