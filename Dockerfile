@@ -26,6 +26,7 @@ COPY packages/maintpage-operator/package.json packages/maintpage-operator/
 COPY packages/nutanix-ahvvm-operator/package.json packages/nutanix-ahvvm-operator/
 COPY packages/postgresql-operator/package.json packages/postgresql-operator/
 COPY packages/prism-simulator/package.json packages/prism-simulator/
+COPY packages/release/package.json packages/release/
 COPY packages/soak/package.json packages/soak/
 COPY packages/testkit/package.json packages/testkit/
 RUN --mount=type=cache,target=/root/.npm --mount=type=secret,id=npm-ca \

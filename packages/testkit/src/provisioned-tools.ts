@@ -62,6 +62,14 @@ export const PROVISIONED_TOOLS = {
     programs: ['promtool'],
     neededBy: 'the alert-rule and dashboard tests',
   },
+  'helm': {
+    title: "Helm's command line (helm)",
+    script: 'packages/release/scripts/build-helm.sh',
+    buildArgs: [],
+    lookupArgs: ['--print-path'],
+    programs: [],
+    neededBy: "the release's chart tests (helm lint, template, install, upgrade and rollback)",
+  },
   'age': {
     title: 'the reference age tool (age and age-keygen)',
     script: 'packages/postgresql-operator/scripts/build-age.sh',

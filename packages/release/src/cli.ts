@@ -1,0 +1,31 @@
+// npm run release -- --version X [--registry R] [--out DIR]: each operator's install.yaml (and its monitoring and
+// network-policy options) and Helm chart, generated from deploy/ with the release's images.
+import { relative } from 'node:path';
+import { findProvisionedTool } from '@k8s-operators/testkit';
+import { parseReleaseOptions, USAGE } from './release-options.ts';
+import { writeRelease } from './release.ts';
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+let options;
+try {
+  options = parseReleaseOptions(args);
+} catch (error) {
+  console.error(`release: ${(error as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+try {
+  // The project's own kubectl (its kustomize), the one the tests build deploy/ with.
+  const kubectl = `${await findProvisionedTool('control-plane')}/kubectl`;
+  const released = await writeRelease(kubectl, { registry: options.registry, version: options.version }, options.outDir);
+  for (const { operator, files } of released) {
+    console.error(`release: ${operator}: ${files.length} files, install.yaml and chart/ in ${relative(process.cwd(), files[0]?.replace(/\/install\.yaml$/, '') ?? options.outDir)}`);
+  }
+  console.log(options.outDir);
+} catch (error) {
+  console.error(`release: ${(error as Error).message}`);
+  process.exitCode = 1;
+}
