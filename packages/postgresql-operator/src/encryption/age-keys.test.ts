@@ -20,11 +20,18 @@ describe('parseAgeRecipients', () => {
     expect(a.recipient).toHaveLength(62);
   });
 
+  test('takes an X25519 recipient whose key happens to begin with "tag", as one in 32,768 does; only age1tag1 and age1tagpq1 are tag recipients', () => {
+    // The recipient of a key made by age-keygen (age-encryption's generateX25519Identity), found by making keys until one began so.
+    const recipient = 'age1tag36fax4tm03uu8hzadddhmhxl7prh9z572tu9eg20haye6g4ysslqgna';
+    expect(parseAgeRecipients([recipient])).toEqual([recipient]);
+  });
+
   test.each([
     ['nothing', [], /^no recipients: a backup is encrypted to at least one, age1 and 58 characters of bech32, 62 in all/],
     ['an empty one', [''], /^the recipient is empty; a recipient is age1 and 58 characters/],
     ['another kind of key', ['ssh-ed25519 AAAAC3Nza'], /^the recipient "ssh-ed25519 AAAAC3Nza" is an SSH key, which backups do not use/],
     ['a post-quantum recipient', ['age1pq1xyz'], /^the recipient "age1pq1xyz" is a post-quantum or tag recipient, which backups do not use/],
+    ['a tag recipient', ['age1tag1xyz'], /^the recipient "age1tag1xyz" is a post-quantum or tag recipient, which backups do not use/],
     ['a wrong prefix', ['AGE1QQQ'], /^the recipient "AGE1QQQ" does not start with "age1"/],
   ])('refuses %s, saying what a recipient looks like', (_what, values, message) => {
     expect(() => parseAgeRecipients(values)).toThrow(InvalidAgeRecipientError);

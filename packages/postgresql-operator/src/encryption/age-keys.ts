@@ -64,7 +64,9 @@ function recipientProblem(value: string): string | undefined {
   }
   const shown = JSON.stringify(value);
   if (value === '') return `is empty; a recipient is ${RECIPIENT_EXAMPLE}`;
-  if (value.startsWith('age1pq1') || value.startsWith('age1tag')) {
+  // Each kind's prefix ends in bech32's separator "1", which an X25519 key never holds: an X25519 recipient may well
+  // begin "age1tag" (one in 32,768 do), and is one all the same.
+  if (['age1pq1', 'age1tag1', 'age1tagpq1'].some((prefix) => value.startsWith(prefix))) {
     return `${shown} is a post-quantum or tag recipient, which backups do not use; give an X25519 recipient, ${RECIPIENT_EXAMPLE}`;
   }
   if (value.startsWith('ssh-')) return `${shown} is an SSH key, which backups do not use; give an age recipient, ${RECIPIENT_EXAMPLE}`;
