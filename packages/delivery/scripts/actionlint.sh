@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prints the path of a pinned actionlint, building it once per machine with Go into testkit's cache directory.
 set -euo pipefail
+# renovate: datasource=go depName=github.com/rhysd/actionlint
 ACTIONLINT_VERSION=v1.7.7
 bin="${TESTKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/operators-testkit}/bin/actionlint-$ACTIONLINT_VERSION"
 if [[ ! -x "$bin/actionlint" ]]; then

@@ -13,7 +13,9 @@
 #   OPERATORS_PROMETHEUS_CACHE  overrides the cache root (default: $XDG_CACHE_HOME or ~/.cache, then /operators-prometheus)
 set -euo pipefail
 
+# renovate: datasource=github-releases depName=prometheus/prometheus
 PROMETHEUS_VERSION=3.15.1
+# renovate: datasource=go depName=github.com/prometheus/prometheus
 MODULE_VERSION=v0.315.1   # Prometheus 3.x publishes its Go module as v0.3<minor>.<patch>: 3.15.1 is v0.315.1
 BUILD_DATE=20260101-00:00:00
 

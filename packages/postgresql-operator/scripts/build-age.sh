@@ -11,6 +11,7 @@
 #   OPERATORS_AGE_CACHE  overrides the cache root (default: $XDG_CACHE_HOME or ~/.cache, then /operators-age)
 set -euo pipefail
 
+# renovate: datasource=go depName=filippo.io/age
 AGE_VERSION=v1.3.2
 
 cache_root="${OPERATORS_AGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/operators-age}"

@@ -18,8 +18,11 @@
 #   TESTKIT_BUILD_COMMAND            testkit's own tests: a command run as `CMD BINARY OUTPUT` instead of the Go build
 set -euo pipefail
 
+# renovate: datasource=github-tags depName=kubernetes/kubernetes
 KUBERNETES_VERSION=v1.36.5
+# renovate: datasource=go depName=k8s.io/api
 STAGING_VERSION=v0.36.5   # k8s.io/* staging modules are tagged v0.<minor>.<patch> alongside v1.<minor>.<patch>
+# renovate: datasource=go depName=go.etcd.io/etcd/server/v3
 ETCD_VERSION=v3.6.16
 BUILD_DATE=2026-01-01T00:00:00Z
 # Bumped whenever patches/ changes, so a machine's cache never mixes old and new builds.

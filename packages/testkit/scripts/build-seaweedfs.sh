@@ -10,6 +10,7 @@
 set -euo pipefail
 
 # A pseudo-version: the module proxy serves SeaweedFS by commit (its release tags are not Go module versions).
+# renovate: datasource=go depName=github.com/seaweedfs/seaweedfs
 SEAWEEDFS_MODULE_VERSION=v0.0.0-20261109003541-7506e5f91cd6
 SEAWEEDFS_COMMIT=7506e5f91cd6
 
