@@ -11,8 +11,9 @@ import { PAYLOAD_CHUNK_BYTES, PAYLOAD_NONCE_BYTES, payloadKey, sealChunk, TAG_BY
  * age-payload.ts with Node's cipher.
  *
  * Memory stays bounded whatever the size: the plaintext is read only as the ciphertext is consumed, and at most one
- * 64 KiB chunk is held being filled, besides the piece of plaintext being cut into chunks. The output comes in chunks
- * of 64 KiB + 16 bytes, the header (with the payload nonce) first.
+ * 64 KiB chunk is held being filled, besides the piece of plaintext being cut into chunks. The output comes in pieces:
+ * the header (with the payload nonce) first, then each chunk's ciphertext (64 KiB but for the last) and its 16-byte
+ * tag, apart (see sealChunk).
  *
  * An error of `plaintext` (pg_dump failing) comes out of the output as that same error, after the ciphertext of what
  * was read before it, and never as an end: the output then is no age file, so a consumer that keeps data only on a
@@ -49,7 +50,7 @@ export async function* encryptToRecipients(
       while (piece.byteLength > 0) {
         // A full chunk is sealed only once more plaintext has come: only the end says which chunk is the last.
         if (filled === PAYLOAD_CHUNK_BYTES) {
-          yield sealChunk(key, index++, false, chunk);
+          yield* sealChunk(key, index++, false, chunk);
           filled = 0;
         }
         const taken = Math.min(PAYLOAD_CHUNK_BYTES - filled, piece.byteLength);
@@ -58,7 +59,7 @@ export async function* encryptToRecipients(
         piece = piece.subarray(taken);
       }
     }
-    yield sealChunk(key, index, true, chunk.subarray(0, filled));
+    yield* sealChunk(key, index, true, chunk.subarray(0, filled));
   } finally {
     if (!sourceSettled) await source.return?.();
   }
@@ -85,7 +86,7 @@ async function ageHeader(recipients: readonly AgeRecipient[]): Promise<{ header:
   const emptyFile = await encrypter.encrypt(new Uint8Array(0));
   const payloadAt = emptyFile.byteLength - TAG_BYTES;
   const key = drawn.fileKey === undefined ? undefined : payloadKey(drawn.fileKey, emptyFile.subarray(payloadAt - PAYLOAD_NONCE_BYTES, payloadAt));
-  if (key === undefined || !sealChunk(key, 0, true, new Uint8Array(0)).equals(emptyFile.subarray(payloadAt))) {
+  if (key === undefined || !Buffer.concat(sealChunk(key, 0, true, new Uint8Array(0))).equals(emptyFile.subarray(payloadAt))) {
     throw new Error(
       `age-encryption ${key === undefined ? 'did not hand its file key to a recipient' : 'sealed an empty payload differently from age-payload.ts'}: ` +
         'this version of the library cannot be used for encrypted backups (nothing was written)',
