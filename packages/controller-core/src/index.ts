@@ -69,6 +69,7 @@ export {
   type PrinterColumn,
 } from './crd/define-custom-resource.ts';
 export { customResourceRef } from './crd/custom-resource-ref.ts';
+export { kindBeingRemoved } from './crd/kind-being-removed.ts';
 export { NonStructuralSchemaError, toStructuralSchema, type OpenApiSchema } from './crd/structural-schema.ts';
 export { crdManifest, type CustomResourceDefinitionManifest } from './crd/crd-manifest.ts';
 export { AGE_COLUMN, READY_COLUMN, REASON_COLUMN } from './crd/printer-columns.ts';
