@@ -1,14 +1,17 @@
 // The AhvVm controller run in-process against a real API server (testkit's control plane, no node needed) and the
 // Prism simulator: for the controller's integration tests and the benchmark.
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient, Manager, Resources, createLogger, crdManifest, type Controller } from '@k8s-operators/controller-core';
+import { KubeClient, Manager, Resources, createLogger, crdManifest, defineResource, type Controller, type Plain } from '@k8s-operators/controller-core';
 import type { PrismSimulator } from '@k8s-operators/prism-simulator';
+import type { V1ClusterRole, V1ClusterRoleBinding, V1PolicyRule } from '@kubernetes/client-node';
 import { ControlPlane, waitFor } from '@k8s-operators/testkit';
+import { parse, stringify } from 'yaml';
 import { AhvVmRef } from '../src/api/ahvvm-ref.ts';
 import { AhvVmResource, type AhvVm, type AhvVmSpec } from '../src/api/ahvvm-resource.ts';
+import { CRD_FILES } from '../src/api/crd-files.ts';
 import { setupAhvVmController } from '../src/controller/ahvvm-controller.ts';
 import type { ReconcileIntervals } from '../src/controller/requeue-timing.ts';
 import type { PrismAccessGate } from '../src/controller/prism-access-gate.ts';
@@ -42,7 +45,14 @@ export interface OperatorOptions {
   logLevel?: 'silent' | 'debug' | 'info' | 'warn';
   /** Where the log lines go (default stdout), e.g. to look for what must never be logged. */
   logTo?: { write(line: string): void };
+  /** Default: the admin's; `kubeconfigWithManagerRole()` to run with no more than the installed operator may do. */
+  kubeconfig?: string;
 }
+
+const ClusterRole = defineResource<Plain<V1ClusterRole>>({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false });
+const ClusterRoleBinding = defineResource<Plain<V1ClusterRoleBinding>>({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false });
+/** The ServiceAccount `kubectl apply -k deploy/nutanix-ahvvm-operator` runs the operator as. */
+const OPERATOR_ACCOUNT = { namespace: 'nutanix-ahvvm-operator-system', name: 'nutanix-ahvvm-operator-controller-manager' };
 
 export interface RunningOperator {
   manager: Manager;
@@ -69,9 +79,33 @@ export class OperatorTestEnvironment {
     const dir = await mkdtemp(join(tmpdir(), 'ahvvm-operator-'));
     const controlPlane = await ControlPlane.start({ dir });
     const kube = await KubeClient.load({ kubeconfig: controlPlane.adminKubeconfig });
-    await kube.apply(Resources.CustomResourceDefinition, crdManifest(AhvVmResource), { fieldManager: 'ahvvm-test' });
-    await waitFor(async () => (await kube.list(AhvVmRef, { pageSize: 1 })).items, { what: 'the ahvvms endpoint to be served', timeoutMs: 30_000 });
-    return new OperatorTestEnvironment(dir, controlPlane, kube);
+    const environment = new OperatorTestEnvironment(dir, controlPlane, kube);
+    await environment.installCrd();
+    return environment;
+  }
+
+  /** Installs the AhvVm CRD (again, after a test deleted it) and waits until AhvVms are served. */
+  async installCrd(): Promise<void> {
+    await this.kube.apply(Resources.CustomResourceDefinition, crdManifest(AhvVmResource), { fieldManager: 'ahvvm-test' });
+    await waitFor(async () => (await this.kube.list(AhvVmRef, { pageSize: 1 })).items, { what: 'the ahvvms endpoint to be served', timeoutMs: 30_000 });
+  }
+
+  /**
+   * A kubeconfig that acts as the installed operator's ServiceAccount (the admin impersonates it), bound to
+   * deploy/nutanix-ahvvm-operator/rbac/role.yaml's ClusterRole as the install binds it: an operator run with it does
+   * only what that role allows, so a test shows the role is enough for what it exercises.
+   */
+  async kubeconfigWithManagerRole(): Promise<string> {
+    const role = parse(await readFile(join(CRD_FILES.directory, '../rbac/role.yaml'), 'utf8')) as { rules: V1PolicyRule[] };
+    const name = 'nutanix-ahvvm-operator-manager-role';
+    await this.kube.apply(ClusterRole, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: role.rules }, { fieldManager: 'ahvvm-test' });
+    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [{ kind: 'ServiceAccount', ...OPERATOR_ACCOUNT }] };
+    await this.kube.apply(ClusterRoleBinding, binding, { fieldManager: 'ahvvm-test' });
+    const config = parse(await readFile(this.controlPlane.adminKubeconfig, 'utf8')) as { users: { user: Record<string, unknown> }[] };
+    for (const entry of config.users) entry.user.as = `system:serviceaccount:${OPERATOR_ACCOUNT.namespace}:${OPERATOR_ACCOUNT.name}`;
+    const path = join(this.#dir, 'operator.kubeconfig');
+    await writeFile(path, stringify(config), { mode: 0o600 });
+    return path;
   }
 
   async createNamespace(name: string): Promise<void> {
@@ -81,7 +115,7 @@ export class OperatorTestEnvironment {
   async runOperator(options: OperatorOptions): Promise<RunningOperator> {
     const manager = await Manager.create({
       name: 'nutanix-ahvvm-operator',
-      kubeconfig: this.controlPlane.adminKubeconfig,
+      kubeconfig: options.kubeconfig ?? this.controlPlane.adminKubeconfig,
       namespace: options.namespace,
       leaderElection: { enabled: false },
       healthProbeBindAddress: '0',

@@ -8,6 +8,9 @@ import type { AhvVm } from './ahvvm-resource.ts';
  */
 export const AHVVM = { group: 'nutanix.com', version: 'v1alpha1', kind: 'AhvVm', plural: 'ahvvms' } as const;
 
+/** The CRD's name: its deletion (the operator uninstalled) is what the finalizer asks about before it deletes a VM. */
+export const AHVVM_CRD_NAME = `${AHVVM.plural}.${AHVVM.group}`;
+
 export const AhvVmRef = defineResource<AhvVm>({
   group: AHVVM.group,
   version: AHVVM.version,

@@ -1,5 +1,5 @@
 import { hasFinalizer, removeFinalizer, type KubeClient, type ReconcileContext } from '@k8s-operators/controller-core';
-import { AhvVmRef } from '../api/ahvvm-ref.ts';
+import { AHVVM_CRD_NAME, AhvVmRef } from '../api/ahvvm-ref.ts';
 import { observedVmStatus } from '../desired/observed-vm-status.ts';
 import { lookUpOwnedVm } from './ahvvm-create.ts';
 import type { AhvVmScope } from './ahvvm-scope.ts';
@@ -22,6 +22,28 @@ export async function letGo(deps: Pick<PhaseDeps, 'kube' | 'report'>, scope: Ahv
   if (hasFinalizer(scope.avm, FINALIZER) && uuid !== undefined) {
     ctx.log.info({ vm: uuid }, 'deletion_policy is Retain: leaving the VM in Prism');
     deps.report.event(scope, 'Normal', 'Retained', 'Delete', `VM ${uuid} is left in Prism Central (deletion_policy: Retain)`);
+  }
+  await release(deps.kube, scope);
+}
+
+/**
+ * The AhvVm is deleted because its kind is: CRD ahvvms.nutanix.com was deleted, which is how the operator is
+ * uninstalled (`kubectl delete -k`, `kubectl delete -f install.yaml`, `helm uninstall` with crds.keep=false), and the
+ * API server then deletes every AhvVm. Nobody asked for the VMs to go, so each is kept as with `deletion_policy:
+ * Retain` — nothing is sent to Prism — and the person on call is told which VM stayed and how to delete it.
+ */
+export async function keepOnUninstall(deps: Pick<PhaseDeps, 'kube' | 'report'>, scope: AhvVmScope, ctx: ReconcileContext): Promise<void> {
+  const { uuid, createRequestId } = scope.status;
+  // Without a UUID or a create request id (v4), this AhvVm never sent a create: it has no VM to tell about.
+  if (uuid !== undefined || createRequestId !== undefined) {
+    const name = JSON.stringify(scope.avm.metadata.name ?? '');
+    const which = uuid === undefined ? `VM ${name} (UUID not known yet: create request ${createRequestId ?? ''})` : `VM ${name} (${uuid})`;
+    const note =
+      `${which} is kept in Prism Central: the AhvVm kind is being removed (CRD ${AHVVM_CRD_NAME} deleted, the operator uninstalled), ` +
+      'which is not a request to delete VMs. To delete the VM, delete it in Prism Central; to have the operator delete VMs, ' +
+      'delete their AhvVms first and wait until they are gone, then remove the operator';
+    ctx.log.info({ vm: uuid, name: scope.avm.metadata.name }, note);
+    deps.report.event(scope, 'Normal', 'Retained', 'Delete', note);
   }
   await release(deps.kube, scope);
 }

@@ -1,9 +1,9 @@
-import { ensureFinalizer, hasFinalizer, type KubeClient, type ObjectReconciler, type ReconcileContext, type ReconcileRequest, type StatusWriter } from '@k8s-operators/controller-core';
-import { AhvVmRef } from '../api/ahvvm-ref.ts';
+import { ensureFinalizer, kindBeingRemoved, type KubeClient, type ObjectReconciler, type ReconcileContext, type ReconcileRequest, type StatusWriter } from '@k8s-operators/controller-core';
+import { AHVVM_CRD_NAME, AhvVmRef } from '../api/ahvvm-ref.ts';
 import type { AhvVm } from '../api/ahvvm-resource.ts';
 import { ABSENT_STATE, VmStateGauge, type AhvVmMetrics } from '../metrics/ahvvm-metrics.ts';
 import { locateOrCreate } from './ahvvm-create.ts';
-import { finalize, FINALIZER, letGo, needsPrismToLetGo, release } from './ahvvm-finalize.ts';
+import { finalize, FINALIZER, keepOnUninstall, letGo, needsPrismToLetGo, release } from './ahvvm-finalize.ts';
 import { AhvVmReporter, type AhvVmEvents } from './ahvvm-reporter.ts';
 import { AhvVmScope } from './ahvvm-scope.ts';
 import { failed, Reason } from '../desired/desired-ahvvm-status.ts';
@@ -21,7 +21,8 @@ export { FINALIZER } from './ahvvm-finalize.ts';
 export const FIELD_MANAGER = 'nutanix-ahvvm-operator';
 
 export interface AhvVmReconcilerOptions {
-  kube: Pick<KubeClient, 'patch' | 'get'>;
+  /** Patches finalizers, reads Secrets, and asks whether the AhvVm CRD is being deleted. */
+  kube: KubeClient;
   /** The manager's writer for FIELD_MANAGER: its writes are read back by `manager.reader` before the cache shows them. */
   statusWriter: StatusWriter;
   prism: PrismConnection;
@@ -44,6 +45,7 @@ export interface AhvVmReconcilerOptions {
  * found is `locateOrCreate`, a VM found is `sync`.
  */
 export class AhvVmReconciler implements ObjectReconciler<AhvVm> {
+  readonly #kube: KubeClient;
   readonly #prism: PrismConnection;
   readonly #gate: PrismAccessGate;
   readonly #now: () => Date;
@@ -52,6 +54,7 @@ export class AhvVmReconciler implements ObjectReconciler<AhvVm> {
   readonly #deps: PhaseDeps;
 
   constructor(options: AhvVmReconcilerOptions) {
+    this.#kube = options.kube;
     this.#prism = options.prism;
     this.#gate = options.gate ?? new PrismAccessGate();
     this.#now = options.now ?? ((): Date => new Date());
@@ -84,13 +87,19 @@ export class AhvVmReconciler implements ObjectReconciler<AhvVm> {
   }
 
   async #reconcile(scope: AhvVmScope, ctx: ReconcileContext): Promise<Result> {
-    const prism = this.#prism;
-    if (!prism.configured) return this.#unconfigured(scope, prism.problem);
     const deleting = scope.avm.metadata.deletionTimestamp !== undefined;
+    // Neither needs Prism, so both come before its configuration and its gate: an operator that cannot reach Prism
+    // still lets its AhvVms go when the VMs are to stay.
     if (deleting && !needsPrismToLetGo(scope)) {
       await letGo(this.#deps, scope, ctx);
       return undefined;
     }
+    if (deleting && (await this.#uninstalling(scope, ctx))) {
+      await keepOnUninstall(this.#deps, scope, ctx);
+      return undefined;
+    }
+    const prism = this.#prism;
+    if (!prism.configured) return this.#unconfigured(scope, prism.problem);
     const admission = this.#gate.admit();
     if (admission.kind === 'closed') {
       await this.#deps.report.problem(scope, failed(admission.reason, admission.message), 'Connect');
@@ -109,12 +118,24 @@ export class AhvVmReconciler implements ObjectReconciler<AhvVm> {
     }
   }
 
-  /** Without a Prism connection nothing can be done but say so; the finalizer goes only where no VM is at stake. */
+  /**
+   * Whether this deletion is the AhvVm kind's (its CRD deleted: the operator is being uninstalled) rather than a
+   * user's. Asked with one GET on deletion reconciles only, until the VM's DELETE is sent: a delete task already in
+   * flight was a user's request, and is finished. An error (the operator's role deleted first, say) fails the
+   * reconcile before anything is sent to Prism.
+   */
+  async #uninstalling(scope: AhvVmScope, ctx: ReconcileContext): Promise<boolean> {
+    if (scope.status.lastTask?.operation === 'delete') return false;
+    return kindBeingRemoved(this.#kube, AHVVM_CRD_NAME, ctx.signal);
+  }
+
+  /**
+   * Without a Prism connection nothing can be done but say so; a deletion that needs Prism (a VM to delete) lets the
+   * finalizer go only where no VM is at stake.
+   */
   async #unconfigured(scope: AhvVmScope, problem: string): Promise<Result> {
-    const { avm } = scope;
-    if (avm.metadata.deletionTimestamp !== undefined) {
-      if (!hasFinalizer(avm, FINALIZER)) return undefined;
-      if (scope.spec.deletion_policy === 'Retain' || scope.status.uuid === undefined) {
+    if (scope.avm.metadata.deletionTimestamp !== undefined) {
+      if (scope.status.uuid === undefined) {
         await release(this.#deps.kube, scope);
         return undefined;
       }
