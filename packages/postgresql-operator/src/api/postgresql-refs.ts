@@ -35,3 +35,7 @@ export const PostgreSQLBackupRef = defineResource<PostgreSQLBackup>({
   kind: POSTGRESQL_BACKUP_KIND.kind,
   namespaced: true,
 });
+
+/** The CRDs' names (plural.group): the finalizers ask whether these are being deleted (the operator being uninstalled). */
+export const POSTGRESQL_CRD = `${POSTGRESQL_KIND.plural}.${API_GROUP}`;
+export const POSTGRESQL_BACKUP_CRD = `${POSTGRESQL_BACKUP_KIND.plural}.${API_GROUP}`;

@@ -13,7 +13,7 @@ import {
 } from '@k8s-operators/controller-core';
 import type { PostgreSQLBackup, PostgreSQLBackupStatus } from '../api/postgresql-backup-resource.ts';
 import { isFinished, type BackupTrigger } from '../api/backup-lifecycle.ts';
-import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
+import { POSTGRESQL_BACKUP_CRD, POSTGRESQL_CRD, PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import { resolvePostgreSQLBackup, type ResolvedPostgreSQLBackup } from '../api/resolved-postgresql-backup.ts';
 import { resolvePostgreSQLSpec, type ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
@@ -27,6 +27,7 @@ import { deleteBackupJob, findBackupJob, JOB_NAME_LABEL, jobOutcome, startBackup
 import { readDatabasePassword } from './database-password.ts';
 import { podAddress, servingPod } from './database-pods.ts';
 import { BACKUP_FINALIZER, type OperatorContext } from './operator-context.ts';
+import { crdBeingRemoved, uninstalling } from './operator-removal.ts';
 import { backupsOf, podsOf } from './operator-indexes.ts';
 import { STORE_CHECK_ATTEMPTS, STORE_CHECK_INTERVAL_MS, StoreRefusals } from './store-refusals.ts';
 
@@ -73,7 +74,7 @@ type StartPlan =
  * and checked against the manifest in the store. One found Running without its Job was interrupted (the operator
  * stopped before the Job was created or after it was deleted): it is Completed if its manifest was published,
  * otherwise Failed. Deleting a PostgreSQLBackup deletes its stored dump, except while its namespace is being deleted
- * (the PostgreSQL's `onDelete.backups` decides then).
+ * (the PostgreSQL's `onDelete.backups` decides then) or the operator is being uninstalled (a CRD being deleted).
  *
  * The reader returns this process's own status writes while the cache lags behind them: a backup just recorded reads
  * as finished here, never as a Running one that looks interrupted.
@@ -337,24 +338,32 @@ export class PostgreSQLBackupReconciler implements ObjectReconciler<PostgreSQLBa
 
   /**
    * The finalizer: the stored dump goes with its object. While the namespace is being deleted, the dumps stay: the
-   * PostgreSQL's `onDelete.backups` decides their fate then (Delete has removed them already, Retain keeps them).
+   * PostgreSQL's `onDelete.backups` decides their fate then (Delete has removed them already, Retain keeps them). While
+   * either CRD is being deleted, they stay too: the operator is being uninstalled, and nobody asked for any backup to go.
    */
   async #deleteStoredDump(backup: PostgreSQLBackup, resolved: ResolvedPostgreSQLBackup, ctx: ReconcileContext): Promise<undefined> {
     this.#refusals.forget(backup.metadata.uid ?? '');
     if (!hasFinalizer(backup, BACKUP_FINALIZER)) return undefined;
     const { manager, stores } = this.#context;
+    const name = backup.metadata.name ?? '';
     const namespace = await manager.client.get(Resources.Namespace, { name: backup.metadata.namespace ?? '' });
-    if (namespace?.metadata?.deletionTimestamp === undefined) {
+    const namespaceGoing = namespace?.metadata?.deletionTimestamp !== undefined;
+    // Either kind: the backup's own, or its database's (whose finalizer keeps every backup then).
+    const removedCrd = namespaceGoing ? undefined : await crdBeingRemoved(manager.client, [POSTGRESQL_BACKUP_CRD, POSTGRESQL_CRD], ctx.signal);
+    if (namespaceGoing) {
+      ctx.log.info('namespace being deleted: the stored dump is kept');
+    } else if (removedCrd !== undefined) {
+      ctx.log.info({ crd: removedCrd }, 'the operator is being uninstalled: the stored dump is kept');
+      await this.#eventOnBackupAndDatabase(backup, { type: 'Normal', reason: 'StoredDumpKept', note: `${uninstalling(removedCrd)}: the stored dump of backup ${name} is kept in its store; delete it there if it is not wanted` });
+    } else {
       const lookup = await stores.lookup(backup.metadata.namespace ?? '', resolved.writtenTo);
       if (lookup.ok) {
         await lookup.store.delete(backupKey(backup));
         ctx.log.info('deleted the stored dump with its PostgreSQLBackup');
       } else {
         // Keeping the finalizer would keep the object, and its namespace, forever: say what is left behind instead.
-        await this.#eventOnBackupAndDatabase(backup, { type: 'Warning', reason: 'StoredDumpKept', note: `the stored dump of backup ${backup.metadata.name ?? ''} could not be deleted and is left in its store: ${lookup.message}` });
+        await this.#eventOnBackupAndDatabase(backup, { type: 'Warning', reason: 'StoredDumpKept', note: `the stored dump of backup ${name} could not be deleted and is left in its store: ${lookup.message}` });
       }
-    } else {
-      ctx.log.info('namespace being deleted: the stored dump is kept');
     }
     await removeFinalizer(manager.client, PostgreSQLBackupRef, backup, BACKUP_FINALIZER);
     return undefined;

@@ -1,5 +1,7 @@
-import { ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFinalizer, requiredName, requiredNamespace, type ReconcileContext, type ReconcileResult } from '@k8s-operators/controller-core';
-import { PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
+import {
+  Resources, ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFinalizer, requiredName, requiredNamespace, type ReconcileContext, type ReconcileResult,
+} from '@k8s-operators/controller-core';
+import { POSTGRESQL_CRD, PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
 import type { PostgreSQL } from '../api/postgresql-resource.ts';
 import type { ResolvedPostgreSQLSpec } from '../api/resolved-postgresql-spec.ts';
@@ -8,7 +10,8 @@ import { servingPod } from './database-pods.ts';
 import { desiredBackup, finalBackupName } from '../desired/desired-backup.ts';
 import { isFinished } from '../api/backup-lifecycle.ts';
 import { newestUsable } from '../desired/desired-postgresql-status.ts';
-import { instanceKey } from '../desired/object-names.ts';
+import { dataClaimName, instanceKey } from '../desired/object-names.ts';
+import { crdBeingRemoved, uninstalling } from './operator-removal.ts';
 import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { podsOf } from './operator-indexes.ts';
 import { removeDatabaseGauges } from '../metrics/postgresql-metrics.ts';
@@ -39,12 +42,18 @@ export function ensurePostgreSQLFinalizer(context: OperatorContext, postgresql: 
  * 2. `onDelete.backups: Delete`: the stored backups and their objects are deleted. `Retain` (the default) keeps them,
  *    so a PostgreSQL created again with the same name restores the newest.
  * 3. The finalizer is removed; the garbage collector then deletes the Deployment, Service and claim.
+ *
+ * Unless the PostgreSQL is being deleted because its CRD is (the operator is being uninstalled): then nothing of the
+ * above happens and its data is kept (`keepForOperatorRemoval`).
  */
 export async function finalizePostgreSQL(context: OperatorContext, deleted: PostgreSQLBeingDeleted, ctx: ReconcileContext): Promise<ReconcileResult | undefined> {
   const { postgresql, spec, backups } = deleted;
   if (!hasFinalizer(postgresql, POSTGRESQL_FINALIZER)) return undefined;
   const { events, manager } = context;
   const namespace = requiredNamespace(postgresql);
+  // Asked on each run of the finalizer, not once: the CRD may be deleted while a final backup is being taken.
+  const removedCrd = await crdBeingRemoved(manager.client, [POSTGRESQL_CRD], ctx.signal);
+  if (removedCrd !== undefined) return keepForOperatorRemoval(context, deleted, removedCrd, ctx);
 
   if (spec.backup.onDelete.finalBackup) {
     const name = finalBackupName(postgresql);
@@ -101,4 +110,48 @@ export async function finalizePostgreSQL(context: OperatorContext, deleted: Post
   await removeFinalizer(manager.client, PostgreSQLRef, postgresql, POSTGRESQL_FINALIZER);
   ctx.log.info('finalizer removed; the database goes with its Deployment');
   return undefined;
+}
+
+/**
+ * A PostgreSQL deleted with its CRD: nobody asked for this database to go, they removed the operator. No final backup
+ * (its PostgreSQLBackup could not be created: that kind is going too), every stored backup kept whatever
+ * `onDelete.backups` says, and the data claim kept: the PostgreSQL's owner reference is taken off it before the
+ * finalizer goes, so the garbage collector leaves it. The Deployment and Service go: the database stops, its data stays,
+ * for a PostgreSQL of the same name to use once the operator is installed again. An Event and a log line say what was
+ * kept and why.
+ */
+async function keepForOperatorRemoval(context: OperatorContext, deleted: PostgreSQLBeingDeleted, crd: string, ctx: ReconcileContext): Promise<undefined> {
+  const { postgresql, backups } = deleted;
+  const { events, manager } = context;
+  const claim = await detachDataClaim(context, postgresql);
+  const newest = newestUsable(backups)?.metadata.name;
+  events.event(postgresql, {
+    type: 'Normal', reason: 'DataKept', action: 'Delete',
+    note: `${uninstalling(crd)}: no final backup was taken and every stored backup is kept (backup.onDelete is not applied; ` +
+      `${newest === undefined ? 'there is no verified backup' : `the newest verified backup is ${newest}`}); ` +
+      (claim === undefined ? 'there is no data claim to keep (no spec.storage)' : `the data claim ${claim} is kept, no longer owned by the PostgreSQL`) +
+      '. Delete them by hand if they are not wanted.',
+  });
+  ctx.log.info({ crd, dataClaim: claim, newestBackup: newest }, 'the operator is being uninstalled: no final backup, the stored backups and the data claim are kept');
+  removeDatabaseGauges(context.metrics, { namespace: requiredNamespace(postgresql), postgresql: requiredName(postgresql) });
+  await removeFinalizer(manager.client, PostgreSQLRef, postgresql, POSTGRESQL_FINALIZER);
+  return undefined;
+}
+
+/**
+ * Takes the PostgreSQL's owner reference off its data claim; returns the claim's name, or undefined without one. The
+ * JSON patch tests the reference's UID at its index first, so a claim changed since the cache saw it is refused, and
+ * the reconcile tried again, rather than another reference removed.
+ */
+async function detachDataClaim(context: OperatorContext, postgresql: PostgreSQL): Promise<string | undefined> {
+  const { manager } = context;
+  const key = { namespace: requiredNamespace(postgresql), name: dataClaimName(postgresql) };
+  const claim = await manager.reader.get(Resources.PersistentVolumeClaim, key);
+  if (claim === undefined) return undefined;
+  const index = (claim.metadata?.ownerReferences ?? []).findIndex((owner) => owner.uid === postgresql.metadata.uid);
+  if (index >= 0) {
+    const path = `/metadata/ownerReferences/${String(index)}`;
+    await manager.client.patch(Resources.PersistentVolumeClaim, key, { type: 'json', patch: [{ op: 'test', path: `${path}/uid`, value: postgresql.metadata.uid }, { op: 'remove', path }] });
+  }
+  return key.name;
 }
