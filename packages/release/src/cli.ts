@@ -2,8 +2,10 @@
 // network-policy options) and Helm chart, generated from deploy/ with the release's images.
 import { relative } from 'node:path';
 import { findProvisionedTool } from '@k8s-operators/testkit';
+import { pushReleaseImages } from './push-images.ts';
 import { parseReleaseOptions, USAGE } from './release-options.ts';
-import { writeRelease } from './release.ts';
+import { releaseImageNames, writeRelease } from './release.ts';
+import { offlineCosignFlags, signFile, signImage } from './sign-release.ts';
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
@@ -20,7 +22,21 @@ try {
 try {
   // The project's own kubectl (its kustomize), the one the tests build deploy/ with.
   const kubectl = `${await findProvisionedTool('control-plane')}/kubectl`;
-  const released = await writeRelease(kubectl, { registry: options.registry, version: options.version }, options.outDir);
+  const say = (line: string): void => { console.error(line); };
+  const images = releaseImageNames();
+  const digests = options.push ? await pushReleaseImages(images, options.registry, options.version, say) : undefined;
+  const released = await writeRelease(kubectl, { registry: options.registry, version: options.version, ...(digests === undefined ? {} : { digests }) }, options.outDir);
+  if (options.signKey !== undefined && digests !== undefined) {
+    const signer = { binary: await findProvisionedTool('cosign'), key: options.signKey, offline: (await offlineCosignFlags()).sign };
+    for (const name of images) {
+      await signImage(signer, `${options.registry}/${name}@${digests[name] ?? ''}`);
+      say(`release: signed ${options.registry}/${name}@${digests[name] ?? ''}`);
+    }
+    for (const { files } of released) {
+      const install = files.find((file) => file.endsWith('/install.yaml'));
+      if (install !== undefined) say(`release: signed ${relative(process.cwd(), install)} (${relative(process.cwd(), await signFile(signer, install))})`);
+    }
+  }
   for (const { operator, files } of released) {
     console.error(`release: ${operator}: ${files.length} files, install.yaml and chart/ in ${relative(process.cwd(), files[0]?.replace(/\/install\.yaml$/, '') ?? options.outDir)}`);
   }

@@ -7,13 +7,19 @@ export interface ReleaseOptions {
   version: string;
   registry: string;
   outDir: string;
+  /** Build and push the images to the registry, and pin their digests in the manifests and the chart. */
+  push: boolean;
+  /** A cosign private key: sign the pushed images and install.yaml with it (COSIGN_PASSWORD unlocks it). */
+  signKey?: string;
 }
 
-export const USAGE = `usage: npm run release -- --version X [--registry R] [--out DIR]
+export const USAGE = `usage: npm run release -- --version X [--registry R] [--out DIR] [--push [--sign-key cosign.key]]
   --version   the release's version (semver: 1.2.0, 1.3.0-rc.1): the images' tag, the chart's version and appVersion
   --registry  where the images are (default ${IMAGE_REGISTRY})
   --out       where the release goes (default dist/release-<version>): <operator>/install.yaml, monitoring.yaml,
-              network-policy.yaml and <operator>/chart/`;
+              network-policy.yaml and <operator>/chart/
+  --push      build the images for the registry and version, push them, and pin their digests everywhere
+  --sign-key  with --push: sign each image (by digest) and each install.yaml with this cosign key (COSIGN_PASSWORD)`;
 
 // Semantic Versioning 2.0.0's own grammar (semver.org), which Helm requires of a chart's version; no leading "v".
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
@@ -23,7 +29,10 @@ const REGISTRY = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(\/[a-z0-9]+([._-][a-
 export function parseReleaseOptions(argv: readonly string[], cwd = process.cwd()): ReleaseOptions {
   const { values } = parseArgs({
     args: [...argv],
-    options: { version: { type: 'string' }, registry: { type: 'string', default: IMAGE_REGISTRY }, out: { type: 'string' } },
+    options: {
+      version: { type: 'string' }, registry: { type: 'string', default: IMAGE_REGISTRY }, out: { type: 'string' },
+      push: { type: 'boolean', default: false }, 'sign-key': { type: 'string' },
+    },
     strict: true,
   });
   const version = values.version;
@@ -32,5 +41,11 @@ export function parseReleaseOptions(argv: readonly string[], cwd = process.cwd()
   // A "+build" part is not allowed in an image tag; Helm would turn it into "_" in places, images would not match.
   if (version.includes('+')) throw new Error(`--version cannot carry build metadata (+…): image tags do not allow "+", in ${JSON.stringify(version)}`);
   if (!REGISTRY.test(values.registry)) throw new Error(`--registry must be a registry host with an optional path, such as ghcr.io/acme or localhost:5001/operators, not ${JSON.stringify(values.registry)}`);
-  return { version, registry: values.registry, outDir: resolve(cwd, values.out ?? `dist/release-${version}`) };
+  const signKey = values['sign-key'];
+  // An image is signed by the digest its push returned; without a push there is none to sign.
+  if (signKey !== undefined && !values.push) throw new Error('--sign-key signs what --push pushed: add --push');
+  return {
+    version, registry: values.registry, outDir: resolve(cwd, values.out ?? `dist/release-${version}`), push: values.push,
+    ...(signKey === undefined ? {} : { signKey: resolve(cwd, signKey) }),
+  };
 }

@@ -24,6 +24,9 @@ export function chartImages(operator: ReleasedOperator, release: ImageRelease): 
   });
 }
 
+/** Every image the release ships, once (the MaintPage page server included). */
+export const releaseImageNames = (): string[] => RELEASED_OPERATORS.flatMap((operator) => operatorSources(operator).images);
+
 export interface ReleasedFiles { operator: ReleasedOperator; files: string[] }
 
 export async function writeRelease(kubectl: string, release: ImageRelease, outDir: string): Promise<ReleasedFiles[]> {

@@ -28,10 +28,10 @@ async function refusal(operator: ReleasedOperator, args: readonly string[]): Pro
 /** The build without its Namespace (Helm installs into the release's namespace) and in one order. */
 const withoutNamespace = (objects: readonly K8sObject[]): K8sObject[] => sortedObjects(objects.filter((o) => o.kind !== 'Namespace'));
 
-/** The render with the one addition the chart documents: CRDs are kept by `helm uninstall` (crds.keep). */
+/** The render with the one addition the chart documents: `helm uninstall` keeps the CRDs and the backup volume. */
 function withoutKeepPolicy(objects: readonly K8sObject[]): K8sObject[] {
   return sortedObjects(objects.map((object) => {
-    if (object.kind !== 'CustomResourceDefinition') return object;
+    if (object.kind !== 'CustomResourceDefinition' && object.kind !== 'PersistentVolumeClaim') return object;
     const { [KEEP]: keep, ...annotations } = object.metadata.annotations ?? {};
     expect(keep, object.metadata.name).toBe('keep');
     const { annotations: _annotations, ...metadata } = object.metadata;
@@ -54,7 +54,7 @@ describe.each(RELEASED_OPERATORS)('%s chart', (operator) => {
     expect(result.code).toBe(0);
   });
 
-  test("the default render is deploy/'s kustomize build, CRDs kept on uninstall", async () => {
+  test("the default render is deploy/'s kustomize build, CRDs (and the backup volume) kept on uninstall", async () => {
     const built = await renderOperator(release.kubectl, operator, RELEASE);
     expect(withoutKeepPolicy(await render(operator))).toEqual(withoutNamespace(built.install));
   });
@@ -73,7 +73,7 @@ describe.each(RELEASED_OPERATORS)('%s chart', (operator) => {
     const rendered = await render(operator, [
       '--set', `replicas=3,image.repository=registry.example/ops/${operator},image.tag=9.9.9,image.digest=${digest}`,
       '--set', 'nodeSelector.disk=ssd,tolerations[0].key=dedicated,tolerations[0].operator=Exists,commonLabels.team=platform,commonAnnotations.owner=ops,podLabels.tier=control,podAnnotations.scrape=yes',
-      '--set', 'resources.limits.memory=512Mi,crds.keep=false',
+      '--set', `resources.limits.memory=512Mi,crds.keep=false${operator === 'postgresql-operator' ? ',backupStore.volume.keep=false' : ''}`,
     ], 'ops');
     const deployment = deploymentOf(rendered, manager);
     expect(deployment.spec.replicas).toBe(3);
@@ -88,7 +88,7 @@ describe.each(RELEASED_OPERATORS)('%s chart', (operator) => {
     for (const object of rendered) {
       expect(object.metadata.labels?.team, `${object.kind} ${object.metadata.name}`).toBe('platform');
       expect(object.metadata.annotations, `${object.kind} ${object.metadata.name}`).toMatchObject({ owner: 'ops' });
-      if (object.kind === 'CustomResourceDefinition') expect(object.metadata.annotations).not.toHaveProperty(KEEP);
+      expect(object.metadata.annotations).not.toHaveProperty(KEEP);
       // Everything namespaced is in the release's namespace, and so is every ServiceAccount a binding names.
       if (object.metadata.namespace !== undefined) expect(object.metadata.namespace).toBe('ops');
     }

@@ -36,7 +36,7 @@ async function helmOk(args: readonly string[]): Promise<string> {
   return result.stdout;
 }
 
-test('install, upgrade with a changed value, roll back, uninstall: the CRDs and the databases stay', async () => {
+test('install, upgrade with a changed value, roll back, uninstall: the CRDs, the databases and the backup volume stay', async () => {
   const chart = join(release.dir, operator, 'chart');
   expect(await helmOk(['install', 'pg', chart, '--namespace', namespace, '--create-namespace'])).toContain('STATUS: deployed');
   expect(await managerReplicas()).toBe(2);
@@ -62,4 +62,8 @@ test('install, upgrade with a changed value, roll back, uninstall: the CRDs and 
   expect(crds.stdout.trim().split('\n')).toEqual(['customresourcedefinition.apiextensions.k8s.io/postgresqls.exp.wheel.jp', 'customresourcedefinition.apiextensions.k8s.io/postgresqlbackups.exp.wheel.jp']);
   const kept = await kubectl(['-n', 'shop', 'get', 'postgresql', 'orders', '-o', 'name']);
   expect(kept.stdout.trim()).toBe('postgresql.exp.wheel.jp/orders');
+  // And the backup volume, with every backup on it.
+  const volume = await kubectl(['-n', namespace, 'get', 'persistentvolumeclaim', `${operator}-backups`, '-o', 'jsonpath={.metadata.deletionTimestamp}']);
+  expect(volume.stderr).toBe('');
+  expect(volume.stdout).toBe('');
 });

@@ -43,11 +43,12 @@ const always = (key: string, valuesPath: string): BlockLines => (indent) => [
   `${key}:`,
   `  {{- toYaml ${valuesPath} | nindent ${String(indent + 2)} }}`,
 ];
-// A CRD's annotations: the common ones, and Helm's keep policy unless crds.keep is false.
+// The annotations of what `helm uninstall` must leave (the CRDs, the backup volume): the common ones, and Helm's keep
+// policy while the value `keepValue` is true.
 const KEEP = 'helm.sh/resource-policy: keep';
-const crdAnnotations: BlockLines = (indent) => [
+const keptAnnotations = (keepValue: string): BlockLines => (indent) => [
   '{{- $annotations := merge (dict) (.Values.commonAnnotations | default dict) }}',
-  '{{- if .Values.crds.keep }}{{ $_ := set $annotations "helm.sh/resource-policy" "keep" }}{{ end }}',
+  `{{- if ${keepValue} }}{{ $_ := set $annotations "helm.sh/resource-policy" "keep" }}{{ end }}`,
   '{{- with $annotations }}',
   'annotations:',
   `  {{- toYaml . | nindent ${String(indent + 2)} }}`,
@@ -78,13 +79,16 @@ function templatePath(object: K8sObject, context: TemplateContext): string {
 function addMetadataValues(object: K8sObject, markers: TemplateMarkers): void {
   const metadata = object.metadata as Mapping;
   addEntries(metadata, 'labels', ['.Values.commonLabels'], markers);
-  if (object.kind !== 'CustomResourceDefinition') {
+  // The CRDs (and so every object of their kinds) and the backup volume (every dump on it) outlive `helm uninstall`.
+  const keepValue = object.kind === 'CustomResourceDefinition' ? '.Values.crds.keep'
+    : object.kind === 'PersistentVolumeClaim' ? '.Values.backupStore.volume.keep' : undefined;
+  if (keepValue === undefined) {
     addEntries(metadata, 'annotations', ['.Values.commonAnnotations'], markers);
   } else if (metadata.annotations === undefined) {
-    metadata[markers.block(crdAnnotations)] = null;
+    metadata[markers.block(keptAnnotations(keepValue))] = null;
   } else {
     addEntries(metadata, 'annotations', ['.Values.commonAnnotations'], markers);
-    asMapping(metadata.annotations)[markers.block(() => ['{{- if .Values.crds.keep }}', KEEP, '{{- end }}'])] = null;
+    asMapping(metadata.annotations)[markers.block(() => [`{{- if ${keepValue} }}`, KEEP, '{{- end }}'])] = null;
   }
 }
 

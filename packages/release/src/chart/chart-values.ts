@@ -26,7 +26,7 @@ export interface ChartValues extends NodeSelectionValues {
   metrics: { serviceMonitor: { enabled: boolean }; prometheusRule: { enabled: boolean } };
   networkPolicy: { enabled: boolean };
   prism?: { secretName: string };
-  backupStore?: { resources: ResourceValues; volume: { size: string; storageClassName: string } } & NodeSelectionValues;
+  backupStore?: { resources: ResourceValues; volume: { size: string; storageClassName: string; keep: boolean } } & NodeSelectionValues;
 }
 
 /** What each top-level value is for: the schema's descriptions and values.yaml's comments. */
@@ -110,8 +110,12 @@ export function valuesSchema(operator: ReleasedOperator): object {
         resources: resources("The backup store container's resources."),
         ...nodeSelection({ nodeSelector: "The backup store Pod's node selector.", tolerations: "The backup store Pod's tolerations.", affinity: "The backup store Pod's affinity." }),
         volume: {
-          type: 'object', additionalProperties: false, required: ['size'],
-          properties: { size: { ...quantity, description: 'The backup volume (a PersistentVolumeClaim, ReadWriteOnce).' }, storageClassName: { type: 'string', description: 'Empty: the default StorageClass.' } },
+          type: 'object', additionalProperties: false, required: ['size', 'keep'],
+          properties: {
+            size: { ...quantity, description: 'The backup volume (a PersistentVolumeClaim, ReadWriteOnce).' },
+            storageClassName: { type: 'string', description: 'Empty: the default StorageClass.' },
+            keep: { type: 'boolean', description: 'helm uninstall leaves the volume, and every backup on it, in place.' },
+          },
         },
       },
     };

@@ -62,7 +62,7 @@ export function defaultValues(release: ChartRelease, rendered: RenderedOperator)
     values.backupStore = {
       resources: containerResources(rendered.install, `${operator}-backup-store`, 'backup-store'),
       ...nodeSelection(rendered.install, `${operator}-backup-store`),
-      volume: { size: claim.spec.resources.requests.storage, storageClassName: '' },
+      volume: { size: claim.spec.resources.requests.storage, storageClassName: '', keep: true },
     };
   }
   return values;
