@@ -129,22 +129,31 @@ if [[ -z "$gateway" ]]; then
   gateway="$(ip -4 -o addr show "$bridge" | awk '{split($4, a, "/"); print a[1]; exit}')"
 fi
 env_vars=(E2E_KUBECONFIG="$kubeconfig" E2E_KUSTOMIZE_DIR="$overlay" E2E_POD_NETWORK_ROUTED="$pod_network_routed" E2E_HOST_ADDRESS="$gateway")
-if [[ "$operator" == nutanix-ahvvm-operator ]]; then
+# A Prism Central simulator serving only the API $1 (v3 or v4), seeded as the spec expects (the e2e's
+# prism-simulator.json: GPUs and storage containers); its CA goes to $ca.
+start_simulator() {
   ca="$(mktemp)"
   bash "$repo/tools/node24.sh" node --conditions=source "$repo/packages/prism-simulator/src/cli.ts" \
-    --host "$gateway" --port 9440 --tls --tls-san "$gateway" --ca-out "$ca" > "$artifacts.simulator.log" 2>&1 &
+    --host "$gateway" --port 9440 --tls --tls-san "$gateway" --ca-out "$ca" --apis "$1" \
+    --config "$repo/packages/nutanix-ahvvm-operator/test/e2e/prism-simulator.json" > "$artifacts.simulator-$1.log" 2>&1 &
   simulator_pid=$!
   for _ in $(seq 1 100); do [[ -s "$ca" ]] && break; sleep 0.2; done
-  env_vars+=(E2E_PRISM_URL="https://$gateway:9440" E2E_PRISM_CA_FILE="$ca")
-fi
+  [[ -s "$ca" ]] || { echo "kind: the Prism simulator did not start; see $artifacts.simulator-$1.log" >&2; exit 1; }
+}
 
 cd "$repo/packages/$operator"
 if [[ "$operator" == nutanix-ahvvm-operator ]]; then
-  # The same spec on both Prism APIs, one after the other on the one cluster (nutanix-v4.e2e.test.ts does this on
-  # the local cluster).
-  for api in v3 v4; do
-    echo "kind: the nutanix spec on Prism $api" >&2
-    env "${env_vars[@]}" E2E_PRISM_API="$api" bash "$repo/tools/node24.sh" npx vitest run test/e2e/nutanix.e2e.test.ts
+  # The same spec in each mode, one after the other on the one cluster, each against a simulator of its own that
+  # serves only the API the operator must end up on (nutanix-v4 and nutanix-auto.e2e.test.ts do this on the local
+  # cluster): v3 on a v3-only Prism Central, v4 pinned and `auto` on a v4-only one.
+  for mode in v3 v4 auto; do
+    served="$([[ "$mode" == v3 ]] && echo v3 || echo v4)"
+    echo "kind: the nutanix spec with PRISM_API_VERSION=$mode on a Prism Central serving $served only" >&2
+    start_simulator "$served"
+    env "${env_vars[@]}" E2E_PRISM_URL="https://$gateway:9440" E2E_PRISM_CA_FILE="$ca" E2E_PRISM_API="$mode" \
+      bash "$repo/tools/node24.sh" npx vitest run test/e2e/nutanix.e2e.test.ts
+    kill "$simulator_pid" && wait "$simulator_pid" || true
+    simulator_pid=""
   done
 else
   env "${env_vars[@]}" bash "$repo/tools/node24.sh" npx vitest run test/e2e
