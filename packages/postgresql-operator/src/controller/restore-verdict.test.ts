@@ -44,6 +44,12 @@ describe('restoreFailureVerdict', () => {
     });
   });
 
+  it('counts a restore that could not start yet (store or server not reachable) as waiting, not failed', () => {
+    expect(restoreFailureVerdict('foodb-x', { reason: 'BackupStoreUnavailable', message: 'the backup store service has no ready endpoint' }).metric).toBe('waiting');
+    expect(restoreFailureVerdict('foodb-x', { reason: 'DatabaseUnreachable', message: 'connection refused' }).metric).toBe('waiting');
+    expect(restoreFailureVerdict('foodb-x', { reason: 'NoMatchingIdentity', message: 'no identity' }).metric).toBe('failed');
+  });
+
   it('does not say it retries what no retry fixes', () => {
     const verdict = restoreFailureVerdict('foodb-x', { reason: 'PgToolMissing', message: 'pg_restore 16 is needed for a PostgreSQL 16 server, …' });
     expect(verdict).toMatchObject({

@@ -1,7 +1,7 @@
 import type { LatestRestoreResult } from '../restore/restore-latest.ts';
 import type { SkippedBackup } from '../restore/candidates.ts';
 import type { RestoreMetricResult } from '../metrics/postgresql-metrics.ts';
-import { RETRY_CANNOT_FIX, type DatabaseProblem } from './database-errors.ts';
+import { CLEARS_BY_ITSELF, RETRY_CANNOT_FIX, type DatabaseProblem } from './database-errors.ts';
 
 /**
  * What a restore attempt on a new pod means for the pod, the `Restored` condition, Events and metrics. Pure: the
@@ -97,7 +97,11 @@ export function restoreFailureVerdict(pod: string, problem: DatabaseProblem): Re
     serve: false,
     condition: { status: 'False', reason: problem.reason, message },
     events: [{ type: 'Warning', reason: problem.reason, note: message }],
-    metric: 'failed',
+    // A restore that could not start yet (the backup store or the new pod's server not reachable) is a wait that
+    // clears by itself, not a failed restore: a backup store still starting beside a database made at install time
+    // must not page anyone (the soak saw PostgreSQLRestoreFailing fire so). One that never clears keeps the pod
+    // unlabelled, which PostgreSQLRestoreBlocked reports after 15 minutes.
+    metric: CLEARS_BY_ITSELF.has(problem.reason) ? 'waiting' : 'failed',
     corrupted: [],
   };
 }

@@ -88,7 +88,7 @@ export function registerPostgreSQLMetrics(registry: Registry): PostgreSQLMetrics
 
 export type BackupResult = 'completed' | 'failed';
 
-export type RestoreMetricResult = 'restored' | 'no_backup' | 'not_empty' | 'no_usable_backup' | 'failed';
+export type RestoreMetricResult = 'restored' | 'no_backup' | 'not_empty' | 'no_usable_backup' | 'waiting' | 'failed';
 
 export function recordBackup(metrics: PostgreSQLMetrics, trigger: BackupTrigger, result: BackupResult, seconds: number): void {
   metrics.backups.inc({ trigger, result });
