@@ -1,13 +1,13 @@
 // Everything the soak runs against, installed as a user would: the three operators from deploy/ (`kubectl apply -k`,
-// their images, the PostgreSQL operator's two replicas), a Prism Central (the simulator) with the operator's Secret,
-// SeaweedFS for the bucket store, and a real Prometheus that scrapes each operator as its ServiceMonitor says and
+// their images (on kind, an overlay naming the images loaded there), the PostgreSQL operator's two replicas), a Prism
+// Central (the simulator) with the operator's Secret, SeaweedFS for the bucket store, and a real Prometheus that scrapes each operator as its ServiceMonitor says and
 // evaluates the shipped PrometheusRules unchanged.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
 import {
-  prepareScrapeAccess, REPOSITORY_ROOT, serviceMonitorJob, shippedRuleFiles, startPrometheus, startSeaweedFs, waitForCrdsEstablished,
+  prepareScrapeAccess, serviceMonitorJob, shippedRuleFiles, startPrometheus, startSeaweedFs, waitForCrdsEstablished,
   type RunningPrometheus, type RunningSeaweedFs,
 } from '@k8s-operators/testkit';
 import type { SoakCluster } from './cluster/soak-cluster.ts';
@@ -36,8 +36,9 @@ export interface Installed {
 export async function install(cluster: SoakCluster, say: (line: string) => void): Promise<Installed> {
   say('soak: starting the Prism Central simulator (TLS) and SeaweedFS (S3); installing the three operators from deploy/');
   // Tasks long enough that the operator follows them, as against a real Prism Central.
-  const prism = await startPrismSimulator({ tls: true, host: '127.0.0.1', timings: { createMs: 1_000, updateMs: 500, deleteMs: 500, learnedIpMs: 500 } });
-  const seaweed = await startSeaweedFs({ bucket: SOAK_BUCKET });
+  const host = cluster.servicesHost;
+  const prism = await startPrismSimulator({ tls: true, host, tlsHostnames: [host], timings: { createMs: 1_000, updateMs: 500, deleteMs: 500, learnedIpMs: 500 } });
+  const seaweed = await startSeaweedFs({ bucket: SOAK_BUCKET, host });
   // Prism v3 first; at half-time the workload removes PRISM_API_VERSION and the operator's default, auto, finds v4.
   const prismSecret = {
     PRISM_HOST: prism.host, PRISM_PORT: String(prism.port), PRISM_USER: prism.username, PRISM_PASS: prism.password,
@@ -48,7 +49,7 @@ export async function install(cluster: SoakCluster, say: (line: string) => void)
     apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'prism-central', namespace: operatorNamespace('nutanix-ahvvm-operator') }, stringData: prismSecret,
   }) });
   for (const operator of OPERATORS) {
-    await cluster.kubectlOk(['apply', '-k', join(REPOSITORY_ROOT, 'deploy', operator)]);
+    await cluster.kubectlOk(['apply', '-k', cluster.installDir(operator)]);
     await waitForCrdsEstablished((args) => cluster.kubectlOk(args), CRDS[operator]);
   }
   for (const operator of OPERATORS) {

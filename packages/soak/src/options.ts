@@ -16,7 +16,7 @@ export interface SoakOptions {
 
 export const USAGE = `usage: npm run soak -- [--duration 60m] [--cluster local|kind] [--seed N] [--out DIR] [--rate N] [--settle 3m]
   --duration  how long the workload and the faults run (default 60m; s, m or h)
-  --cluster   local: testkit's cluster on this machine (default); kind: the kind cluster kind/e2e.sh makes
+  --cluster   local: testkit's cluster on this machine (default); kind: a kind cluster of its own (kind/soak-cluster.sh)
   --seed      the fault schedule and workload choices (default: a fresh one, printed and in the report)
   --out       where the report goes (default: soak-out/<start time>)
   --rate      workload operations per minute (default 12)

@@ -1,8 +1,9 @@
 // The soak on testkit's local cluster: the control plane's processes are ours to restart, and the Pods' containers
 // run in Docker's engine (`docker://<name>`) or as processes of this machine (`testkit://<pid>`).
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { TestCluster } from '@k8s-operators/testkit';
+import { REPOSITORY_ROOT, TestCluster } from '@k8s-operators/testkit';
 import type { SoakCluster } from './soak-cluster.ts';
 
 const run = promisify(execFile);
@@ -26,6 +27,9 @@ export async function startLocalSoakCluster(): Promise<SoakCluster> {
       if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}):\n${result.stderr}${result.stdout}`);
       return result.stdout;
     },
+    // The local node's Pods are processes and containers of this machine's network.
+    servicesHost: '127.0.0.1',
+    installDir: (operator) => join(REPOSITORY_ROOT, 'deploy', operator),
     restartApiServer: () => cluster.controlPlane.restartApiServer(),
     restartEtcd: () => cluster.controlPlane.restartEtcd(),
     killContainer: async (containerID) => {

@@ -1,6 +1,7 @@
 // The cluster a soak runs on, and the few things the fault injector and the samplers must do below the API: restart
 // the control plane's parts, SIGKILL a Pod's containers, and find a container's process to read its memory and files.
 import type { KubeApi, KubectlResult } from '@k8s-operators/testkit';
+import type { OperatorName } from '../timeline.ts';
 
 export interface SoakCluster {
   kind: 'local' | 'kind';
@@ -9,6 +10,10 @@ export interface SoakCluster {
   kubectl(args: readonly string[], options?: { input?: string }): Promise<KubectlResult>;
   /** kubectl that must succeed; throws with its output otherwise. */
   kubectlOk(args: readonly string[], options?: { input?: string }): Promise<string>;
+  /** The address of this machine that the cluster's Pods reach: what the run starts for them (Prism, S3) listens there. */
+  servicesHost: string;
+  /** What `kubectl apply -k` installs for an operator: deploy/<operator>, or an overlay pointing at the images loaded. */
+  installDir(operator: OperatorName): string;
   restartApiServer(): Promise<void>;
   restartEtcd(): Promise<void>;
   /** SIGKILLs the container a Pod's status names (`docker://…`, `testkit://<pid>`): what an OOM kill does. */

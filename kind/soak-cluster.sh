@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The kind cluster `npm run soak -- --cluster kind` runs on, apart from the e2e one (its own name and Pod subnet, so
+# both can exist and each keeps its route):
+#   kind/soak-cluster.sh up     creates it, builds and loads the four images with a non-latest tag, writes an overlay
+#                               per operator; prints one JSON line on stdout (kubeconfig, kubectl, node, gateway,
+#                               overlays); progress goes to stderr
+#   kind/soak-cluster.sh down   deletes it and its route
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cluster="${KIND_SOAK_CLUSTER:-k8s-operators-soak}"
+# Not the e2e cluster's 10.244.0.0/16 and 10.96.0.0/16: this machine routes each cluster's Pod subnet to its node.
+pod_subnet=10.246.0.0/16
+service_subnet=10.98.0.0/16
+operators=(maintpage-operator postgresql-operator nutanix-ahvvm-operator)
+
+# shellcheck source=cluster-up.sh
+source "$repo/kind/cluster-up.sh"
+
+case "${1:-}" in
+  up)
+    # Only the JSON line goes to stdout (the soak reads it); what the tools print is progress, on stderr.
+    exec 3>&1 1>&2
+    kind_cluster_up "$cluster" "networking:
+  podSubnet: $pod_subnet
+  serviceSubnet: $service_subnet"
+    [[ "$pod_network_routed" == 1 ]] || { echo "kind/soak-cluster.sh: the soak probes Pods from this machine and needs the route to $pod_cidr (run as root or with sudo)" >&2; exit 1; }
+    tag="soak-$(git -C "$repo" rev-parse --short HEAD)"
+    kind_load_images "$cluster" "$tag" maintpage-operator maintpage-page-server postgresql-operator nutanix-ahvvm-operator
+    overlays="$repo/kind/.overlays/soak"
+    for operator in "${operators[@]}"; do kind_overlay "$overlays/$operator" "$operator" "$tag"; done
+    printf '{"cluster":"%s","kubeconfig":"%s","kubectl":"%s","node":"%s","gateway":"%s","overlays":"%s"}\n' \
+      "$cluster" "$kubeconfig" "$(command -v kubectl)" "$cluster-control-plane" "$gateway" "$overlays" >&3
+    ;;
+  down)
+    kind="$(kind_command)"
+    node_ip="$(docker inspect -f '{{(index .NetworkSettings.Networks "kind").IPAddress}}' "$cluster-control-plane" 2>/dev/null || true)"
+    "$kind" delete cluster --name "$cluster"
+    # The route kind_cluster_up added from this machine to the node's share of the Pod subnet.
+    if [[ -n "$node_ip" ]]; then
+      ip route show | awk -v via="$node_ip" '$2 == "via" && $3 == via {print $1}' | while read -r subnet; do
+        ip route del "$subnet" 2>/dev/null || sudo -n ip route del "$subnet" 2>/dev/null || true
+      done
+    fi
+    ;;
+  *) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
