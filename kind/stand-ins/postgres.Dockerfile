@@ -1,5 +1,6 @@
 # Stand-in for the official postgres:<major> image, for kind clusters where no registry answers (kind/e2e.sh pushes it
-# to the local registry as docker.io/library/postgres:<major>). What the operator relies on is the same: the postgres
+# to the local registry as docker.io/library/postgres:<major>), and for testkit's local node where this machine lacks
+# the major's server (tools/images/postgres-stand-in.sh builds it). What the operator relies on is the same: the postgres
 # user and group 999, PGDATA, POSTGRES_USER/PASSWORD/DB on first start, port 5432, the socket in /var/run/postgresql,
 # pg_isready on PATH. The server is Debian's build of that major, on a base of the Debian suite that carries it:
 # bookworm's 15; trixie's 17 on BASE=$(tools/images/debian-base.sh trixie) with MAJOR=17 (17.12, checked to start,

@@ -3,7 +3,7 @@
 # --variant=minbase` off Debian's mirror (bases/versions.env), for machines where no container registry answers. Built
 # once per machine and suite: the root filesystem is also kept as a tarball under ~/.cache/operators-images, so a pruned
 # engine re-imports it in seconds. Prints the tag on stdout; progress goes to stderr. Used for the images' bases
-# (local-bases.sh, DEBIAN_SUITE) and for the PostgreSQL stand-ins of majors another suite carries (kind/local-cluster.sh:
+# (local-bases.sh, DEBIAN_SUITE) and for the PostgreSQL stand-ins of majors another suite carries (postgres-stand-in.sh:
 # trixie for 17).
 set -euo pipefail
 suite="${1:?usage: debian-base.sh SUITE (e.g. bookworm, trixie)}"

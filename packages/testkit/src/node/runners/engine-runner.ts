@@ -2,7 +2,7 @@ import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { ManagedProcess } from '../../managed-process.ts';
 import { quantityValue } from '../quantity.ts';
 import { imageUser, localImageId, OWNER_PID_LABEL, removeContainer, TESTKIT_LABEL } from './container-engine.ts';
-import { RunnerError, type ContainerRunner, type RunnerContext } from './runner.ts';
+import { RunnerError, type ContainerRunner, type RunnerContext, type StartedContainer } from './runner.ts';
 
 /** What `docker run` needs: its arguments, and the container's environment, handed over through the client's own. */
 export interface DockerRun {
@@ -56,7 +56,7 @@ function resourceArgs(container: V1Container): string[] {
  * Pod has its own loopback address), its volumes at their mount paths, its env, user, groups, read-only root,
  * capabilities and limits; command replaces the image's ENTRYPOINT and args its CMD. Never pulls.
  */
-export function dockerRunArgs(ctx: RunnerContext, name: string): DockerRun {
+export function dockerRunArgs(ctx: RunnerContext, name: string, image = ctx.container.image ?? ''): DockerRun {
   const { pod, container } = ctx;
   const meta = pod.metadata ?? {};
   const env = { ...apiServerEnv(ctx.cluster.server), ...ctx.containerEnv };
@@ -74,19 +74,18 @@ export function dockerRunArgs(ctx: RunnerContext, name: string): DockerRun {
   ];
   const [entrypoint, ...commandArgs] = ctx.containerCommand;
   if (entrypoint !== undefined) args.push('--entrypoint', entrypoint);
-  args.push(container.image ?? '', ...commandArgs, ...ctx.containerArgs);
+  args.push(image, ...commandArgs, ...ctx.containerArgs);
   return { args, env: Object.fromEntries(Object.entries(env).filter(([key]) => !CLIENT_VARIABLES.test(key))) };
 }
 
 let started = 0;
 
 /**
- * Runs a container from its image through the local Docker engine. The `docker run` client is the container's process
- * for the node: its exit is the container's, SIGTERM reaches the container through it, and once it is gone (even by
- * SIGKILL after the grace period) the container is removed.
+ * Runs a container from `image` (its own, or one that stands in for it) through the local Docker engine. The `docker
+ * run` client is the container's process for the node: its exit is the container's, SIGTERM reaches the container
+ * through it, and once it is gone (even by SIGKILL after the grace period) the container is removed.
  */
-export const engineRunner: ContainerRunner = async (ctx) => {
-  const image = ctx.container.image ?? '';
+export async function runInEngine(ctx: RunnerContext, image: string): Promise<StartedContainer> {
   const imageID = await localImageId(image);
   if (imageID === undefined) {
     throw new RunnerError(`image ${image} is not in the container engine and the testkit node never pulls: build it (npm run images) or load it`);
@@ -99,9 +98,12 @@ export const engineRunner: ContainerRunner = async (ctx) => {
   }
   const meta = ctx.pod.metadata ?? {};
   const name = `k8s_${ctx.container.name}_${meta.name ?? ''}_${meta.namespace ?? ''}_${(meta.uid ?? '').slice(0, 8)}_${process.pid}-${started++}`;
-  const { args, env } = dockerRunArgs(ctx, name);
+  const { args, env } = dockerRunArgs(ctx, name, image);
   const clientEnv: NodeJS.ProcessEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => CLIENT_VARIABLES.test(key))), ...env };
   const container = ManagedProcess.start({ name: ctx.container.name, command: 'docker', args, env: clientEnv, cwd: ctx.containerDir, logFile: ctx.logFile });
   void container.exited.then(() => removeContainer(name));
   return { process: container, containerID: `docker://${name}`, imageID };
-};
+}
+
+/** Runs a container from its own image through the local Docker engine. */
+export const engineRunner: ContainerRunner = (ctx) => runInEngine(ctx, ctx.container.image ?? '');

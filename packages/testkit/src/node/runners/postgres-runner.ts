@@ -1,15 +1,19 @@
 import { createHash } from 'node:crypto';
-import { readdir, access } from 'node:fs/promises';
+import { readdir, access, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManagedProcess } from '../../managed-process.ts';
 import { translatePath } from '../volumes.ts';
-import { RunnerError, siblingFile, type ContainerRunner } from './runner.ts';
+import { engineAvailable } from './container-engine.ts';
+import { runInEngine } from './engine-runner.ts';
+import { postgresStandIn } from './postgres-stand-in.ts';
+import { projectImageMode } from './project-image-runner.ts';
+import { RunnerError, siblingFile, type ContainerRunner, type RunnerContext, type StartedContainer } from './runner.ts';
 
 const POSTGRES_ROOT = process.env.TESTKIT_POSTGRES_ROOT ?? '/usr/lib/postgresql';
 
-/** The server binaries for the image's major version, or the newest installed one (said in the Pod's log). */
-async function serverBinaries(image: string): Promise<{ bin: string; major: string; note?: string }> {
+/** The majors whose server this machine has (/usr/lib/postgresql/<major>/bin/postgres), newest first. */
+async function installedMajors(): Promise<string[]> {
   let majors: string[];
   try {
     majors = (await readdir(POSTGRES_ROOT)).filter((m) => /^\d+$/.test(m)).sort((a, b) => Number(b) - Number(a));
@@ -23,19 +27,55 @@ async function serverBinaries(image: string): Promise<{ bin: string; major: stri
       usable.push(m);
     } catch { /* a client-only install */ }
   }
-  const newest = usable[0];
-  if (!newest) throw new RunnerError(`no PostgreSQL server under ${POSTGRES_ROOT}: install one (Debian: apt-get install postgresql) or set TESTKIT_POSTGRES_ROOT`);
-  const wanted = /:(\d+)/.exec(image)?.[1];
-  if (wanted && usable.includes(wanted)) return { bin: join(POSTGRES_ROOT, wanted, 'bin'), major: wanted };
-  const note = wanted ? `testkit: ${image} asks for PostgreSQL ${wanted}; this machine has ${usable.join(', ')}; running ${newest}` : undefined;
-  return { bin: join(POSTGRES_ROOT, newest, 'bin'), major: newest, ...(note ? { note } : {}) };
+  return usable;
 }
 
-/** A real PostgreSQL server honouring the official image's environment contract, on the Pod's address. */
+/**
+ * The image to run a major this machine lacks from, through the container engine, or why there is none: the engine is
+ * not used (TESTKIT_IMAGES=process) or does not answer, or no Debian suite carries the major.
+ */
+async function standInFor(major: string, ctx: RunnerContext): Promise<{ image: string } | { unavailable: string }> {
+  if (projectImageMode() === 'process') return { unavailable: 'TESTKIT_IMAGES=process runs no container' };
+  if (!(await engineAvailable())) return { unavailable: 'no container engine answers (docker info) to run its stand-in image' };
+  return postgresStandIn(major, ctx.workspaceRoot, ctx.logFile);
+}
+
+/**
+ * The stand-in image of the Pod's major run by the container engine, as the engine runner runs any image, told to
+ * listen on the Pod's address (host network: its own loopback address) rather than on every address of the host.
+ * Exec probes run on this machine, so pg_isready (any major's answers) reaches the server over TCP.
+ */
+async function runStandIn(ctx: RunnerContext, major: string, image: string, port: number, installed: readonly string[]): Promise<StartedContainer> {
+  const has = installed.length > 0 ? `it has ${installed.join(', ')}` : 'it has none';
+  await appendFile(ctx.logFile, `testkit: ${ctx.container.image ?? ''}: this machine has no PostgreSQL ${major} server (${has}); running the stand-in image ${image} through the container engine\n`);
+  const started = await runInEngine({ ...ctx, containerEnv: { ...ctx.containerEnv, TESTKIT_LISTEN: ctx.podIP, TESTKIT_PORT: String(port) } }, image);
+  const client = installed[0] === undefined ? [] : [join(POSTGRES_ROOT, installed[0], 'bin')];
+  return { ...started, probeEnv: { PGHOST: ctx.podIP, PGPORT: String(port), PATH: [...client, process.env.PATH ?? ''].join(':') } };
+}
+
+/**
+ * A real PostgreSQL server honouring the official image's environment contract, on the Pod's address: this machine's
+ * server of the image's major as a process; a major it lacks from that major's stand-in image in the container engine
+ * (tools/images/postgres-stand-in.sh, built once per machine); only where neither exists, the newest installed server,
+ * said in the Pod's log.
+ */
 export const postgresRunner: ContainerRunner = async (ctx) => {
   const image = ctx.container.image ?? 'postgres';
-  const { bin, note } = await serverBinaries(image);
   const port = ctx.container.ports?.find((p) => p.containerPort)?.containerPort ?? 5432;
+  const installed = await installedMajors();
+  const wanted = /:(\d+)/.exec(image)?.[1];
+  const major = wanted !== undefined && installed.includes(wanted) ? wanted : installed[0];
+  let note: string | undefined;
+  if (wanted !== undefined && major !== wanted) {
+    const standIn = await standInFor(wanted, ctx);
+    if ('image' in standIn) return runStandIn(ctx, wanted, standIn.image, port, installed);
+    note = `testkit: ${image} asks for PostgreSQL ${wanted}, which this machine lacks (it has ${installed.join(', ') || 'none'}), and ${standIn.unavailable}`;
+  }
+  if (major === undefined) {
+    throw new RunnerError(`no PostgreSQL server under ${POSTGRES_ROOT}: install one (Debian: apt-get install postgresql) or set TESTKIT_POSTGRES_ROOT${note === undefined ? '' : ` (${note})`}`);
+  }
+  if (note !== undefined) note += `; running ${major}`;
+  const bin = join(POSTGRES_ROOT, major, 'bin');
   const rootfs = join(ctx.containerDir, 'rootfs');
   const pgdata = translatePath(ctx.containerEnv.PGDATA ?? '/var/lib/postgresql/data', ctx.mounts, rootfs);
   // Unix socket paths are limited to 107 bytes, too short for a path below the Pod's directory.
