@@ -6,8 +6,8 @@
 
 /**
  * The server image. 15 is the PostgreSQL the operator image carries client tools for first, and the one the local test
- * node runs (the machine's /usr/lib/postgresql/15). Any `postgres:<major>` works as long as a pg_dump of that major or
- * newer is installed next to the operator; the controller reports it when none is.
+ * node runs (the machine's /usr/lib/postgresql/15). Any `postgres:<major>` works as long as the operator's image carries
+ * that major's pg_dump and pg_restore; when it does not, backups and restores fail at once with PgToolMissing.
  */
 export const DEFAULT_IMAGE = 'postgres:15';
 
