@@ -6,7 +6,7 @@ import { ManagedProcess } from '../../managed-process.ts';
 import { translatePath } from '../volumes.ts';
 import { engineAvailable } from './container-engine.ts';
 import { runInEngine } from './engine-runner.ts';
-import { postgresStandIn } from './postgres-stand-in.ts';
+import { postgresStandIn, type StandIn } from './postgres-stand-in.ts';
 import { projectImageMode } from './project-image-runner.ts';
 import { RunnerError, siblingFile, type ContainerRunner, type RunnerContext, type StartedContainer } from './runner.ts';
 
@@ -31,10 +31,10 @@ async function installedMajors(): Promise<string[]> {
 }
 
 /**
- * The image to run a major this machine lacks from, through the container engine, or why there is none: the engine is
- * not used (TESTKIT_IMAGES=process) or does not answer, or no Debian suite carries the major.
+ * The image that stands in for a major this machine lacks, run through the container engine, or why there is none:
+ * the engine is not used (TESTKIT_IMAGES=process) or does not answer, or no Debian suite carries the major.
  */
-async function standInFor(major: string, ctx: RunnerContext): Promise<{ image: string } | { unavailable: string }> {
+async function standInFor(major: string, ctx: RunnerContext): Promise<StandIn> {
   if (projectImageMode() === 'process') return { unavailable: 'TESTKIT_IMAGES=process runs no container' };
   if (!(await engineAvailable())) return { unavailable: 'no container engine answers (docker info) to run its stand-in image' };
   return postgresStandIn(major, ctx.workspaceRoot, ctx.logFile);
