@@ -2,6 +2,9 @@
 // network-policy options) and Helm chart, generated from deploy/ with the release's images.
 import { relative } from 'node:path';
 import { findProvisionedTool } from '@k8s-operators/testkit';
+import { attestReleaseImage } from './attest/attest-image.ts';
+import { pushedReference } from './attest/image-sbom.ts';
+import { sourceState } from './attest/provenance.ts';
 import { pushReleaseImages } from './push-images.ts';
 import { parseReleaseOptions, USAGE } from './release-options.ts';
 import { releaseImageNames, writeRelease } from './release.ts';
@@ -24,13 +27,20 @@ try {
   const kubectl = `${await findProvisionedTool('control-plane')}/kubectl`;
   const say = (line: string): void => { console.error(line); };
   const images = releaseImageNames();
+  const startedOn = new Date();
+  // What the provenance says the images were built from: the tree as it is when their build starts.
+  const source = options.signKey === undefined ? undefined : await sourceState();
   const digests = options.push ? await pushReleaseImages(images, options.registry, options.version, say) : undefined;
+  const finishedOn = new Date();
   const released = await writeRelease(kubectl, { registry: options.registry, version: options.version, ...(digests === undefined ? {} : { digests }) }, options.outDir);
-  if (options.signKey !== undefined && digests !== undefined) {
+  if (options.signKey !== undefined && digests !== undefined && source !== undefined) {
     const signer = { binary: await findProvisionedTool('cosign'), key: options.signKey, offline: (await offlineCosignFlags()).sign };
+    const build = { version: options.version, source, startedOn, finishedOn };
     for (const name of images) {
-      await signImage(signer, `${options.registry}/${name}@${digests[name] ?? ''}`);
-      say(`release: signed ${options.registry}/${name}@${digests[name] ?? ''}`);
+      const image = { registry: options.registry, name, digest: digests[name] ?? '' };
+      await signImage(signer, pushedReference(image));
+      say(`release: signed ${pushedReference(image)}`);
+      say(`release: attested its SBOM (${String(await attestReleaseImage(signer, image, build))} npm packages) and provenance`);
     }
     for (const { files } of released) {
       const install = files.find((file) => file.endsWith('/install.yaml'));

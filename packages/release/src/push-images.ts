@@ -8,7 +8,8 @@ import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
 const run = promisify(execFile);
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
-async function docker(args: readonly string[], what: string): Promise<string> {
+/** Runs docker; a failure says `what` failed, with docker's own words. Returns its stdout. */
+export async function docker(args: readonly string[], what: string): Promise<string> {
   const result = await run('docker', [...args], { maxBuffer: 16 * 1024 * 1024 }).catch((error: unknown) => {
     const stderr = (error as { stderr?: string }).stderr?.trim() ?? (error as Error).message;
     throw new Error(`${what} failed: ${stderr}`, { cause: error });

@@ -9,7 +9,7 @@ export interface ReleaseOptions {
   outDir: string;
   /** Build and push the images to the registry, and pin their digests in the manifests and the chart. */
   push: boolean;
-  /** A cosign private key: sign the pushed images and install.yaml with it (COSIGN_PASSWORD unlocks it). */
+  /** A cosign private key: sign the pushed images and install.yaml, and attest the images' SBOM and provenance, with it (COSIGN_PASSWORD unlocks it). */
   signKey?: string;
 }
 
@@ -19,7 +19,8 @@ export const USAGE = `usage: npm run release -- --version X [--registry R] [--ou
   --out       where the release goes (default dist/release-<version>): <operator>/install.yaml, monitoring.yaml,
               network-policy.yaml and <operator>/chart/
   --push      build the images for the registry and version, push them, and pin their digests everywhere
-  --sign-key  with --push: sign each image (by digest) and each install.yaml with this cosign key (COSIGN_PASSWORD)`;
+  --sign-key  with --push: sign each image (by digest) and each install.yaml with this cosign key (COSIGN_PASSWORD),
+              and attach each image's SBOM (SPDX) and SLSA provenance as attestations signed with it`;
 
 // Semantic Versioning 2.0.0's own grammar (semver.org), which Helm requires of a chart's version; no leading "v".
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;

@@ -1,9 +1,10 @@
 // cosign signatures of what a release publishes: each pushed image, by digest (cosign stores the signature beside it
-// in the registry), and install.yaml, whose signature bundle is written next to it. Signed here with a key pair
+// in the registry, as an OCI referrer of the image), its attestations (an SBOM and a provenance, stored the same way),
+// and install.yaml, whose signature bundle is written next to it. Signed here with a key pair
 // (`cosign generate-key-pair`; COSIGN_PASSWORD unlocks the private key) and offline: a signing config that names no
 // transparency log or timestamp service, and an empty trusted root, so cosign neither uploads anything nor looks up
-// Sigstore's TUF repository (it would try to, even to sign with a key). The GitHub release workflow signs keyless
-// instead, through Sigstore's public services, which this machine cannot reach.
+// Sigstore's TUF repository (it would try to, even to sign with a key). A GitHub release workflow (there is none yet)
+// would sign keyless instead, through Sigstore's public services, which this machine cannot reach.
 import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,10 +39,24 @@ async function cosign(signer: Cosign, args: readonly string[], what: string): Pr
   return result.stdout;
 }
 
-/** Signs `image` (registry/name@sha256:…): never a tag, which could name other bytes by the time it is verified. */
+// Never a tag, which could name other bytes by the time it is verified.
+function requireDigest(image: string, verb: 'sign' | 'attest'): void {
+  if (!/@sha256:[0-9a-f]{64}$/.test(image)) throw new Error(`refusing to ${verb} ${image}: an image is ${verb === 'sign' ? 'signed' : 'attested'} by digest, not by tag`);
+}
+
+/** Signs `image` (registry/name@sha256:…). */
 export async function signImage(signer: Cosign, image: string): Promise<void> {
-  if (!/@sha256:[0-9a-f]{64}$/.test(image)) throw new Error(`refusing to sign ${image}: an image is signed by digest, not by tag`);
+  requireDigest(image, 'sign');
   await cosign(signer, ['sign', '--yes', '--key', signer.key, ...signer.offline, image], `cosign sign ${image}`);
+}
+
+/** The predicate types a release attests, as `cosign attest --type` and `cosign verify-attestation --type` name them. */
+export type AttestationType = 'spdxjson' | 'slsaprovenance1';
+
+/** Signs `predicate` (a JSON file) as an in-toto statement about `image` (by digest), and attaches it there. */
+export async function attestImage(signer: Cosign, image: string, type: AttestationType, predicate: string): Promise<void> {
+  requireDigest(image, 'attest');
+  await cosign(signer, ['attest', '--yes', '--key', signer.key, ...signer.offline, '--type', type, '--predicate', predicate, image], `cosign attest --type ${type} ${image}`);
 }
 
 /** Signs a file; the bundle (signature and what verifies it) goes to `<file>.sigstore.json`. Returns its path. */
