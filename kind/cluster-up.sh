@@ -1,8 +1,8 @@
 # Sourced by kind/e2e.sh and kind/soak-cluster.sh: a kind cluster ready for what the project runs on it.
-#   kind_cluster_up CLUSTER [CONFIG_PATCH]  creates CLUSTER (or keeps it when its node is whole), routes its Pod subnet to
+#   kind_cluster_up CLUSTER                 creates CLUSTER (or keeps it when its node is whole), routes its Pod subnet to
 #                                           its node, and sets: kind, local_cluster, kubeconfig, node_ip, pod_cidr,
 #                                           pod_network_routed, gateway (and puts the project's kubectl first on PATH
-#                                           where the cluster is built here). CONFIG_PATCH: YAML appended to the config.
+#                                           where the cluster is built here)
 #   kind_load_images CLUSTER TAG IMAGE...   builds the project's IMAGEs as npm run images does, tagged TAG, into CLUSTER
 #   kind_overlay DIR OPERATOR TAG           writes a kustomization in DIR installing deploy/OPERATOR with the TAG images
 # Where the node image pinned in kind/cluster.yaml cannot be pulled (no registry answers), the cluster is made from what
@@ -26,7 +26,7 @@ kind_node_whole() {
 }
 
 kind_cluster_up() {
-  local cluster="$1" patch="${2:-}" config
+  local cluster="$1" config
   ensure_engine
   kind="$(kind_command)"
   config="$cluster_up_repo/kind/cluster.yaml"
@@ -34,12 +34,6 @@ kind_cluster_up() {
   if ! kind_node_image_available "$config"; then
     local_cluster=1
     config="$(local_cluster_config "$config")"
-  fi
-  if [[ -n "$patch" ]]; then
-    local patched
-    patched="$(mktemp "${TMPDIR:-/tmp}/kind-config.XXXXXX")"
-    { cat "$config"; printf '%s\n' "$patch"; } > "$patched"
-    config="$patched"
   fi
   if "$kind" get clusters 2>/dev/null | grep -qx "$cluster" && ! kind_node_whole "$cluster-control-plane"; then
     echo "kind: the node of $cluster stopped or was restarted since it was created; deleting the cluster to create it again" >&2

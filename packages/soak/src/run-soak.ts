@@ -11,6 +11,7 @@ import { shippedAlertExpectations } from './alert-expectations.ts';
 import { FAULT_FREE_START_MS, planFaults, type PlannedFault } from './fault-schedule.ts';
 import { injectFault, type FaultTargets } from './faults/inject-fault.ts';
 import { install, type Installed } from './install.ts';
+import { saveClusterState } from './cluster-state.ts';
 import { alertsBesideFaults, checkAllInvariants, LEAK_SLOPE_MIB_PER_HOUR, retainedObjects, rssSlopes, switchLatencies } from './invariants/index.ts';
 import { aborted, repeat, sleep } from './loop.ts';
 import { observeMachine } from './observers/machine-observer.ts';
@@ -156,6 +157,13 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
     });
     summarize(invariants, say);
     return { jsonPath: report.jsonPath, passed: invariants.every((r) => r.violations.length === 0) };
+  } catch (error) {
+    if (cluster) {
+      await saveClusterState(cluster, options.outDir)
+        .then((path) => { say(`soak: the cluster's Pods and Events when the run failed: ${path}`); })
+        .catch((reason: unknown) => { say(`soak: could not save the cluster's state: ${(reason as Error).message}`); });
+    }
+    throw error;
   } finally {
     interrupted.removeEventListener('abort', stopRunning);
     running.abort();
