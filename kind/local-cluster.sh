@@ -123,6 +123,8 @@ local_cluster_registry() {
   declare -gA local_registry_hosts=()
   # What the specs and the seed samples pull: kept in step with them by kind/stand-ins.test.ts.
   stand_in docker.io/library/postgres:15 postgres.Dockerfile MAJOR=15
+  # trixie carries 17 (bookworm only 15); the later BASE build argument wins over stand_in's bookworm one.
+  stand_in docker.io/library/postgres:17 postgres.Dockerfile MAJOR=17 "BASE=$(bash "$local_repo/tools/images/debian-base.sh" trixie)"
   stand_in docker.io/library/busybox:1.37 busybox.Dockerfile
   stand_in docker.io/curlimages/curl:8.11.1 curl.Dockerfile
   stand_in quay.io/daein/prodpage:latest page.Dockerfile "BODY=Production Page !"
