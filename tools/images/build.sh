@@ -64,3 +64,10 @@ for name in "${images[@]}"; do
     image_build --network host --progress plain "${no_cache[@]}" -f "$dockerfile" --target "$name" -t "$ref" "${build_args[@]}" "${secret_args[@]}" "$repo"
   echo "images: $ref: $(docker image inspect "$ref" --format '{{.Size}}' | awk '{ printf "%.0f MB", $1 / 1e6 }')" >&2
 done
+
+# testkit's local node runs a postgres:17 Pod (the specs start one) from a stand-in where this machine has no
+# PostgreSQL 17 server: built here, once per machine, rather than inside the first spec that needs it, where a cold
+# machine's debootstrap of trixie (1-8 min) would count against the spec's time.
+if [[ -n "$local_bases" && ${#wanted[@]} -eq 0 && ! -x /usr/lib/postgresql/17/bin/postgres ]]; then
+  bash "$here/postgres-stand-in.sh" 17 >/dev/null
+fi
