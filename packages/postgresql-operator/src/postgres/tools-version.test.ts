@@ -50,6 +50,12 @@ describe('choosePgTool', () => {
     expect(choosePgTool({ tool: 'pg_dump', major: 16 }, [tool(17), onPath])).toEqual({ ok: true, tool: onPath });
   });
 
+  it('names each version found once, with every copy of it', () => {
+    const choice = choosePgTool({ tool: 'pg_dump', major: 17 }, [tool(15), tool(15, '/usr/bin/pg_dump')]);
+    expect(choice.ok).toBe(false);
+    expect(choice.ok ? '' : choice.message).toMatch(/^pg_dump 17 is needed for a PostgreSQL 17 server, and found only pg_dump 15\.4 \(\/usr\/lib\/postgresql\/15\/bin\/pg_dump and \/usr\/bin\/pg_dump\): /);
+  });
+
   it('refuses a newer pg_dump, saying what was found and which image to use', () => {
     const choice = choosePgTool({ tool: 'pg_dump', major: 15 }, [tool(17), tool(16, '/usr/bin/pg_dump')]);
     expect(choice).toEqual({

@@ -90,6 +90,16 @@ function whatToInstall(major: number): string {
 }
 
 /**
+ * "15.18 (/usr/lib/postgresql/15/bin/pg_dump and /usr/bin/pg_dump), 17.4 (...)": each version once, with every copy of
+ * it (Debian's /usr/bin/pg_dump is a wrapper that runs a versioned one, so the same version is often found twice).
+ */
+function describeFound(installed: readonly InstalledPgTool[]): string {
+  const pathsByVersion = new Map<string, string[]>();
+  for (const { version, path } of installed) pathsByVersion.set(version, [...(pathsByVersion.get(version) ?? []), path]);
+  return [...pathsByVersion].map(([version, paths]) => `${version} (${paths.join(' and ')})`).join(', ');
+}
+
+/**
  * Picks the first installed tool (in search order: versioned directories first, then PATH) of the server's major, or
  * says which was needed, which were found and what to install. Pure, for tests and for explaining a choice.
  */
@@ -100,7 +110,7 @@ export function choosePgTool(requirement: PgToolRequirement, installed: readonly
   const found =
     installed.length === 0
       ? `no ${tool} is installed`
-      : `found only ${tool} ${installed.map((candidate) => `${candidate.version} (${candidate.path})`).join(', ')}`;
+      : `found only ${tool} ${describeFound(installed)}`;
   return {
     ok: false,
     message: `${tool} ${major} is needed for a PostgreSQL ${major} server, and ${found}: ${WHY_THE_SERVER_MAJOR[tool]}. ${whatToInstall(major)}`,
