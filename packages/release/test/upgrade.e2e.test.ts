@@ -1,0 +1,349 @@
+// Upgrading an installed operator, as a user does: the three operators as an earlier commit shipped them (BASE_COMMIT,
+// its images and its own deploy/), objects of every kind left to converge, then `kubectl apply -k deploy/<operator>`
+// of this tree, or `kubectl apply --server-side -f install.yaml` of this tree's release. Nothing may be redone or lost: no VM created again, no backup retaken or deleted, no database pod
+// replaced or restored, no traffic switch, no reconcile error; every object converges under the new version.
+// On testkit's local cluster with the images run by the container engine (an earlier commit cannot run as this tree's
+// dist/ processes). UPGRADE_TARGET_DEPLOY names another deploy/ to upgrade to (default: this tree's).
+import { request } from 'node:https';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
+import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
+import {
+  engineAvailable, findProvisionedTool, openE2eCluster, prepareScrapeAccess, REPOSITORY_ROOT, waitFor, waitForCrdsEstablished, type E2eCluster,
+} from '@k8s-operators/testkit';
+import { writeRelease } from '../src/release.ts';
+import { buildBaseImages, OPERATORS, writeBaseInstall, type Operator } from './upgrade-base.ts';
+
+const NS = 'upgrade-e2e';
+const CRDS: Readonly<Record<Operator, string[]>> = {
+  'maintpage-operator': ['maintpages.maintpage.example.com'],
+  'postgresql-operator': ['postgresqls.exp.wheel.jp', 'postgresqlbackups.exp.wheel.jp'],
+  'nutanix-ahvvm-operator': ['ahvvms.nutanix.com'],
+};
+const operatorNs = (operator: Operator): string => `${operator}-system`;
+const deployment = (operator: Operator): string => `deployment/${operator}-controller-manager`;
+const TARGET_DEPLOY = process.env.UPGRADE_TARGET_DEPLOY ?? join(REPOSITORY_ROOT, 'deploy');
+const NEW_TAG = '0.1.0';
+
+interface Meta { name: string; uid: string; generation?: number; creationTimestamp?: string; labels?: Record<string, string> }
+interface Condition { type: string; status: string; reason: string; lastTransitionTime?: string }
+interface Obj { metadata: Meta; status?: { observedGeneration?: number; conditions?: Condition[] } & Record<string, unknown>; spec?: Record<string, unknown> }
+interface EventItem { metadata: { creationTimestamp: string }; regarding?: { name?: string; kind?: string }; reason?: string; note?: string; type?: string }
+
+/** What a redo of any kind would change, read before and after the upgrade. */
+interface Snapshot {
+  vm: { uuid: string; vmsInPrism: number; createRequests: number; specVersion: number };
+  backups: { name: string; uid: string; phase: unknown; sha256: unknown }[];
+  storedFiles: string[];
+  dbPods: { name: string; uid: string }[];
+  restored: Condition | undefined;
+  maintenance: { selector: string; endpoints: string[]; status: unknown; maintenancePods: string[] };
+}
+
+const engine = await engineAvailable();
+let cluster: E2eCluster;
+let prism: PrismSimulator;
+let work: string;
+/** What beforeAll started, stopped in reverse order after each way's tests. */
+const cleanups: (() => Promise<void>)[] = [];
+let base: Awaited<ReturnType<typeof writeBaseInstall>>;
+let before: Snapshot | undefined;
+let metricsToken: string;
+const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+const say = (line: string): void => { process.stderr.write(`upgrade: ${line}\n`); };
+
+const kubectlOk = (args: readonly string[], input?: string): Promise<string> => cluster.kubectlOk(args, input === undefined ? undefined : { input });
+const getJson = async <T>(args: readonly string[]): Promise<T> => JSON.parse(await kubectlOk(['get', ...args, '-o', 'json'])) as T;
+const inNs = (resource: string): Promise<Obj> => getJson<Obj>(['-n', NS, resource]);
+
+async function installBase(tag: string): Promise<void> {
+  work = await mkdtemp(join(tmpdir(), 'upgrade-e2e-'));
+  const dir = work;
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  base = await writeBaseInstall(work, tag);
+  // The Secret first, as the base commit's install instructions say; v3 pinned, the one API the base commit spoke.
+  await kubectlOk(['create', 'namespace', operatorNs('nutanix-ahvvm-operator')]);
+  await kubectlOk(['apply', '-f', '-'], JSON.stringify({
+    apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'prism-central', namespace: operatorNs('nutanix-ahvvm-operator') },
+    stringData: {
+      PRISM_HOST: prism.host, PRISM_PORT: String(prism.port), PRISM_USER: prism.username, PRISM_PASS: prism.password,
+      PRISM_CLUSTERUUID: prism.clusters[0]?.uuid ?? '', PRISM_CA_CERT: prism.caCertPem ?? '', PRISM_API_VERSION: 'v3',
+    },
+  }));
+  for (const operator of OPERATORS) {
+    await kubectlOk(['apply', '-k', base.overlays[operator]]);
+    await waitForCrdsEstablished((args) => kubectlOk(args), CRDS[operator]);
+  }
+  for (const operator of OPERATORS) await kubectlOk(['-n', operatorNs(operator), 'rollout', 'status', deployment(operator), '--timeout=300s']);
+}
+
+/** The operator Pods' images, to tell which version runs. */
+async function operatorImages(operator: Operator): Promise<string[]> {
+  const pods = await getJson<{ items: { spec: { containers: { image: string }[] }; metadata: { deletionTimestamp?: string } }[] }>(['-n', operatorNs(operator), 'pods', '-l', 'control-plane=controller-manager']);
+  return [...new Set(pods.items.filter((p) => p.metadata.deletionTimestamp === undefined).flatMap((p) => p.spec.containers.map((c) => c.image)))];
+}
+
+/**
+ * The operator runs the image of `tag` through the container engine: where an image is missing, the local node would
+ * run this tree's dist/ instead (TESTKIT_IMAGES=auto), and an upgrade from this tree to itself proves nothing.
+ */
+async function expectRunning(operator: Operator, tag: string): Promise<void> {
+  expect(await operatorImages(operator)).toEqual([`ghcr.io/k8s-operators/${operator}:${tag}`]);
+  expect(await cluster.containerRuntimes(operatorNs(operator), 'control-plane=controller-manager')).toEqual(['docker']);
+}
+
+let volumeRuns = 0;
+/** Every file on the PostgreSQL operator's backup volume, listed by a Pod that mounts its claim, as a user would look. */
+async function storedFiles(): Promise<string[]> {
+  const name = `backup-volume-${volumeRuns++}`;
+  const namespace = operatorNs('postgresql-operator');
+  await kubectlOk(['-n', namespace, 'apply', '-f', '-'], JSON.stringify({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name },
+    spec: {
+      restartPolicy: 'Never',
+      securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [{ name: 'list', image: 'busybox:1.37', command: ['find', '/backup', '-type', 'f'], securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }, volumeMounts: [{ name: 'backups', mountPath: '/backup', readOnly: true }] }],
+      volumes: [{ name: 'backups', persistentVolumeClaim: { claimName: 'postgresql-operator-backups', readOnly: true } }],
+    },
+  }));
+  const phase = await waitFor(async () => {
+    const p = await kubectlOk(['-n', namespace, 'get', 'pod', name, '-o', 'jsonpath={.status.phase}']);
+    return p === 'Succeeded' || p === 'Failed' ? p : undefined;
+  }, { what: `pod ${name} to list the backup volume` });
+  const logs = await kubectlOk(['-n', namespace, 'logs', name]);
+  await kubectlOk(['-n', namespace, 'delete', 'pod', name, '--wait=false']);
+  if (phase !== 'Succeeded') throw new Error(`listing the backup volume failed: ${logs}`);
+  return logs.split('\n').filter(Boolean).sort();
+}
+
+async function readyEndpoints(service: string): Promise<string[]> {
+  const slices = await getJson<{ items: { endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[] }[] }>(['-n', NS, 'endpointslices', '-l', `kubernetes.io/service-name=${service}`]);
+  return slices.items.flatMap((s) => s.endpoints ?? []).filter((e) => e.conditions?.ready).flatMap((e) => e.addresses).sort();
+}
+
+async function podsOf(selector: string): Promise<{ name: string; uid: string }[]> {
+  const pods = await getJson<{ items: { metadata: Meta & { deletionTimestamp?: string } }[] }>(['-n', NS, 'pods', '-l', selector]);
+  return pods.items.filter((p) => p.metadata.deletionTimestamp === undefined).map((p) => ({ name: p.metadata.name, uid: p.metadata.uid })).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+async function snapshot(): Promise<Snapshot> {
+  const avm = await inNs('ahvvm/ahvvm-from-operator');
+  const uuid = typeof avm.status?.uuid === 'string' ? avm.status.uuid : '';
+  const inspection = prism.inspect();
+  const vm = inspection.vms.find((v) => v.uuid === uuid);
+  const backups = await getJson<{ items: Obj[] }>(['-n', NS, 'postgresqlbackups']);
+  const service = await inNs('service/httpd');
+  return {
+    vm: { uuid, vmsInPrism: inspection.vms.length, createRequests: inspection.createRequests, specVersion: vm?.specVersion ?? -1 },
+    backups: backups.items.map((b) => ({ name: b.metadata.name, uid: b.metadata.uid, phase: b.status?.phase, sha256: b.status?.sha256 })).sort((a, b) => a.name.localeCompare(b.name)),
+    storedFiles: await storedFiles(),
+    dbPods: await podsOf('exp.wheel.jp/postgresql=foodb'),
+    restored: (await inNs('postgresql/foodb')).status?.conditions?.find((c) => c.type === 'Restored'),
+    maintenance: {
+      selector: JSON.stringify(service.spec?.selector ?? {}),
+      endpoints: await readyEndpoints('httpd'),
+      status: (await inNs('maintpage/example')).status?.maintpublishstatus,
+      maintenancePods: (await podsOf('maintpage.example.com/role=maintenance,maintpage.example.com/instance=example')).map((p) => p.uid),
+    },
+  };
+}
+
+/** Whether the object's status describes its current spec, as its new operator wrote it. */
+async function converged(resource: string): Promise<boolean> {
+  const obj = await inNs(resource);
+  const ready = obj.status?.conditions?.find((c) => c.type === 'Ready');
+  return obj.status?.observedGeneration === obj.metadata.generation && ready?.status === 'True';
+}
+
+/** Events in the test namespace since `since` (an API server timestamp, whole seconds). */
+async function eventsSince(since: string): Promise<EventItem[]> {
+  const events = await getJson<{ items: EventItem[] }>(['-n', NS, 'events.events.k8s.io']);
+  return events.items.filter((e) => e.metadata.creationTimestamp >= since);
+}
+
+/** The second before now as the API server stamps objects, so that nothing stamped from now on is missed. */
+const secondBefore = (): string => new Date(Math.floor(Date.now() / 1000) * 1000 - 1000).toISOString().replace('.000Z', 'Z');
+
+/** The error lines the running (new) operator Pods logged. */
+async function operatorErrors(operator: Operator): Promise<string[]> {
+  const names = (await kubectlOk(['-n', operatorNs(operator), 'get', 'pods', '-l', 'control-plane=controller-manager', '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').filter(Boolean);
+  const lines: string[] = [];
+  for (const name of names) {
+    const log = await kubectlOk(['-n', operatorNs(operator), 'logs', name]);
+    lines.push(...log.split('\n').filter((l) => l.includes('"level":"error"') || l.includes('"level":"fatal"')).map((l) => `${name}: ${l}`));
+  }
+  return lines;
+}
+
+/** A GET of an operator Pod's metrics as its ServiceMonitor scrapes them: HTTPS on 8443, a metrics-reader's token. */
+function scrape(ip: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: ip, port: 8443, path: '/metrics', rejectUnauthorized: false, headers: { authorization: `Bearer ${metricsToken}` }, timeout: 5_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => { if (res.statusCode === 200) resolve(body); else reject(new Error(`GET https://${ip}:8443/metrics: ${String(res.statusCode)} ${body}`)); });
+    });
+    req.on('timeout', () => { req.destroy(new Error(`GET https://${ip}:8443/metrics timed out`)); });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** `controller_runtime_reconcile_total` and `_errors_total` of the operator's Pods, summed per controller and result. */
+async function reconciles(operator: Operator): Promise<Record<string, number>> {
+  const ips = (await kubectlOk(['-n', operatorNs(operator), 'get', 'pods', '-l', 'control-plane=controller-manager', '-o', 'jsonpath={.items[*].status.podIP}'])).split(' ').filter(Boolean);
+  const counts: Record<string, number> = {};
+  for (const ip of ips) {
+    for (const line of (await scrape(ip)).split('\n')) {
+      const found = /^controller_runtime_reconcile_(total|errors_total)\{([^}]*)\} (\S+)$/.exec(line);
+      if (!found) continue;
+      const labels = new Map([...(found[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+      const controller = labels.get('controller') ?? '';
+      const key = found[1] === 'total' ? `${controller} ${labels.get('result') ?? ''}` : `${controller} errors`;
+      counts[key] = (counts[key] ?? 0) + Number(found[3]);
+    }
+  }
+  return counts;
+}
+
+function diagnoseOnFailure(): void {
+  onTestFailed(async () => {
+    for (const operator of OPERATORS) {
+      const logs = await cluster.kubectl(['-n', operatorNs(operator), 'logs', deployment(operator), '--tail=60']);
+      console.error(`--- ${operator} logs\n${logs.stdout}${logs.stderr}`);
+    }
+    const events = await cluster.kubectl(['-n', NS, 'get', 'events.events.k8s.io', '-o', 'custom-columns=AT:.metadata.creationTimestamp,REGARDING:.regarding.name,TYPE:.type,REASON:.reason,NOTE:.note']);
+    const objects = await cluster.kubectl(['-n', NS, 'get', 'maintpages,postgresqls,postgresqlbackups,ahvvms,deployments,pods', '-o', 'wide']);
+    console.error(`--- events\n${events.stdout}\n--- objects\n${objects.stdout}`);
+  });
+}
+
+
+/** How the new version goes in over the base install. */
+type Upgrade = (kubectl: string) => Promise<void>;
+
+const WAYS: readonly { name: string; upgrade: Upgrade }[] = [
+  {
+    name: 'kubectl apply -k deploy/<operator>',
+    upgrade: async () => {
+      for (const operator of OPERATORS) {
+        await kubectlOk(['apply', '-k', join(TARGET_DEPLOY, operator)]);
+        await waitForCrdsEstablished((args) => kubectlOk(args), CRDS[operator]);
+      }
+    },
+  },
+  {
+    name: 'kubectl apply --server-side -f install.yaml',
+    upgrade: async (kubectl) => {
+      // This tree's release, for the images the engine holds (ghcr.io/k8s-operators/<image>:0.1.0), applied as the
+      // release README says for an install made with `kubectl apply -k`: with --force-conflicts. Without it the apply
+      // stops at the Deployment's env fieldRefs, which client-side apply owns: a fieldRef is atomic, and the API
+      // server's default apiVersion: v1 in it makes the live value differ from the manifest's, which names none.
+      const dir = join(work, 'release');
+      await writeRelease(kubectl, { registry: 'ghcr.io/k8s-operators', version: NEW_TAG }, dir);
+      for (const operator of OPERATORS) {
+        await kubectlOk(['apply', '--server-side', '--force-conflicts', '-f', join(dir, operator, 'install.yaml')]);
+        await waitForCrdsEstablished((args) => kubectlOk(args), CRDS[operator]);
+      }
+    },
+  },
+];
+
+describe.skipIf(!engine).each(WAYS)('upgrade from the base commit with $name', ({ upgrade }) => {
+  beforeAll(async () => {
+    let started = Date.now();
+    const tag = await buildBaseImages();
+    say(`base images ${tag} ready in ${seconds(started)}`);
+    started = Date.now();
+    before = undefined;
+    [cluster, prism] = await Promise.all([openE2eCluster(), startPrismSimulator({ tls: true, host: '127.0.0.1', tlsHostnames: ['127.0.0.1'] })]);
+    cleanups.push(() => cluster.close(), () => prism.stop());
+    await installBase(tag);
+    for (const operator of OPERATORS) await expectRunning(operator, tag);
+    await cluster.freshNamespace(NS);
+    say(`base install of ${tag} running in ${seconds(started)}`);
+  }, 1_800_000);
+
+  afterAll(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  test('objects of every kind converge under the base commit', async () => {
+    diagnoseOnFailure();
+    const started = Date.now();
+    const createdFrom = secondBefore();
+    // The base commit's own samples, as its users applied them.
+    for (const sample of ['maintpage-operator/samples/maintpage_v1alpha1_maintpage.yaml', 'postgresql-operator/samples/db-for-foo.yaml', 'nutanix-ahvvm-operator/samples/ahvvm-from-operator.yaml']) {
+      await kubectlOk(['-n', NS, 'apply', '-f', join(base.deploy, sample)]);
+    }
+    await kubectlOk(['-n', NS, 'patch', 'maintpage', 'example', '--type=merge', '-p', JSON.stringify({ spec: { maintpageconfig: { maintpagetoggle: true } } })]);
+    await kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.maintpublishstatus}=Published', 'maintpage/example', '--timeout=180s']);
+    await kubectlOk(['-n', NS, 'wait', '--for=condition=Ready', 'postgresql/foodb', 'ahvvm/ahvvm-from-operator', '--timeout=180s']);
+    await kubectlOk(['-n', NS, 'apply', '-f', '-'], JSON.stringify({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'foodb-before-upgrade' }, spec: { postgresql: 'foodb', trigger: 'OnDemand' } }));
+    await kubectlOk(['-n', NS, 'wait', '--for=jsonpath={.status.phase}=Completed', 'postgresqlbackup/foodb-before-upgrade', '--timeout=180s']);
+    const maintenancePods = (await podsOf('maintpage.example.com/role=maintenance,maintpage.example.com/instance=example')).length;
+    await waitFor(async () => (await readyEndpoints('httpd')).length === maintenancePods && maintenancePods > 0, { what: 'the httpd Service to send traffic to the maintenance pods only', timeoutMs: 120_000 });
+    before = await snapshot();
+    say(`base objects converged in ${seconds(started)}: ${JSON.stringify(before)}`);
+    expect(before.vm.uuid).not.toBe('');
+    expect(before.vm.vmsInPrism).toBe(1);
+    expect(before.backups).toEqual([expect.objectContaining({ name: 'foodb-before-upgrade', phase: 'Completed' })]);
+    expect(before.storedFiles.length).toBeGreaterThan(0);
+    expect(before.dbPods).toHaveLength(1);
+    expect(before.maintenance.status).toBe('Published');
+    // The Events the upgrade test reads say what the base operators did, so an empty list after the upgrade means something.
+    expect((await eventsSince(createdFrom)).map((e) => e.reason)).toEqual(expect.arrayContaining(['MaintenanceEnabled', 'BackupCompleted']));
+  }, 600_000);
+
+  test('the new version runs, every object converges under it, nothing is redone or lost', async () => {
+    diagnoseOnFailure();
+    if (before === undefined) throw new Error('the base objects did not converge (the test before failed)');
+    const started = Date.now();
+    const upgradeStartedAt = secondBefore();
+    await upgrade(join(await findProvisionedTool('control-plane'), 'kubectl'));
+    for (const operator of OPERATORS) {
+      await kubectlOk(['-n', operatorNs(operator), 'rollout', 'status', deployment(operator), '--timeout=300s']);
+      await waitFor(async () => JSON.stringify(await operatorImages(operator)) === JSON.stringify([`ghcr.io/k8s-operators/${operator}:${NEW_TAG}`]), { what: `only ${operator}:${NEW_TAG} Pods running`, timeoutMs: 180_000 });
+      await expectRunning(operator, NEW_TAG);
+    }
+    say(`new operators rolled out in ${seconds(started)}`);
+    for (const resource of ['maintpage/example', 'postgresql/foodb', 'ahvvm/ahvvm-from-operator']) {
+      await waitFor(() => converged(resource), { what: `${resource} converged under the new operator (Ready, observedGeneration current)`, timeoutMs: 180_000, intervalMs: 1_000 });
+    }
+    // The backup's status is the old operator's; the new one must read it as Completed, not take it again.
+    await waitFor(async () => (await inNs('postgresqlbackup/foodb-before-upgrade')).status?.phase === 'Completed', { what: 'the backup still Completed', timeoutMs: 60_000 });
+    // Each controller of the new version has reconciled (a status written by the base version would pass the waits
+    // above unread), and none failed.
+    const access = await prepareScrapeAccess(cluster, 'upgrade-monitoring', OPERATORS);
+    metricsToken = (await readFile(access.prometheusToken, 'utf8')).trim();
+    const controllers: Record<Operator, string[]> = { 'maintpage-operator': ['maintpage'], 'postgresql-operator': ['postgresql', 'postgresqlbackup'], 'nutanix-ahvvm-operator': ['ahvvm'] };
+    const counts = {} as Record<Operator, Record<string, number>>;
+    for (const operator of OPERATORS) {
+      let seen: Record<string, number> = {};
+      const reconciled = (controller: string): boolean => ['success', 'requeue', 'requeue_after'].some((r) => (seen[`${controller} ${r}`] ?? 0) > 0);
+      await waitFor(async () => { seen = await reconciles(operator); return controllers[operator].every(reconciled); }, { what: `every controller of the new ${operator} to have reconciled`, timeoutMs: 120_000, intervalMs: 1_000 })
+        .catch((error: unknown) => { throw new Error(`${String(error)}; its reconciles: ${JSON.stringify(seen)}`); });
+      counts[operator] = seen;
+    }
+    say(`objects converged under the new version ${seconds(started)} after the upgrade began; reconciles: ${JSON.stringify(counts)}`);
+
+    const after = await snapshot();
+    say(`after: ${JSON.stringify(after)}`);
+    expect(after.vm, 'no VM created again or changed').toEqual(before.vm);
+    expect(after.backups, 'no backup retaken or deleted').toEqual(before.backups);
+    expect(after.storedFiles, 'every stored backup file kept').toEqual(expect.arrayContaining(before.storedFiles));
+    expect(after.dbPods, 'the database pod kept (a new one would be restored)').toEqual(before.dbPods);
+    expect(after.restored, 'no restore').toEqual(before.restored);
+    expect(after.maintenance, 'no traffic switch').toEqual(before.maintenance);
+    const events = await eventsSince(upgradeStartedAt);
+    say(`events since the upgrade: ${JSON.stringify(events.map((e) => `${e.type ?? ''} ${e.reason ?? ''} ${e.regarding?.kind ?? ''}/${e.regarding?.name ?? ''}: ${e.note ?? ''}`))}`);
+    expect(events.filter((e) => e.type === 'Warning' || /Restor|Maintenance(Enabled|Disabled)|Backup(Started|Completed)|Created|Deleted/.test(e.reason ?? '')), 'no warning, restore, switch, backup or VM create').toEqual([]);
+    for (const operator of OPERATORS) {
+      expect(Object.entries(await reconciles(operator)).filter(([key, n]) => key.endsWith(' errors') && n > 0), `${operator}: no reconcile error`).toEqual([]);
+      expect(await operatorErrors(operator), `${operator} logged no error`).toEqual([]);
+    }
+  }, 900_000);
+});
