@@ -1,6 +1,7 @@
 // The postgresql-operator's operator process: flags in, a controller-core Manager with the PostgreSQL and PostgreSQLBackup
 // controllers, the backup volume reached through the backup store service, out on SIGTERM.
 import { createLogger, flagsOrExit, Manager, managerOptionsFrom, podNamespace } from '@k8s-operators/controller-core';
+import { keepBackupVolume } from './store-service/backup-volume.ts';
 import { ensureStoreCertificate } from './store-service/store-certificate.ts';
 import { ownImage } from './controller/own-image.ts';
 import { setupControllers } from './controller/setup-controllers.ts';
@@ -20,6 +21,11 @@ try {
   logger.error({ error: (error as Error).message }, `cannot keep the backup store service's certificate in Secret ${namespace}/${secretName}: the operator needs get, create and update on Secrets in that namespace (deploy/postgresql-operator/rbac/backup_store_certificate_role.yaml)`);
   process.exit(1);
 }
+// The backup store's Pod waits for its claim, which the install does not list (backup-volume.ts says why).
+const stopKeepingVolume = new AbortController();
+const keepingVolume = flags.backupVolume === undefined ? undefined : keepBackupVolume(manager.client, flags.backupVolume, logger, { signal: stopKeepingVolume.signal });
 setupControllers(manager, { storeService: flags.storeService, storeTokenFile: flags.storeTokenFile, ...(backupImage === undefined ? {} : { backupImage }) });
 logger.info({ backupStore: `${flags.storeService.namespace}/${flags.storeService.name}`, backupImage, namespace: flags.namespace ?? 'all', leaderElection: flags.leaderElect }, 'postgresql-operator starting');
 await manager.runUntilSignalled();
+stopKeepingVolume.abort();
+await keepingVolume;

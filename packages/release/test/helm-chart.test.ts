@@ -28,10 +28,10 @@ async function refusal(operator: ReleasedOperator, args: readonly string[]): Pro
 /** The build without its Namespace (Helm installs into the release's namespace) and in one order. */
 const withoutNamespace = (objects: readonly K8sObject[]): K8sObject[] => sortedObjects(objects.filter((o) => o.kind !== 'Namespace'));
 
-/** The render with the one addition the chart documents: `helm uninstall` keeps the CRDs and the backup volume. */
+/** The render with the one addition the chart documents: `helm uninstall` keeps the CRDs. */
 function withoutKeepPolicy(objects: readonly K8sObject[]): K8sObject[] {
   return sortedObjects(objects.map((object) => {
-    if (object.kind !== 'CustomResourceDefinition' && object.kind !== 'PersistentVolumeClaim') return object;
+    if (object.kind !== 'CustomResourceDefinition') return object;
     const { [KEEP]: keep, ...annotations } = object.metadata.annotations ?? {};
     expect(keep, object.metadata.name).toBe('keep');
     const { annotations: _annotations, ...metadata } = object.metadata;
@@ -54,7 +54,7 @@ describe.each(RELEASED_OPERATORS)('%s chart', (operator) => {
     expect(result.code).toBe(0);
   });
 
-  test("the default render is deploy/'s kustomize build, CRDs (and the backup volume) kept on uninstall", async () => {
+  test("the default render is deploy/'s kustomize build, CRDs kept on uninstall", async () => {
     const built = await renderOperator(release.kubectl, operator, RELEASE);
     expect(withoutKeepPolicy(await render(operator))).toEqual(withoutNamespace(built.install));
   });
@@ -73,7 +73,7 @@ describe.each(RELEASED_OPERATORS)('%s chart', (operator) => {
     const rendered = await render(operator, [
       '--set', `replicas=3,image.repository=registry.example/ops/${operator},image.tag=9.9.9,image.digest=${digest}`,
       '--set', 'nodeSelector.disk=ssd,tolerations[0].key=dedicated,tolerations[0].operator=Exists,commonLabels.team=platform,commonAnnotations.owner=ops,podLabels.tier=control,podAnnotations.scrape=yes',
-      '--set', `resources.limits.memory=512Mi,crds.keep=false${operator === 'postgresql-operator' ? ',backupStore.volume.keep=false' : ''}`,
+      '--set', 'resources.limits.memory=512Mi,crds.keep=false',
     ], 'ops');
     const deployment = deploymentOf(rendered, manager);
     expect(deployment.spec.replicas).toBe(3);
@@ -111,16 +111,21 @@ test('maintpage: the page server image is a value of its own', async () => {
 });
 
 test('postgresql: the backup store and its volume have values of their own', async () => {
+  // The chart lists no claim (the operator makes it, so no uninstall deletes it): the volume values are its arguments.
+  expect((await render('postgresql-operator')).filter((o) => o.kind === 'PersistentVolumeClaim')).toEqual([]);
   const rendered = await render('postgresql-operator', ['--set', 'backupStore.volume.size=50Gi,backupStore.volume.storageClassName=fast,backupStore.resources.limits.memory=1Gi,backupStore.nodeSelector.zone=a']);
-  const claim = rendered.find((o) => o.kind === 'PersistentVolumeClaim') as { spec: { storageClassName?: string; resources: { requests: { storage: string } } } } | undefined;
-  expect(claim?.spec.resources.requests.storage).toBe('50Gi');
-  expect(claim?.spec.storageClassName).toBe('fast');
+  const managerArgs = deploymentOf(rendered, 'postgresql-operator-controller-manager').spec.template.spec.containers[0]?.args ?? [];
+  expect(managerArgs).toEqual(expect.arrayContaining(['--backup-volume-size=50Gi', '--backup-volume-storage-class=fast']));
+  expect(rendered.filter((o) => o.kind === 'PersistentVolumeClaim')).toEqual([]);
   const store = deploymentOf(rendered, 'postgresql-operator-backup-store').spec.template.spec;
   expect(store.containers[0]?.resources).toEqual({ limits: { memory: '1Gi' }, requests: { cpu: '50m', memory: '64Mi' } });
   expect(store.nodeSelector).toEqual({ zone: 'a' });
   // The operator's own Pods keep deploy/'s spreading over nodes.
   expect(deploymentOf(rendered, 'postgresql-operator-controller-manager').spec.template.spec.affinity).toHaveProperty('podAntiAffinity');
   expect(await refusal('postgresql-operator', ['--set', 'backupStore.volume.size=big'])).toMatch(/size/);
+  expect(await refusal('postgresql-operator', ['--set', 'backupStore.volume.storageClassName=Fast SSD'])).toMatch(/storageClassName/);
+  // The value the chart used to have: helm uninstall no longer has a claim to keep.
+  expect(await refusal('postgresql-operator', ['--set', 'backupStore.volume.keep=true'])).toMatch(/keep/);
 });
 
 test('nutanix: the Prism Central Secret is named by a value', async () => {

@@ -43,8 +43,8 @@ const always = (key: string, valuesPath: string): BlockLines => (indent) => [
   `${key}:`,
   `  {{- toYaml ${valuesPath} | nindent ${String(indent + 2)} }}`,
 ];
-// The annotations of what `helm uninstall` must leave (the CRDs, the backup volume): the common ones, and Helm's keep
-// policy while the value `keepValue` is true.
+// The annotations of what `helm uninstall` must leave (the CRDs): the common ones, and Helm's keep policy while the
+// value `keepValue` is true.
 const KEEP = 'helm.sh/resource-policy: keep';
 const keptAnnotations = (keepValue: string): BlockLines => (indent) => [
   '{{- $annotations := merge (dict) (.Values.commonAnnotations | default dict) }}',
@@ -79,9 +79,9 @@ function templatePath(object: K8sObject, context: TemplateContext): string {
 function addMetadataValues(object: K8sObject, markers: TemplateMarkers): void {
   const metadata = object.metadata as Mapping;
   addEntries(metadata, 'labels', ['.Values.commonLabels'], markers);
-  // The CRDs (and so every object of their kinds) and the backup volume (every dump on it) outlive `helm uninstall`.
-  const keepValue = object.kind === 'CustomResourceDefinition' ? '.Values.crds.keep'
-    : object.kind === 'PersistentVolumeClaim' ? '.Values.backupStore.volume.keep' : undefined;
+  // The CRDs (and so every object of their kinds) outlive `helm uninstall`. The backup volume is not the chart's: the
+  // operator makes its claim (so no uninstall deletes it), from the arguments setVolumeArgs puts the values in.
+  const keepValue = object.kind === 'CustomResourceDefinition' ? '.Values.crds.keep' : undefined;
   if (keepValue === undefined) {
     addEntries(metadata, 'annotations', ['.Values.commonAnnotations'], markers);
   } else if (metadata.annotations === undefined) {
@@ -124,6 +124,7 @@ function addDeploymentValues(deployment: K8sObject, context: TemplateContext, ma
     podSpec[markers.block((deploySpec[key] === undefined ? optional : always)(key, `${values}.${key}`))] = null;
   }
   if (values === '.Values') spec.replicas = markers.scalar('{{ .Values.replicas }}');
+  if (values === '.Values' && context.operator === 'postgresql-operator') setVolumeArgs(containers, deployment, markers);
   setResources(containers, values === '.Values' ? 'manager' : 'backup-store', `${values}.resources`, deployment, markers);
 }
 
@@ -134,15 +135,17 @@ function setResources(containers: Mapping[], name: string, valuesPath: string, d
   container[markers.block(always('resources', valuesPath))] = null;
 }
 
-function addVolumeValues(claim: K8sObject, markers: TemplateMarkers): void {
-  const spec = asMapping(claim.spec);
-  asMapping(asMapping(spec.resources).requests).storage = markers.scalar('{{ .Values.backupStore.volume.size | quote }}');
-  if (spec.storageClassName !== undefined) throw new Error(`${claim.metadata.name} sets storageClassName in deploy/; the chart's value would clash with it`);
-  spec[markers.block(() => [
-    '{{- with .Values.backupStore.volume.storageClassName }}',
-    'storageClassName: {{ . | quote }}',
-    '{{- end }}',
-  ])] = null;
+// The operator's arguments that size the backup volume's claim, which it makes (the chart lists no claim).
+const VOLUME_ARGS = { '--backup-volume-size=': '.Values.backupStore.volume.size', '--backup-volume-storage-class=': '.Values.backupStore.volume.storageClassName' } as const;
+
+function setVolumeArgs(containers: Mapping[], deployment: K8sObject, markers: TemplateMarkers): void {
+  const manager = containers.find((c) => c.name === 'manager');
+  const args = manager?.args as string[] | undefined;
+  for (const [flag, valuesPath] of Object.entries(VOLUME_ARGS)) {
+    const index = args?.findIndex((arg) => arg.startsWith(flag)) ?? -1;
+    if (args === undefined || index < 0) throw new Error(`${deployment.metadata.name}'s manager has no ${flag} argument; the chart's backupStore.volume values go there`);
+    args[index] = markers.scalar(`{{ printf "${flag}%v" ${valuesPath} | quote }}`);
+  }
 }
 
 export function chartTemplate(source: K8sObject, section: ChartSection, context: TemplateContext): ChartTemplate | undefined {
@@ -158,7 +161,6 @@ export function chartTemplate(source: K8sObject, section: ChartSection, context:
   });
   addMetadataValues(object, markers);
   if (object.kind === 'Deployment') addDeploymentValues(object, context, markers);
-  if (object.kind === 'PersistentVolumeClaim') addVolumeValues(object, markers);
   const body = markers.render(object).trimEnd();
   const condition = conditionOf(source, section);
   const text = condition === undefined ? `${body}\n` : `{{- if ${condition} }}\n${body}\n{{- end }}\n`;

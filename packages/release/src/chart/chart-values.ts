@@ -26,7 +26,7 @@ export interface ChartValues extends NodeSelectionValues {
   metrics: { serviceMonitor: { enabled: boolean }; prometheusRule: { enabled: boolean } };
   networkPolicy: { enabled: boolean };
   prism?: { secretName: string };
-  backupStore?: { resources: ResourceValues; volume: { size: string; storageClassName: string; keep: boolean } } & NodeSelectionValues;
+  backupStore?: { resources: ResourceValues; volume: { size: string; storageClassName: string } } & NodeSelectionValues;
 }
 
 /** What each top-level value is for: the schema's descriptions and values.yaml's comments. */
@@ -46,7 +46,7 @@ export const VALUE_DESCRIPTIONS: Readonly<Record<keyof ChartValues, string>> = {
   metrics: 'A ServiceMonitor and the alert rules (a PrometheusRule), for clusters with the Prometheus Operator.',
   networkPolicy: 'NetworkPolicies: metrics only from namespaces labelled metrics: enabled (and, for PostgreSQL, the backup store only from the operator and its backup Jobs).',
   prism: 'The Secret (in the release namespace) holding the Prism Central connection: see samples/prism-central-secret.yaml for its keys.',
-  backupStore: 'The backup store service and its volume, where backups to the volume go.',
+  backupStore: 'The backup store service, and the volume where backups to the volume go, whose claim the operator makes when it is missing (no uninstall deletes it).',
 };
 
 const string = { type: 'string' };
@@ -110,11 +110,10 @@ export function valuesSchema(operator: ReleasedOperator): object {
         resources: resources("The backup store container's resources."),
         ...nodeSelection({ nodeSelector: "The backup store Pod's node selector.", tolerations: "The backup store Pod's tolerations.", affinity: "The backup store Pod's affinity." }),
         volume: {
-          type: 'object', additionalProperties: false, required: ['size', 'keep'],
+          type: 'object', additionalProperties: false, required: ['size', 'storageClassName'],
           properties: {
-            size: { ...quantity, description: 'The backup volume (a PersistentVolumeClaim, ReadWriteOnce).' },
-            storageClassName: { type: 'string', description: 'Empty: the default StorageClass.' },
-            keep: { type: 'boolean', description: 'helm uninstall leaves the volume, and every backup on it, in place.' },
+            size: { ...quantity, description: 'The size of the claim the operator makes (ReadWriteOnce) when there is none; an existing claim is left as it is.' },
+            storageClassName: { type: 'string', pattern: '^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$', description: 'The claim\'s StorageClass. Empty: the default StorageClass.' },
           },
         },
       },

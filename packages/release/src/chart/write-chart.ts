@@ -34,6 +34,11 @@ function containerResources(objects: readonly K8sObject[], deploymentName: strin
   return resources;
 }
 
+function managerArgs(objects: readonly K8sObject[], deploymentName: string): string[] {
+  const spec = deployment(objects, deploymentName)?.spec as { template: { spec: { containers: { name: string; args?: string[] }[] } } } | undefined;
+  return spec?.template.spec.containers.find((c) => c.name === 'manager')?.args ?? [];
+}
+
 /** The defaults: whatever the build says, so that the default render is the build. */
 export function defaultValues(release: ChartRelease, rendered: RenderedOperator): ChartValues {
   const { operator } = release;
@@ -57,12 +62,15 @@ export function defaultValues(release: ChartRelease, rendered: RenderedOperator)
   };
   if (operator === 'nutanix-ahvvm-operator') values.prism = { secretName: PRISM_SECRET };
   if (operator === 'postgresql-operator') {
-    const claim = rendered.install.find((o) => o.kind === 'PersistentVolumeClaim') as { spec: { resources: { requests: { storage: string } } } } | undefined;
-    if (claim === undefined) throw new Error('deploy/postgresql-operator has no backup volume (PersistentVolumeClaim)');
+    const arg = (flag: string): string => {
+      const found = managerArgs(rendered.install, manager).find((a) => a.startsWith(`${flag}=`));
+      if (found === undefined) throw new Error(`deploy/postgresql-operator's manager has no ${flag} argument; the chart's default comes from there`);
+      return found.slice(flag.length + 1);
+    };
     values.backupStore = {
       resources: containerResources(rendered.install, `${operator}-backup-store`, 'backup-store'),
       ...nodeSelection(rendered.install, `${operator}-backup-store`),
-      volume: { size: claim.spec.resources.requests.storage, storageClassName: '', keep: true },
+      volume: { size: arg('--backup-volume-size'), storageClassName: arg('--backup-volume-storage-class') },
     };
   }
   return values;

@@ -1,0 +1,92 @@
+// The backup volume's claim as the operator keeps it (src/store-service/backup-volume.ts), on a real API server whose
+// kube-controller-manager binds claims to volumes: made when missing, its volume set to Retain and labelled once bound,
+// and, after the claim and its namespace are deleted as an uninstall deletes them, bound again to the same volume.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeClient, Resources } from '@k8s-operators/controller-core';
+import { ControlPlane, waitFor } from '@k8s-operators/testkit';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { backupVolumeLabels, ensureBackupVolume, keepBackupVolume, PersistentVolumes, type BackupVolume } from '../src/store-service/backup-volume.ts';
+
+let dir: string;
+let controlPlane: ControlPlane;
+let client: KubeClient;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pg-backup-volume-'));
+  controlPlane = await ControlPlane.start({ dir });
+  client = await KubeClient.load({ kubeconfig: controlPlane.adminKubeconfig });
+}, 120_000);
+afterAll(async () => {
+  await client.close();
+  await controlPlane.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const namespace = (name: string): Promise<unknown> => client.create(Resources.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+/** A volume as a provisioner makes them, reclaim policy Delete; the class keeps other tests' claims off it. */
+const staticVolume = (name: string, storageClassName: string): Promise<unknown> => client.create(PersistentVolumes, {
+  apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name },
+  spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete', storageClassName, hostPath: { path: join(dir, name) } },
+});
+const volumeOf = async (name: string): Promise<{ phase?: string; policy?: string; labels?: Record<string, string>; claim?: string }> => {
+  const pv = await client.get(PersistentVolumes, { name });
+  return { phase: pv?.status?.phase, policy: pv?.spec?.persistentVolumeReclaimPolicy, labels: pv?.metadata?.labels, claim: pv?.spec?.claimRef?.name };
+};
+const quietLogger = { info: (): void => undefined, error: (_fields: object, message: string): void => { throw new Error(message); } };
+
+test('made when missing, its volume kept once bound, and bound again to that volume after an uninstall deleted the claim and its namespace', async () => {
+  const volume: BackupVolume = { namespace: 'pg-system', claimName: 'pg-backups', size: '2Gi', storageClassName: 'manual' };
+  await namespace(volume.namespace);
+  await staticVolume('backups-disk', 'manual');
+
+  expect(await ensureBackupVolume(client, volume)).toBe('created');
+  const claim = await client.get(Resources.PersistentVolumeClaim, { namespace: volume.namespace, name: volume.claimName });
+  expect(claim?.spec).toMatchObject({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } }, storageClassName: 'manual' });
+  expect(claim?.metadata?.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'postgresql-operator', ...backupVolumeLabels(volume) });
+  // Nothing owns it: no garbage collection takes it with the operator.
+  expect(claim?.metadata?.ownerReferences).toBeUndefined();
+
+  // Bound by kube-controller-manager within seconds; until then there is nothing to keep.
+  expect(await keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
+  expect(await volumeOf('backups-disk')).toEqual({ phase: 'Bound', policy: 'Retain', labels: backupVolumeLabels(volume), claim: 'pg-backups' });
+  expect(await ensureBackupVolume(client, volume)).toBe('kept');
+
+  // What kubectl delete -k does: the operator's namespace goes, and the claim with it. The volume stays, Released.
+  await client.delete(Resources.Namespace, { name: volume.namespace });
+  await waitFor(async () => (await client.get(Resources.Namespace, { name: volume.namespace })) === undefined, { what: 'the namespace to be deleted', timeoutMs: 60_000 });
+  await waitFor(async () => (await volumeOf('backups-disk')).phase === 'Released', { what: 'the volume to be Released', timeoutMs: 30_000 });
+  expect((await volumeOf('backups-disk')).policy).toBe('Retain');
+
+  // Installed again: a new claim of the same name, bound to the same volume (even if the size asked for now is bigger).
+  await namespace(volume.namespace);
+  expect(await ensureBackupVolume(client, { ...volume, size: '20Gi' })).toBe('reattached');
+  expect(await keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
+  const again = await client.get(Resources.PersistentVolumeClaim, { namespace: volume.namespace, name: volume.claimName });
+  expect(again?.spec).toMatchObject({ volumeName: 'backups-disk', storageClassName: 'manual', resources: { requests: { storage: '5Gi' } } });
+  expect(await volumeOf('backups-disk')).toMatchObject({ phase: 'Bound', policy: 'Retain', claim: 'pg-backups' });
+}, 180_000);
+
+test('another install\'s kept volume is not taken: only the one labelled for this namespace and claim', async () => {
+  const other: BackupVolume = { namespace: 'pg-other', claimName: 'pg-backups', size: '1Gi', storageClassName: 'spare' };
+  await namespace(other.namespace);
+  await staticVolume('spare-disk', 'spare');
+  // backups-disk (the first test's, labelled for pg-system) is Bound; a Released one of another claim would not match either.
+  expect(await ensureBackupVolume(client, other)).toBe('created');
+  expect(await keepBackupVolume(client, other, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
+  expect((await client.get(Resources.PersistentVolumeClaim, { namespace: other.namespace, name: other.claimName }))?.spec?.volumeName).toBe('spare-disk');
+}, 60_000);
+
+test('a refusal is logged with what the operator needs, and looked at again', async () => {
+  const errors: string[] = [];
+  // The real client for everything but the first read, which the API server refuses as it would without the Role.
+  const refusing = {
+    get: (): Promise<never> => Promise.reject(new Error('persistentvolumeclaims is forbidden')),
+    list: client.list.bind(client), create: client.create.bind(client), patch: client.patch.bind(client),
+  } as Pick<KubeClient, 'get' | 'list' | 'create' | 'patch'>;
+  const state = await keepBackupVolume(refusing, { namespace: 'x', claimName: 'y', size: '1Gi', storageClassName: '' }, { info: () => undefined, error: (_f, message) => { errors.push(message); } }, { intervalMs: 1, attempts: 3 });
+  expect(state).toBeUndefined();
+  expect(errors).toHaveLength(3);
+  expect(errors[0]).toContain('get, list and patch on PersistentVolumes');
+});
