@@ -10,6 +10,7 @@
 # name it. Progress goes to stderr every 15 s (tools/progress.sh); the last line on stdout is the program's path.
 #
 # Usage: build-go-tool.sh helm|cosign|registry [--print-path]
+#        build-go-tool.sh TOOL TOOL...   (each in turn)
 #   OPERATORS_RELEASE_TOOLS_CACHE  overrides the cache root (default: $XDG_CACHE_HOME or ~/.cache, then /operators-release-tools)
 set -euo pipefail
 
@@ -17,6 +18,13 @@ set -euo pipefail
 HELM_VERSION=v4.3.1
 # renovate: datasource=go depName=github.com/sigstore/cosign/v3
 COSIGN_VERSION=v3.1.3
+
+# npm run provision asks a script for all of its missing tools at once (build-go-tool.sh helm cosign registry): each is
+# built in turn, and its path printed.
+if [[ $# -gt 1 && "$2" != "--print-path" ]]; then
+  for one in "$@"; do bash "${BASH_SOURCE[0]}" "$one"; done
+  exit 0
+fi
 
 tool="${1:-}"
 scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
