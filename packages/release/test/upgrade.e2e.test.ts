@@ -298,13 +298,12 @@ const WAYS: readonly Way[] = [
     base: 'kustomize',
     operators: OPERATORS,
     upgrade: async (kubectl) => {
-      // Applied as the README says for an install made with `kubectl apply -k`: with --force-conflicts. Without it the
-      // apply stops at conflicts with kubectl-client-side-apply on the Deployment's three env[].valueFrom.fieldRef,
-      // although their values are the manifest's (the API server fills in their apiVersion: v1, which the manifests
-      // leave out).
+      // Applied server-side over the base's client-side `kubectl apply -k`, with no --force-conflicts: the manifests
+      // spell out the env[].valueFrom.fieldRef's apiVersion: v1, which the API server fills in; left out (as the base
+      // commit did), the apply stopped at conflicts with kubectl-client-side-apply on those three fields.
       const dir = await release(kubectl);
       for (const operator of OPERATORS) {
-        await kubectlOk(['apply', '--server-side', '--force-conflicts', '-f', join(dir, operator, 'install.yaml')]);
+        await kubectlOk(['apply', '--server-side', '-f', join(dir, operator, 'install.yaml')]);
         await waitForCrdsEstablished((args) => kubectlOk(args), CRDS[operator]);
       }
     },
