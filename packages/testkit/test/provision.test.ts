@@ -131,12 +131,13 @@ describe('what the tests find', () => {
   test('no test, benchmark or library code runs a build script itself: only the provisioning table names them', async () => {
     const scripts = new Set(Object.values(PROVISIONED_TOOLS).map((spec) => spec.script));
     for (const script of scripts) expect(existsSync(join(REPOSITORY_ROOT, script)), script).toBe(true);
-    // Where a script's name may appear, and why: the table itself; the tests of build-control-plane.sh itself (fake
-    // builds into temporary caches) and of the kind scripts and the Renovate configuration (which read its pinned
+    // Where a script's name may appear, and why: the table itself; the tests of build-control-plane.sh and
+    // build-go-tool.sh themselves (fake builds, or tools already there, in temporary caches) and of the kind scripts and the Renovate configuration (which read its pinned
     // versions as text).
     const allowed = new Set([
       'packages/testkit/src/provisioned-tools.ts',
       'packages/testkit/test/binaries.test.ts',
+      'packages/release/test/build-go-tool.test.ts',
       'packages/delivery/test/kind.test.ts',
       'packages/delivery/test/renovate.test.ts',
     ]);
