@@ -24,16 +24,9 @@ case "${1:-}" in
     [[ ${#failed[@]} -eq 0 ]]
     ;;
   delete)
-    source "$repo/kind/local-cluster.sh"
-    cluster="${KIND_CLUSTER:-k8s-operators-e2e}"
-    node_ip="$(docker inspect -f '{{(index .NetworkSettings.Networks "kind").IPAddress}}' "$cluster-control-plane" 2>/dev/null || true)"
-    "$(kind_command)" delete cluster --name "$cluster"
-    # The route kind/e2e.sh added from this machine to the node's Pod subnet.
-    if [[ -n "$node_ip" ]]; then
-      ip route show | awk -v via="$node_ip" '$2 == "via" && $3 == via {print $1}' | while read -r subnet; do
-        ip route del "$subnet" 2>/dev/null || sudo -n ip route del "$subnet" 2>/dev/null || true
-      done
-    fi
+    # shellcheck source=cluster-up.sh
+    source "$repo/kind/cluster-up.sh"
+    kind_cluster_down "${KIND_CLUSTER:-k8s-operators-e2e}"
     docker rm -f "$local_registry_name" >/dev/null 2>&1 || true
     ;;
   *) usage ;;

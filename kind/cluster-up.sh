@@ -5,6 +5,7 @@
 #                                           where the cluster is built here)
 #   kind_load_images CLUSTER TAG IMAGE...   builds the project's IMAGEs as npm run images does, tagged TAG, into CLUSTER
 #   kind_overlay DIR OPERATOR TAG           writes a kustomization in DIR installing deploy/OPERATOR with the TAG images
+#   kind_cluster_down CLUSTER               deletes CLUSTER and the routes kind_cluster_up added to its node
 # Where the node image pinned in kind/cluster.yaml cannot be pulled (no registry answers), the cluster is made from what
 # this machine can build, and only then (kind/local-cluster.sh): a node image built from source, the docker network
 # "kind" without masquerading, and a local registry serving stand-ins for the third-party images.
@@ -106,4 +107,17 @@ kind_overlay() {
       echo "        value: --page-server-image=$kind_registry/maintpage-page-server:$tag"
     fi
   } > "$dir/kustomization.yaml"
+}
+
+kind_cluster_down() {
+  local cluster="$1" node_ip
+  kind="$(kind_command)"
+  node_ip="$(docker inspect -f '{{(index .NetworkSettings.Networks "kind").IPAddress}}' "$cluster-control-plane" 2>/dev/null || true)"
+  "$kind" delete cluster --name "$cluster"
+  # The route kind_cluster_up added from this machine to the node's Pod subnet.
+  if [[ -n "$node_ip" ]]; then
+    ip route show | awk -v via="$node_ip" '$2 == "via" && $3 == via {print $1}' | while read -r subnet; do
+      ip route del "$subnet" 2>/dev/null || sudo -n ip route del "$subnet" 2>/dev/null || true
+    done
+  fi
 }

@@ -28,15 +28,7 @@ case "${1:-}" in
       "$cluster" "$kubeconfig" "$(command -v kubectl)" "$cluster-control-plane" "$gateway" "$overlays" >&3
     ;;
   down)
-    kind="$(kind_command)"
-    node_ip="$(docker inspect -f '{{(index .NetworkSettings.Networks "kind").IPAddress}}' "$cluster-control-plane" 2>/dev/null || true)"
-    "$kind" delete cluster --name "$cluster"
-    # The route kind_cluster_up added from this machine to the node's share of the Pod subnet.
-    if [[ -n "$node_ip" ]]; then
-      ip route show | awk -v via="$node_ip" '$2 == "via" && $3 == via {print $1}' | while read -r subnet; do
-        ip route del "$subnet" 2>/dev/null || sudo -n ip route del "$subnet" 2>/dev/null || true
-      done
-    fi
+    kind_cluster_down "$cluster"
     ;;
   *) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { KubeApi, REPOSITORY_ROOT } from '@k8s-operators/testkit';
 import { hostPidOfContainer } from './container-process.ts';
-import type { SoakCluster } from './soak-cluster.ts';
+import { succeeding, type SoakCluster } from './soak-cluster.ts';
 
 const run = promisify(execFile);
 const SCRIPT = join(REPOSITORY_ROOT, 'kind', 'soak-cluster.sh');
@@ -83,11 +83,7 @@ export async function startKindSoakCluster(say: (line: string) => void, interrup
     kubeconfig: up.kubeconfig,
     api,
     kubectl,
-    kubectlOk: async (args, options) => {
-      const result = await kubectl(args, options);
-      if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}):\n${result.stderr}${result.stdout}`);
-      return result.stdout;
-    },
+    kubectlOk: succeeding(kubectl),
     servicesHost: up.gateway,
     installDir: (operator) => join(up.overlays, operator),
     restartApiServer: () => restartStaticPod('kube-apiserver'),

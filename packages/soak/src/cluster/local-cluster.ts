@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPOSITORY_ROOT, TestCluster } from '@k8s-operators/testkit';
-import type { SoakCluster } from './soak-cluster.ts';
+import { succeeding, type SoakCluster } from './soak-cluster.ts';
 
 const run = promisify(execFile);
 
@@ -22,11 +22,7 @@ export async function startLocalSoakCluster(): Promise<SoakCluster> {
     kubeconfig: cluster.adminKubeconfig,
     api,
     kubectl,
-    kubectlOk: async (args, options) => {
-      const result = await kubectl(args, options);
-      if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}):\n${result.stderr}${result.stdout}`);
-      return result.stdout;
-    },
+    kubectlOk: succeeding(kubectl),
     // The local node's Pods are processes and containers of this machine's network.
     servicesHost: '127.0.0.1',
     installDir: (operator) => join(REPOSITORY_ROOT, 'deploy', operator),

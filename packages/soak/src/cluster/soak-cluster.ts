@@ -22,3 +22,12 @@ export interface SoakCluster {
   containerPid(containerID: string): Promise<number | undefined>;
   close(): Promise<void>;
 }
+
+/** kubectlOk from kubectl: the same call, which throws with kubectl's output when kubectl fails. */
+export function succeeding(kubectl: SoakCluster['kubectl']): SoakCluster['kubectlOk'] {
+  return async (args, options) => {
+    const result = await kubectl(args, options);
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}):\n${result.stderr}${result.stdout}`);
+    return result.stdout;
+  };
+}
