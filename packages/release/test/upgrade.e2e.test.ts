@@ -465,12 +465,14 @@ describe.skipIf(!engine).each(WAYS)('upgrade from the base commit with $name', (
     await expectNothingRedone(before, eventsBefore);
   }, 900_000);
 
-  test.skipIf(way.rollback === undefined)('rolled back to the base images: the base version runs again, nothing is redone or lost', async () => {
+  // Only a way with a rollback to the base images has this test (defined, not skipped, for the others).
+  const { rollback } = way;
+  if (rollback !== undefined) test('rolled back to the base images: the base version runs again, nothing is redone or lost', async () => {
     diagnoseOnFailure();
     if (before === undefined) throw new Error('the base objects did not converge (the test before failed)');
     const started = Date.now();
     const eventsBefore = await eventUids();
-    await way.rollback?.();
+    await rollback();
     // The base images' tag, as the chart was installed with (upgrade-base-<short sha>).
     const tag = (await operatorImages(operators[0] ?? 'maintpage-operator'))[0]?.split(':').pop() ?? '';
     expect(tag).toMatch(/^upgrade-base-/);
