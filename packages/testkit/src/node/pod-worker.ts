@@ -114,7 +114,9 @@ export class PodWorker {
       while (this.#busy) await new Promise((r) => setTimeout(r, 10));
       this.#node.ips.release(this.uid);
       const hostPaths = this.#containers.flatMap((c) => c.hostPaths ?? []);
-      await Promise.all([this.#podDir, ...hostPaths].map((path) => rm(path, { recursive: true, force: true })));
+      // A container killed at the end of its grace period may leave children that still write for a moment (a
+      // PostgreSQL postmaster's checkpointer into pg_xact): rm then meets ENOTEMPTY, and tries again as rimraf does.
+      await Promise.all([this.#podDir, ...hostPaths].map((path) => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })));
       if (removeObject) {
         const meta = this.#pod.metadata ?? {};
         await this.#node.api.delete(`/api/v1/namespaces/${meta.namespace ?? ''}/pods/${meta.name ?? ''}`, { gracePeriodSeconds: 0, uid: this.uid }).catch(() => undefined);
