@@ -5,14 +5,13 @@
 // replaced or restored, no traffic switch, no reconcile error; every object converges under the new version.
 // On testkit's local cluster with the images run by the container engine (an earlier commit cannot run as this tree's
 // dist/ processes). UPGRADE_TARGET_DEPLOY names another deploy/ to upgrade to (default: this tree's).
-import { request } from 'node:https';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
 import {
-  engineAvailable, findProvisionedTool, openE2eCluster, prepareScrapeAccess, REPOSITORY_ROOT, waitFor, waitForCrdsEstablished, type E2eCluster,
+  engineAvailable, findProvisionedTool, openE2eCluster, prepareScrapeAccess, REPOSITORY_ROOT, scrapePodMetrics, waitFor, waitForCrdsEstablished, type E2eCluster,
 } from '@k8s-operators/testkit';
 import { writeRelease } from '../src/release.ts';
 import { runCommand } from './release-fixture.ts';
@@ -212,27 +211,12 @@ async function operatorErrors(operator: Operator): Promise<string[]> {
   return lines;
 }
 
-/** A GET of an operator Pod's metrics as its ServiceMonitor scrapes them: HTTPS on 8443, a metrics-reader's token. */
-function scrape(ip: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: ip, port: 8443, path: '/metrics', rejectUnauthorized: false, headers: { authorization: `Bearer ${metricsToken}` }, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => { if (res.statusCode === 200) resolve(body); else reject(new Error(`GET https://${ip}:8443/metrics: ${String(res.statusCode)} ${body}`)); });
-    });
-    req.on('timeout', () => { req.destroy(new Error(`GET https://${ip}:8443/metrics timed out`)); });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /** `controller_runtime_reconcile_total` and `_errors_total` of the operator's Pods, summed per controller and result. */
 async function reconciles(operator: Operator): Promise<Record<string, number>> {
   const ips = (await kubectlOk(['-n', operatorNs(operator), 'get', 'pods', '-l', 'control-plane=controller-manager', '-o', 'jsonpath={.items[*].status.podIP}'])).split(' ').filter(Boolean);
   const counts: Record<string, number> = {};
   for (const ip of ips) {
-    for (const line of (await scrape(ip)).split('\n')) {
+    for (const line of (await scrapePodMetrics(cluster, ip, metricsToken)).split('\n')) {
       const found = /^controller_runtime_reconcile_(total|errors_total)\{([^}]*)\} (\S+)$/.exec(line);
       if (!found) continue;
       const labels = new Map([...(found[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
@@ -452,6 +436,7 @@ describe.skipIf(!engine).each(WAYS)('upgrade from the base commit with $name', (
     // above unread), and none failed.
     const access = await prepareScrapeAccess(cluster, 'upgrade-monitoring', operators);
     metricsToken = (await readFile(access.prometheusToken, 'utf8')).trim();
+    await access.remove();
     const counts: Partial<Record<Operator, Record<string, number>>> = {};
     for (const operator of operators) {
       let seen: Record<string, number> = {};

@@ -2,7 +2,7 @@
 // their images (on kind, an overlay naming the images loaded there), the PostgreSQL operator's two replicas), a Prism
 // Central (the simulator) with the operator's Secret, SeaweedFS for the bucket store, and a real Prometheus that scrapes each operator as its ServiceMonitor says and
 // evaluates the shipped PrometheusRules unchanged.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
@@ -69,6 +69,8 @@ export async function install(cluster: SoakCluster, say: (line: string) => void)
     prism, seaweed, prometheus,
     stop: async () => {
       await prometheus.stop();
+      await rm(rulesDir, { recursive: true, force: true });
+      await access.remove();
       await seaweed.stop();
       await prism.stop();
     },

@@ -27,6 +27,8 @@ export interface ScrapeAccess {
   prometheusToken: string;
   /** A token file of `serviceAccount` in the monitoring namespace (e.g. one with no binding). */
   tokenFile(serviceAccount: string): Promise<string>;
+  /** Deletes the token and CA files (the cluster's objects stay, with the cluster). */
+  remove(): Promise<void>;
 }
 
 /**
@@ -79,7 +81,8 @@ subjects: [{kind: ServiceAccount, name: prometheus, namespace: ${ns}}]${bindings
   const apiServer = kubeconfig.clusters[0]?.cluster;
   const caFile = join(dir, 'ca.crt');
   await writeFile(caFile, Buffer.from(apiServer?.['certificate-authority-data'] ?? '', 'base64'));
-  return { apiServer: apiServer?.server ?? '', caFile, prometheusToken: await tokenFile('prometheus'), tokenFile };
+  const remove = (): Promise<void> => rm(dir, { recursive: true, force: true });
+  return { apiServer: apiServer?.server ?? '', caFile, prometheusToken: await tokenFile('prometheus'), tokenFile, remove };
 }
 
 /** Whether deploy/<operator>/prometheus/monitor.yaml's manager endpoint keeps the target's own labels (`honorLabels`). */
@@ -129,6 +132,7 @@ export async function scrapeOperatorWithPrometheus(cluster: E2eCluster, operator
     stop: async () => {
       await started.stop();
       await rm(rulesDir, { recursive: true, force: true });
+      await access.remove();
     },
   };
   try {

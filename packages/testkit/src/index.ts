@@ -18,6 +18,7 @@ export { IMAGE_REGISTRY, IMAGE_TAG, PROJECT_IMAGES, imageRef, startImage, type P
 export { engineAvailable, projectImageMode } from './node/runners/index.ts';
 export { startPrometheus, type PrometheusAlert, type PrometheusOptions, type RunningPrometheus, type ScrapeConfig, type ScrapeTarget } from './prometheus.ts';
 export { shippedRuleFiles } from './prometheus-rules.ts';
+export { scrapePodMetrics } from './e2e-metrics-scrape.ts';
 export { prepareScrapeAccess, scrapeOperatorWithPrometheus, serviceMonitorJob, type OperatorScrape, type ScrapeAccess } from './e2e-prometheus.ts';
 export { startSeaweedFs, type RunningSeaweedFs, type SeaweedFsOptions } from './seaweedfs.ts';
 export { signedS3Request, type S3Credentials, type S3RequestOptions } from './seaweedfs-s3-request.ts';

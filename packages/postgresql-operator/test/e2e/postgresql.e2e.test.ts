@@ -1,11 +1,10 @@
 // End to end, with only a kubeconfig, kubectl and pg: install with `kubectl apply -k deploy/postgresql-operator`, then
 // use PostgreSQLs the way a user does and check what their clients would see. Runs against testkit's local cluster
 // (npm test) and against kind (kind/e2e.sh sets E2E_KUBECONFIG; pg connections then go through port-forward).
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, onTestFinished, test } from 'vitest';
 import {
-  describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, startSeaweedFs, waitFor, waitForCrdsEstablished,
+  describeOperatorChecks, openE2eCluster, operatorPermissions, REPOSITORY_ROOT, scrapeOperatorWithPrometheus, scrapePodMetrics, startSeaweedFs, waitFor, waitForCrdsEstablished,
   type E2eCluster, type OperatorScrape, type PrometheusAlert, type RunningSeaweedFs,
 } from '@k8s-operators/testkit';
 import { connectToPod, queryPod, watchObjects, type DatabaseLogin, type PodAddress } from './cluster-access.ts';
@@ -198,21 +197,7 @@ async function metricsScraperToken(): Promise<string> {
  * inside the cluster where this machine has no route to Pods.
  */
 async function scrapeMetrics(ip: string): Promise<string> {
-  const token = await metricsScraperToken();
-  if (!cluster.podNetworkFromHost) {
-    return cluster.curlInCluster(['-sSfk', '--max-time', '5', '-H', `Authorization: Bearer ${token}`, `https://${ip}:8443/metrics`]);
-  }
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest({ host: ip, port: 8443, path: '/metrics', rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` }, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => { if (res.statusCode === 200) resolve(body); else reject(new Error(`GET https://${ip}:8443/metrics: ${String(res.statusCode)} ${body}`)); });
-    });
-    req.on('timeout', () => { req.destroy(new Error(`GET https://${ip}:8443/metrics timed out`)); });
-    req.on('error', reject);
-    req.end();
-  });
+  return scrapePodMetrics(cluster, ip, await metricsScraperToken());
 }
 /** The leader's metrics: the other replica runs no reconciles, so its backup metrics are empty. */
 const operatorMetrics = async (): Promise<string> => scrapeMetrics(await jsonpath(`pod/${await leaderPod()}`, '{.status.podIP}', OPERATOR_NS));
