@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
+import { waitFor } from '@k8s-operators/testkit';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -18,6 +20,7 @@ import { loadClusterAuth } from '../src/client/kubeconfig/load-cluster-auth.ts';
 import { defineResource, Resources } from '../src/client/resources.ts';
 import type { RestClientMetricsSink } from '../src/client/rest-metrics.ts';
 import { retryOnConflict } from '../src/client/retry.ts';
+import { apiDidNotAnswer, untilApiAnswers } from '../src/client/until-api-answers.ts';
 import {
   createNamespace,
   installWidgetCrd,
@@ -354,6 +357,38 @@ describe('KubeClient resilience and metrics', () => {
       await proxied.close();
       await proxy.stop();
     }
+  });
+});
+
+describe('untilApiAnswers', () => {
+  // An operator started with its whole cluster (the postgresql-operator reads its own Pod and keeps a Secret before its
+  // controllers start) waits for the API server, as the informers do, rather than exiting into CrashLoopBackOff.
+  it('tries a call again while the API server is down, saying so, and returns its answer once it is back', async () => {
+    await client.create(Resources.ConfigMap, { metadata: { name: 'read-at-start', namespace: 'crud' }, data: { v: '1' } });
+    const lines: { msg: string; attempt: number; retryInMs: number; error: string }[] = [];
+    const logger = pino({}, { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) });
+    await cluster.controlPlane.stopApiServer();
+    let read: Promise<unknown> | undefined;
+    try {
+      read = untilApiAnswers('reading a ConfigMap', () => client.get(Resources.ConfigMap, { namespace: 'crud', name: 'read-at-start' }), { logger, backoff: { initialMs: 200, maxMs: 1_000 } });
+      await waitFor(() => lines.length >= 2, { what: 'two attempts to have failed', timeoutMs: 30_000 });
+    } finally {
+      await cluster.controlPlane.startApiServer();
+    }
+    expect(((await read) as { data?: Record<string, string> }).data).toEqual({ v: '1' });
+    expect(lines[0]).toMatchObject({ msg: 'reading a ConfigMap: the API server did not answer; trying again', attempt: 1, error: expect.stringContaining('ECONNREFUSED') as unknown });
+    expect(lines.map((line) => line.attempt)).toEqual(lines.map((_, i) => i + 1));
+  });
+
+  it('throws an answer of the API server at once: waiting does not change a 409 or a 403', async () => {
+    const lines: string[] = [];
+    const logger = pino({}, { write: (line: string) => lines.push(line) });
+    const existing = { metadata: { name: 'read-at-start', namespace: 'crud' } };
+    await expect(untilApiAnswers('creating a ConfigMap', () => client.create(Resources.ConfigMap, existing), { logger })).rejects.toSatisfy(isAlreadyExists);
+    expect(lines).toEqual([]);
+    expect(apiDidNotAnswer(new ApiError({ status: 403, body: {}, request: 'GET /api/v1/secrets' }))).toBe(false);
+    expect(apiDidNotAnswer(new ApiError({ status: 429, body: {}, request: 'GET /api/v1/secrets' }))).toBe(true);
+    expect(apiDidNotAnswer(new ApiError({ status: 503, body: {}, request: 'GET /api/v1/secrets' }))).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 // The postgresql-operator's operator process: flags in, a controller-core Manager with the PostgreSQL and PostgreSQLBackup
 // controllers, the backup volume reached through the backup store service, out on SIGTERM.
-import { createLogger, flagsOrExit, Manager, managerOptionsFrom, podNamespace } from '@k8s-operators/controller-core';
+import { createLogger, flagsOrExit, Manager, managerOptionsFrom, podNamespace, untilApiAnswers } from '@k8s-operators/controller-core';
 import { keepBackupVolume } from './store-service/backup-volume.ts';
 import { ensureStoreCertificate } from './store-service/store-certificate.ts';
 import { ownImage } from './controller/own-image.ts';
@@ -11,11 +11,12 @@ const flags = flagsOrExit('postgresql-operator', USAGE, () => parseOperatorFlags
 
 const logger = createLogger({ name: 'postgresql-operator', level: flags.logLevel });
 const manager = await Manager.create({ name: 'postgresql-operator', logger, ...managerOptionsFrom(flags) });
-const backupImage = flags.backupImage ?? (await ownImage(manager.client, manager.podName, process.env.POD_NAMESPACE));
+// Started with the whole cluster, the operator may come up before the API server: it waits for it (untilApiAnswers).
+const backupImage = flags.backupImage ?? (await untilApiAnswers('reading the operator\'s own Pod for its image', () => ownImage(manager.client, manager.podName, process.env.POD_NAMESPACE), { logger }));
 if (backupImage === undefined) logger.warn('the operator cannot tell which image it runs (no --backup-image, and its own Pod was not found): backups to S3 buckets will fail until --backup-image is set');
 // The service cannot start before its certificate exists: every replica makes sure of it before anything else.
 try {
-  await ensureStoreCertificate(manager.client, flags.storeService);
+  await untilApiAnswers('keeping the backup store service\'s certificate', () => ensureStoreCertificate(manager.client, flags.storeService), { logger });
 } catch (error) {
   const { namespace, secretName } = flags.storeService;
   logger.error({ error: (error as Error).message }, `cannot keep the backup store service's certificate in Secret ${namespace}/${secretName}: the operator needs get, create and update on Secrets in that namespace (deploy/postgresql-operator/rbac/backup_store_certificate_role.yaml)`);
