@@ -1,6 +1,8 @@
 // npm run release -- --version X [--registry R] [--out DIR]: each operator's install.yaml (and its monitoring and
 // network-policy options) and Helm chart, generated from deploy/ with the release's images.
-import { relative } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { findProvisionedTool } from '@k8s-operators/testkit';
 import { attestReleaseImage } from './attest/attest-image.ts';
 import { pushedReference } from './attest/image-sbom.ts';
@@ -22,6 +24,8 @@ try {
   console.error(`release: ${(error as Error).message}\n\n${USAGE}`);
   process.exit(2);
 }
+// cosign's offline settings, written while signing and removed after.
+let scratch: string | undefined;
 try {
   // The project's own kubectl (its kustomize), the one the tests build deploy/ with.
   const kubectl = `${await findProvisionedTool('control-plane')}/kubectl`;
@@ -34,7 +38,8 @@ try {
   const finishedOn = new Date();
   const released = await writeRelease(kubectl, { registry: options.registry, version: options.version, ...(digests === undefined ? {} : { digests }) }, options.outDir);
   if (options.signKey !== undefined && digests !== undefined && source !== undefined) {
-    const signer = { binary: await findProvisionedTool('cosign'), key: options.signKey, offline: (await offlineCosignFlags()).sign };
+    scratch = await mkdtemp(join(tmpdir(), 'release-cosign-'));
+    const signer = { binary: await findProvisionedTool('cosign'), key: options.signKey, offline: (await offlineCosignFlags(scratch)).sign };
     const build = { version: options.version, source, startedOn, finishedOn };
     for (const name of images) {
       const image = { registry: options.registry, name, digest: digests[name] ?? '' };
@@ -54,4 +59,6 @@ try {
 } catch (error) {
   console.error(`release: ${(error as Error).message}`);
   process.exitCode = 1;
+} finally {
+  if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
 }

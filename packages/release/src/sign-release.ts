@@ -6,8 +6,7 @@
 // Sigstore's TUF repository (it would try to, even to sign with a key). A GitHub release workflow (there is none yet)
 // would sign keyless instead, through Sigstore's public services, which this machine cannot reach.
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -20,11 +19,10 @@ const NO_SERVICES = { mediaType: 'application/vnd.dev.sigstore.signingconfig.v0.
 const NO_TRUSTED_ROOTS = { mediaType: 'application/vnd.dev.sigstore.trustedroot+json;version=0.1' };
 
 /**
- * The files that keep cosign offline, written into a new scratch directory: `sign` takes both flags, `verify` only
- * the trusted root (it has no signing config).
+ * The files that keep cosign offline, written into `dir` (the caller's scratch directory, which it removes): `sign`
+ * takes both flags, `verify` only the trusted root (it has no signing config).
  */
-export async function offlineCosignFlags(): Promise<{ sign: string[]; verify: string[] }> {
-  const dir = await mkdtemp(join(tmpdir(), 'release-cosign-'));
+export async function offlineCosignFlags(dir: string): Promise<{ sign: string[]; verify: string[] }> {
   await writeFile(join(dir, 'signing-config.json'), JSON.stringify(NO_SERVICES));
   await writeFile(join(dir, 'trusted-root.json'), JSON.stringify(NO_TRUSTED_ROOTS));
   const verify = ['--trusted-root', join(dir, 'trusted-root.json')];

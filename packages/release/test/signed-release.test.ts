@@ -44,9 +44,9 @@ interface SpdxPackage { name: string }
 describe.runIf(engineMode)('a release pushed and signed', () => {
   beforeAll(async () => {
     cosign = await findProvisionedTool('cosign');
-    offline = (await offlineCosignFlags()).verify;
     registry = await startLocalRegistry();
     work = await mkdtemp(join(tmpdir(), 'release-signed-'));
+    offline = (await offlineCosignFlags(work)).verify;
     await run(cosign, ['generate-key-pair'], { cwd: work, env: { ...process.env, ...env } });
     await mkdir(join(work, 'other'));
     await run(cosign, ['generate-key-pair'], { cwd: join(work, 'other'), env: { ...process.env, ...env } });
