@@ -91,7 +91,7 @@ export { loadClusterAuth, type LoadOptions as ClusterAuthLoadOptions } from './c
 export type { AuthHeaders, ClusterAuth } from './client/kubeconfig/cluster-auth.ts';
 export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, isTooManyRequests, isUnauthorized, type StatusBody, type StatusReason } from './client/errors.ts';
 export { Resources, apiVersionOf, defineResource, groupResourceOf, type ObjectOf, type Plain, type ResourceRef } from './client/resources.ts';
-export { apiDidNotAnswer, untilApiAnswers, type UntilApiAnswersOptions } from './client/until-api-answers.ts';
+export { apiDidNotAnswer, untilApiAnswers, type UntilApiAnswersOptions } from './manager/until-api-answers.ts';
 export { RETRY_AFTER_LIMITS, parseRetryAfter, retryOnConflict, type RetryOnConflictOptions } from './client/retry.ts';
 export type { RequestCounts, RequestVerb, RestClientMetricsSink } from './client/rest-metrics.ts';
 export type { WatchEvent } from './client/watch-stream.ts';

@@ -20,7 +20,7 @@ import { loadClusterAuth } from '../src/client/kubeconfig/load-cluster-auth.ts';
 import { defineResource, Resources } from '../src/client/resources.ts';
 import type { RestClientMetricsSink } from '../src/client/rest-metrics.ts';
 import { retryOnConflict } from '../src/client/retry.ts';
-import { apiDidNotAnswer, untilApiAnswers } from '../src/client/until-api-answers.ts';
+import { apiDidNotAnswer, untilApiAnswers } from '../src/manager/until-api-answers.ts';
 import {
   createNamespace,
   installWidgetCrd,

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ReconnectBackoff, type ReconnectBackoffOptions } from '../informer/backoff.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../client/errors.ts';
 
 // The socket and undici codes of a request that got no answer from the API server: refused, reset, timed out, no route.
 const NO_ANSWER_CODES = new Set([
