@@ -15,6 +15,7 @@ import { crdBeingRemoved, uninstalling } from './operator-removal.ts';
 import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { podsOf } from './operator-indexes.ts';
 import { removeDatabaseGauges } from '../metrics/postgresql-metrics.ts';
+import type { BackupManifest } from '../stores/manifest.ts';
 
 /** While a backup of a database being deleted with `backups: Delete` still runs, look again this often. */
 const WAIT_FOR_RUNNING_BACKUP_MS = 5_000;
@@ -121,21 +122,41 @@ export async function finalizePostgreSQL(context: OperatorContext, deleted: Post
  * kept and why.
  */
 async function keepForOperatorRemoval(context: OperatorContext, deleted: PostgreSQLBeingDeleted, crd: string, ctx: ReconcileContext): Promise<undefined> {
-  const { postgresql, backups } = deleted;
+  const { postgresql } = deleted;
   const { events, manager } = context;
   const claim = await detachDataClaim(context, postgresql);
-  const newest = newestUsable(backups)?.metadata.name;
+  const newest = await newestKeptBackup(context, deleted);
   events.event(postgresql, {
     type: 'Normal', reason: 'DataKept', action: 'Delete',
     note: `${uninstalling(crd)}: no final backup was taken and every stored backup is kept (backup.onDelete is not applied; ` +
-      `${newest === undefined ? 'there is no verified backup' : `the newest verified backup is ${newest}`}); ` +
+      `${newest.name === undefined ? newest.unknown ?? 'there is no verified backup' : `the newest verified backup is ${newest.name}`}); ` +
       (claim === undefined ? 'there is no data claim to keep (no spec.storage)' : `the data claim ${claim} is kept, no longer owned by the PostgreSQL`) +
       '. Delete them by hand if they are not wanted.',
   });
-  ctx.log.info({ crd, dataClaim: claim, newestBackup: newest }, 'the operator is being uninstalled: no final backup, the stored backups and the data claim are kept');
+  ctx.log.info({ crd, dataClaim: claim, newestBackup: newest.name }, 'the operator is being uninstalled: no final backup, the stored backups and the data claim are kept');
   removeDatabaseGauges(context.metrics, { namespace: requiredNamespace(postgresql), postgresql: requiredName(postgresql) });
   await removeFinalizer(manager.client, PostgreSQLRef, postgresql, POSTGRESQL_FINALIZER);
   return undefined;
+}
+
+/**
+ * The newest verified backup of a PostgreSQL being uninstalled, for the Event that says what was kept: from its
+ * PostgreSQLBackups, or, when none is left (the PostgreSQLBackup CRD went first, and its finalizer let them go before
+ * this one ran), from the store's manifests, which are written only once a dump is verified. `unknown` says why it could
+ * not be told; the uninstall goes on regardless.
+ */
+async function newestKeptBackup(context: OperatorContext, { postgresql, spec, backups }: PostgreSQLBeingDeleted): Promise<{ name?: string; unknown?: string }> {
+  const fromObjects = newestUsable(backups)?.metadata.name;
+  if (fromObjects !== undefined) return { name: fromObjects };
+  const target = await context.stores.lookup(requiredNamespace(postgresql), spec.backup.s3);
+  if (!target.ok) return { unknown: `its backup store cannot be read to name the newest verified backup: ${target.message}` };
+  try {
+    const listing = await target.store.list({ namespace: requiredNamespace(postgresql), postgresql: requiredName(postgresql) });
+    const newest = listing.backups.reduce<BackupManifest | undefined>((a, b) => (a === undefined || Date.parse(b.verifiedAt) > Date.parse(a.verifiedAt) ? b : a), undefined);
+    return newest === undefined ? {} : { name: newest.key.backup };
+  } catch (error) {
+    return { unknown: `its backup store cannot be read to name the newest verified backup: ${(error as Error).message}` };
+  }
 }
 
 /**
