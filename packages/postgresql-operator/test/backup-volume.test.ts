@@ -2,9 +2,10 @@
 // kube-controller-manager binds claims to volumes: made when missing, its volume set to Retain and labelled once bound,
 // and, after the claim and its namespace are deleted as an uninstall deletes them, bound again to the same volume.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient, Resources } from '@k8s-operators/controller-core';
+import { ApiError, KubeClient, Resources } from '@k8s-operators/controller-core';
 import { ControlPlane, waitFor } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { backupVolumeLabels, ensureBackupVolume, keepBackupVolume, PersistentVolumes, type BackupVolume } from '../src/store-service/backup-volume.ts';
@@ -78,15 +79,37 @@ test('another install\'s kept volume is not taken: only the one labelled for thi
   expect((await client.get(Resources.PersistentVolumeClaim, { namespace: other.namespace, name: other.claimName }))?.spec?.volumeName).toBe('spare-disk');
 }, 60_000);
 
-test('a refusal is logged with what the operator needs, and looked at again', async () => {
+/** Tries three times with a client whose first read fails with `error`; returns what was logged. */
+async function loggedWhenReadFails(error: Error): Promise<string[]> {
   const errors: string[] = [];
-  // The real client for everything but the first read, which the API server refuses as it would without the Role.
-  const refusing = {
-    get: (): Promise<never> => Promise.reject(new Error('persistentvolumeclaims is forbidden')),
+  // The real client for everything but the first read.
+  const failing = {
+    get: (): Promise<never> => Promise.reject(error),
     list: client.list.bind(client), create: client.create.bind(client), patch: client.patch.bind(client),
   } as Pick<KubeClient, 'get' | 'list' | 'create' | 'patch'>;
-  const state = await keepBackupVolume(refusing, { namespace: 'x', claimName: 'y', size: '1Gi', storageClassName: '' }, { info: () => undefined, error: (_f, message) => { errors.push(message); } }, { intervalMs: 1, attempts: 3 });
+  const state = await keepBackupVolume(failing, { namespace: 'x', claimName: 'y', size: '1Gi', storageClassName: '' }, { info: () => undefined, error: (_f, message) => { errors.push(message); } }, { intervalMs: 1, attempts: 3 });
   expect(state).toBeUndefined();
+  return errors;
+}
+
+test('a refusal is logged with what the operator needs, and looked at again', async () => {
+  // As the API server refuses the read without the Role.
+  const forbidden = new ApiError({ status: 403, body: { kind: 'Status', reason: 'Forbidden', message: 'persistentvolumeclaims "y" is forbidden' }, request: 'GET /api/v1/namespaces/x/persistentvolumeclaims/y' });
+  const errors = await loggedWhenReadFails(forbidden);
   expect(errors).toHaveLength(3);
   expect(errors[0]).toContain('get, list and patch on PersistentVolumes');
+});
+
+test('an API server that does not answer is said to be one, not blamed on RBAC', async () => {
+  // A real connection refused: what the client meets while the API server restarts.
+  const refused = await new Promise<Error>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => { connect(port, '127.0.0.1').on('error', resolve); });
+    });
+  });
+  expect((refused as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+  const errors = await loggedWhenReadFails(refused);
+  expect(errors).toEqual(Array(3).fill('cannot keep the backup volume yet: the API server did not answer; trying again'));
 });

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { defineResource, isAlreadyExists, Resources, type KubeClient, type Plain } from '@k8s-operators/controller-core';
+import { apiDidNotAnswer, defineResource, isAlreadyExists, isForbidden, Resources, type KubeClient, type Plain } from '@k8s-operators/controller-core';
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 
 /**
@@ -118,6 +118,13 @@ interface VolumeLogger {
  * the backup store's Pod, which waits for the claim): every `intervalMs`, at most `attempts` times. Each step and each
  * refusal (missing RBAC says which) goes to the log. Resolves with the last state.
  */
+/** The log line for a failed attempt, for the person on call: RBAC to fix, an API server to wait for, or the error. */
+function whyNotKept(error: unknown): string {
+  if (apiDidNotAnswer(error)) return 'cannot keep the backup volume yet: the API server did not answer; trying again';
+  if (isForbidden(error)) return 'cannot keep the backup volume: the operator needs get and create on its claim and get, list and patch on PersistentVolumes (deploy/postgresql-operator/rbac)';
+  return 'cannot keep the backup volume; trying again';
+}
+
 export async function keepBackupVolume(
   client: VolumeClient,
   volume: BackupVolume,
@@ -137,7 +144,7 @@ export async function keepBackupVolume(
         return state;
       }
     } catch (error) {
-      logger.error({ claim, error: (error as Error).message }, 'cannot keep the backup volume: the operator needs get and create on its claim and get, list and patch on PersistentVolumes (deploy/postgresql-operator/rbac)');
+      logger.error({ claim, error: (error as Error).message }, whyNotKept(error));
     }
     if (attempt < attempts) await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
   }
