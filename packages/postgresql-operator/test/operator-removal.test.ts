@@ -7,11 +7,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { KubeClient, Manager, Resources, createLogger } from '@k8s-operators/controller-core';
 import { startSeaweedFs, TestCluster, waitFor, waitForCrdsEstablished, type RunningSeaweedFs } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { POSTGRESQL_BACKUP_CRD, POSTGRESQL_CRD, PostgreSQLBackupRef, PostgreSQLRef } from '../src/api/postgresql-refs.ts';
 import type { PostgreSQL } from '../src/api/postgresql-resource.ts';
+import { KEPT_DATA_OF_ANNOTATION } from '../src/controller/kept-data-claim.ts';
 import { setupControllers } from '../src/controller/setup-controllers.ts';
 import { openS3BackupStore } from '../src/stores/s3-store-options.ts';
 import type { BackupStore } from '../src/stores/store.ts';
@@ -37,13 +39,7 @@ beforeAll(async () => {
   const imageMap = join(work, 'image-map.yaml');
   await writeFile(imageMap, JSON.stringify({ images: [{ match: OPERATOR_IMAGE, runner: 'node', with: { entry: 'packages/postgresql-operator/test/image-from-source.ts' } }] }));
   cluster = await TestCluster.start({ imageMapFile: imageMap });
-  const kubectlOk = async (args: readonly string[], input?: string): Promise<string> => {
-    const result = await cluster.kubectl(args, input === undefined ? {} : { input });
-    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`);
-    return result.stdout;
-  };
-  await kubectlOk(['apply', '-k', join(REPOSITORY, 'deploy/postgresql-operator/crd')]);
-  await waitForCrdsEstablished((args) => kubectlOk(args), [POSTGRESQL_CRD, POSTGRESQL_BACKUP_CRD]);
+  await installCrds();
   // The operator's ServiceAccount with the ClusterRole as installed: every permission the deletions need is in it.
   await kubectlOk(['create', 'namespace', NS]);
   await kubectlOk(['create', 'namespace', OPERATOR_NS]);
@@ -66,6 +62,17 @@ beforeAll(async () => {
   running = manager.start();
 }, 240_000);
 
+async function kubectlOk(args: readonly string[], input?: string): Promise<string> {
+  const result = await cluster.kubectl(args, input === undefined ? {} : { input });
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+async function installCrds(): Promise<void> {
+  await kubectlOk(['apply', '-k', join(REPOSITORY, 'deploy/postgresql-operator/crd')]);
+  await waitForCrdsEstablished((args) => kubectlOk(args), [POSTGRESQL_CRD, POSTGRESQL_BACKUP_CRD]);
+}
+
 afterAll(async () => {
   // Undefined where start-up failed: that failure is the one to report.
   (manager as Manager | undefined)?.stop();
@@ -87,6 +94,10 @@ function diagnoseOnFailure(): void {
 /** A PostgreSQL with a data claim and its backups in the bucket, and its password Secret. */
 async function createDatabase(name: string, backup: Record<string, unknown> = {}): Promise<PostgreSQL> {
   await admin.create(Resources.Secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-password`, namespace: NS }, stringData: { postgresql_password: `${name}-secret` } });
+  return createPostgreSQL(name, backup);
+}
+
+function createPostgreSQL(name: string, backup: Record<string, unknown> = {}): Promise<PostgreSQL> {
   return admin.create(PostgreSQLRef, {
     apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQL', metadata: { name, namespace: NS },
     spec: {
@@ -96,11 +107,23 @@ async function createDatabase(name: string, backup: Record<string, unknown> = {}
   });
 }
 
-/** Waits for a pod of `name` to serve (restored, labelled appReady=ok), so that backups can run. */
-async function waitUntilServing(name: string): Promise<void> {
-  await waitFor(async () => (await admin.list(Resources.Pod, { namespace: NS, labelSelector: `exp.wheel.jp/postgresql=${name},appReady=ok` })).items[0], {
+/** Waits for a pod of `name` to serve (restored, labelled appReady=ok), so that backups can run; returns its address. */
+async function waitUntilServing(name: string): Promise<string> {
+  const pod = await waitFor(async () => (await admin.list(Resources.Pod, { namespace: NS, labelSelector: `exp.wheel.jp/postgresql=${name},appReady=ok` })).items.find((p) => p.status?.podIP !== undefined), {
     what: `a serving pod of PostgreSQL ${name}`, timeoutMs: 120_000,
   });
+  return pod.status?.podIP ?? '';
+}
+
+/** Runs `sql` on the database of a serving pod of `name` (the PostgreSQLs here: database and user app). */
+async function query(name: string, sql: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ host: await waitUntilServing(name), port: 5432, database: 'app', user: 'app', password: `${name}-secret`, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
 }
 
 /** Creates an on-demand PostgreSQLBackup and waits until it is Completed and verified, its dump in the bucket. */
@@ -158,6 +181,8 @@ describe('removing the operator with its CRDs', () => {
     await waitUntilServing('kept');
     await takeBackup('kept-1', 'kept');
     expect(await storedBackups('kept')).toEqual(['kept-1']);
+    // Written after the backup: only the data claim holds it.
+    await query('kept', "CREATE TABLE orders (id int); INSERT INTO orders VALUES (1), (2)");
     const claim = await waitFor(() => claimOf('kept'), { what: 'the data claim kept-data' });
     expect(claim.metadata?.ownerReferences?.map((o) => o.uid)).toEqual([postgresql.metadata.uid]);
 
@@ -181,6 +206,7 @@ describe('removing the operator with its CRDs', () => {
     expect(keptClaim?.metadata).toMatchObject({ uid: claim.metadata?.uid });
     expect(keptClaim?.metadata?.deletionTimestamp).toBeUndefined();
     expect(keptClaim?.metadata?.ownerReferences ?? []).toEqual([]);
+    expect(keptClaim?.metadata?.annotations?.[KEPT_DATA_OF_ANNOTATION]).toBe('kept');
     // No final backup, and the dump is still there, whole.
     expect(await storedBackups('kept')).toEqual(['kept-1']);
     const manifest = await store.manifest({ namespace: NS, postgresql: 'kept', backup: 'kept-1' });
@@ -202,5 +228,41 @@ describe('removing the operator with its CRDs', () => {
       'the operator is being uninstalled: no final backup, the stored backups and the data claim are kept',
       'the operator is being uninstalled: the stored dump is kept',
     ]));
-  }, 360_000);
+
+    // Installed again, a PostgreSQL of the same name takes its claim back and serves the data on it as it is: the rows
+    // written after the last backup are there, so nothing was restored over them.
+    await installCrds();
+    const again = await createPostgreSQL('kept', { onDelete: { backups: 'Delete' } });
+    const adopted = await waitFor(async () => {
+      const current = await claimOf('kept');
+      return current?.metadata?.ownerReferences?.some((o) => o.uid === again.metadata.uid && o.controller === true) === true ? current : undefined;
+    }, { what: 'the kept data claim to be controlled by the new PostgreSQL kept', timeoutMs: 120_000 });
+    expect(adopted.metadata?.uid).toBe(claim.metadata?.uid);
+    expect(adopted.metadata?.annotations?.[KEPT_DATA_OF_ANNOTATION]).toBeUndefined();
+    expect(await query('kept', 'SELECT id FROM orders ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }]);
+    expect((await events('kept', 'DataClaimAdopted')).map((e) => e.note)).toEqual([
+      'the data claim kept-data, kept when the operator was uninstalled, is this PostgreSQL\'s again; the data on it is served as it is',
+    ]);
+  }, 480_000);
+});
+
+describe('a data claim an uninstall kept', () => {
+  test('is never taken over by a PostgreSQL of another name, nor one without the mark', async () => {
+    diagnoseOnFailure();
+    // A claim named as another PostgreSQL's data claim would be, marked for a PostgreSQL of another name.
+    await admin.create(Resources.PersistentVolumeClaim, {
+      apiVersion: 'v1', kind: 'PersistentVolumeClaim',
+      metadata: { name: 'other-data', namespace: NS, annotations: { [KEPT_DATA_OF_ANNOTATION]: 'someone-else' } },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    await admin.create(Resources.Secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'other-password', namespace: NS }, stringData: { postgresql_password: 'other-secret' } });
+    await createPostgreSQL('other');
+    const ready = await waitFor(async () => {
+      const condition = (await admin.get(PostgreSQLRef, { namespace: NS, name: 'other' }))?.status?.conditions?.find((c) => c.type === 'Ready');
+      return condition?.reason === 'Conflict' ? condition : undefined;
+    }, { what: 'PostgreSQL other to report Ready=False Conflict', timeoutMs: 120_000 });
+    expect(ready.message).toContain('PersistentVolumeClaim shop/other-data already exists and is not controlled by PostgreSQL shop/other');
+    expect((await claimOf('other'))?.metadata?.ownerReferences ?? []).toEqual([]);
+    expect(await events('other', 'DataClaimAdopted')).toEqual([]);
+  }, 240_000);
 });

@@ -1,5 +1,5 @@
 import {
-  Resources, ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFinalizer, requiredName, requiredNamespace, type ReconcileContext, type ReconcileResult,
+  ensureFinalizer, hasFinalizer, isAlreadyExists, isForbidden, removeFinalizer, requiredName, requiredNamespace, type ReconcileContext, type ReconcileResult,
 } from '@k8s-operators/controller-core';
 import { POSTGRESQL_CRD, PostgreSQLBackupRef, PostgreSQLRef } from '../api/postgresql-refs.ts';
 import type { PostgreSQLBackup } from '../api/postgresql-backup-resource.ts';
@@ -11,6 +11,7 @@ import { desiredBackup, finalBackupName } from '../desired/desired-backup.ts';
 import { isFinished } from '../api/backup-lifecycle.ts';
 import { newestUsable } from '../desired/desired-postgresql-status.ts';
 import { dataClaimName, instanceKey } from '../desired/object-names.ts';
+import { releaseDataClaim } from './kept-data-claim.ts';
 import { crdBeingRemoved, uninstalling } from './operator-removal.ts';
 import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { podsOf } from './operator-indexes.ts';
@@ -124,7 +125,7 @@ export async function finalizePostgreSQL(context: OperatorContext, deleted: Post
 async function keepForOperatorRemoval(context: OperatorContext, deleted: PostgreSQLBeingDeleted, crd: string, ctx: ReconcileContext): Promise<undefined> {
   const { postgresql } = deleted;
   const { events, manager } = context;
-  const claim = await detachDataClaim(context, postgresql);
+  const claim = await releaseDataClaim(context, postgresql, dataClaimName(postgresql));
   const newest = await newestKeptBackup(context, deleted);
   events.event(postgresql, {
     type: 'Normal', reason: 'DataKept', action: 'Delete',
@@ -157,22 +158,4 @@ async function newestKeptBackup(context: OperatorContext, { postgresql, spec, ba
   } catch (error) {
     return { unknown: `its backup store cannot be read to name the newest verified backup: ${(error as Error).message}` };
   }
-}
-
-/**
- * Takes the PostgreSQL's owner reference off its data claim; returns the claim's name, or undefined without one. The
- * JSON patch tests the reference's UID at its index first, so a claim changed since the cache saw it is refused, and
- * the reconcile tried again, rather than another reference removed.
- */
-async function detachDataClaim(context: OperatorContext, postgresql: PostgreSQL): Promise<string | undefined> {
-  const { manager } = context;
-  const key = { namespace: requiredNamespace(postgresql), name: dataClaimName(postgresql) };
-  const claim = await manager.reader.get(Resources.PersistentVolumeClaim, key);
-  if (claim === undefined) return undefined;
-  const index = (claim.metadata?.ownerReferences ?? []).findIndex((owner) => owner.uid === postgresql.metadata.uid);
-  if (index >= 0) {
-    const path = `/metadata/ownerReferences/${String(index)}`;
-    await manager.client.patch(Resources.PersistentVolumeClaim, key, { type: 'json', patch: [{ op: 'test', path: `${path}/uid`, value: postgresql.metadata.uid }, { op: 'remove', path }] });
-  }
-  return key.name;
 }

@@ -34,6 +34,7 @@ import { podsAwaitingRestore, servingPod } from './database-pods.ts';
 import { FIELD_MANAGER, type OperatorContext } from './operator-context.ts';
 import { backupsOf, podsOf } from './operator-indexes.ts';
 import { ensurePostgreSQLFinalizer, finalizePostgreSQL } from './postgresql-finalizer.ts';
+import { adoptKeptDataClaim } from './kept-data-claim.ts';
 import { RestoreBackoff } from './restore-backoff.ts';
 import { restorePod } from './restore-pod.ts';
 
@@ -116,6 +117,7 @@ export class PostgreSQLReconciler implements ObjectReconciler<PostgreSQL> {
     const postgresql = await ensurePostgreSQLFinalizer(this.#context, cached);
     if (pass.schedule.state === 'invalid') this.#context.events.event(postgresql, { type: 'Warning', reason: 'InvalidSchedule', action: 'Schedule', note: pass.schedule.message });
     const owned = await this.#readOwned(postgresql, spec);
+    if (owned.claim !== undefined) owned.claim = (await adoptKeptDataClaim(this.#context, postgresql, owned.claim)) ?? owned.claim;
     const conflict = [owned.deployment, owned.service, owned.claim].map((obj) => ownershipConflict(obj, postgresql)).find((c) => c !== undefined);
     if (conflict !== undefined) return this.#blocked(cached, pass, 'Conflict', conflict, { requeueAfterMs: CONFLICT_RECHECK_MS });
 
