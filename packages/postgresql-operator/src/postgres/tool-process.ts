@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { maskSecrets } from './connection.ts';
@@ -86,7 +86,8 @@ export function startPgTool(options: PgToolOptions): PgToolProcess {
   const child = spawn(file, fileArgs, { env, stdio: ['pipe', options.stdout, 'pipe'] });
   if (options.niceness !== undefined && child.pid !== undefined) {
     try {
-      setPriority(child.pid, options.niceness);
+      // Never above this process's own priority: a root process at nice 19 (a test run under `nice`) could raise it.
+      setPriority(child.pid, Math.max(options.niceness, getPriority()));
     } catch {
       // It exited already (its exit is reported below), or the system refuses: a priority is a preference, not a need.
     }
