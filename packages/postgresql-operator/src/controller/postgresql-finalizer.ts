@@ -16,7 +16,7 @@ import { crdBeingRemoved, uninstalling } from './operator-removal.ts';
 import { POSTGRESQL_FINALIZER, type OperatorContext } from './operator-context.ts';
 import { podsOf } from './operator-indexes.ts';
 import { removeDatabaseGauges } from '../metrics/postgresql-metrics.ts';
-import type { BackupManifest } from '../stores/manifest.ts';
+import { newestFirst } from '../stores/store.ts';
 
 /** While a backup of a database being deleted with `backups: Delete` still runs, look again this often. */
 const WAIT_FOR_RUNNING_BACKUP_MS = 5_000;
@@ -153,7 +153,7 @@ async function newestKeptBackup(context: OperatorContext, { postgresql, spec, ba
   if (!target.ok) return { unknown: `its backup store cannot be read to name the newest verified backup: ${target.message}` };
   try {
     const listing = await target.store.list({ namespace: requiredNamespace(postgresql), postgresql: requiredName(postgresql) });
-    const newest = listing.backups.reduce<BackupManifest | undefined>((a, b) => (a === undefined || Date.parse(b.verifiedAt) > Date.parse(a.verifiedAt) ? b : a), undefined);
+    const newest = [...listing.backups].sort(newestFirst)[0];
     return newest === undefined ? {} : { name: newest.key.backup };
   } catch (error) {
     return { unknown: `its backup store cannot be read to name the newest verified backup: ${(error as Error).message}` };
