@@ -79,6 +79,41 @@ test('another install\'s kept volume is not taken: only the one labelled for thi
   expect((await client.get(Resources.PersistentVolumeClaim, { namespace: other.namespace, name: other.claimName }))?.spec?.volumeName).toBe('spare-disk');
 }, 60_000);
 
+test('two replicas reattaching at once: the one that looked first does not take the volume from the claim the other bound', async () => {
+  // Every replica keeps the backup volume at start, before leader election. Seen on kind after an uninstall and a new
+  // install: one replica reattached the kept volume and its claim was bound; the other, acting on its earlier look
+  // (no claim, the volume Released), cleared the volume's claim uid, and kube-controller-manager marked the claim Lost.
+  const volume: BackupVolume = { namespace: 'pg-race', claimName: 'pg-backups', size: '1Gi', storageClassName: 'race' };
+  await namespace(volume.namespace);
+  await staticVolume('race-disk', 'race');
+  expect(await ensureBackupVolume(client, volume)).toBe('created');
+  expect(await keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
+  await client.delete(Resources.Namespace, { name: volume.namespace });
+  await waitFor(async () => (await client.get(Resources.Namespace, { name: volume.namespace })) === undefined, { what: 'the namespace to be deleted', timeoutMs: 60_000 });
+  await waitFor(async () => (await volumeOf('race-disk')).phase === 'Released', { what: 'the volume to be Released', timeoutMs: 30_000 });
+  await namespace(volume.namespace);
+
+  // The slower replica's look, taken from the API server before the other replica acts: no claim, the volume Released.
+  const claimKey = { namespace: volume.namespace, name: volume.claimName };
+  expect(await client.get(Resources.PersistentVolumeClaim, claimKey)).toBeUndefined();
+  const earlierVolumes = await client.list(PersistentVolumes, { labelSelector: Object.entries(backupVolumeLabels(volume)).map(([k, v]) => `${k}=${v}`).join(',') });
+  expect(earlierVolumes.items.map((pv) => pv.status?.phase)).toEqual(['Released']);
+
+  expect(await ensureBackupVolume(client, volume)).toBe('reattached');
+  expect(await keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
+  const bound = await client.get(Resources.PersistentVolumeClaim, claimKey);
+
+  const slower = {
+    get: ((resource, key) => (resource === Resources.PersistentVolumeClaim ? Promise.resolve(undefined) : client.get(resource, key))) as KubeClient['get'],
+    list: (() => Promise.resolve(earlierVolumes)) as unknown as KubeClient['list'],
+    create: client.create.bind(client), patch: client.patch.bind(client),
+  };
+  expect(await ensureBackupVolume(slower, volume)).toBe('pending');
+  const pv = await client.get(PersistentVolumes, { name: 'race-disk' });
+  expect(pv?.spec?.claimRef).toMatchObject({ namespace: volume.namespace, name: volume.claimName, uid: bound?.metadata?.uid });
+  expect(await ensureBackupVolume(client, volume)).toBe('kept');
+}, 120_000);
+
 /** Tries three times with a client whose first read fails with `error`; returns what was logged. */
 async function loggedWhenReadFails(error: Error): Promise<string[]> {
   const errors: string[] = [];

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiDidNotAnswer, defineResource, isAlreadyExists, isForbidden, Resources, type KubeClient, type Plain } from '@k8s-operators/controller-core';
+import { apiDidNotAnswer, defineResource, isAlreadyExists, isConflict, isForbidden, Resources, type KubeClient, type Plain } from '@k8s-operators/controller-core';
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 
 /**
@@ -94,16 +94,22 @@ async function makeClaim(client: VolumeClient, volume: BackupVolume): Promise<Ba
       return 'created';
     }
     // The volume still names the deleted claim (its uid): naming the claim without a uid lets it bind to the new one.
+    // Only the volume as listed is changed (its resourceVersion is the precondition): every replica does this at start,
+    // and one with an older look would otherwise take the uid off the claim another replica's claim was just bound to,
+    // and kube-controller-manager marks that claim Lost for good.
     await client.patch(PersistentVolumes, { name: keptName }, {
       type: 'merge',
-      patch: { spec: { claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: volume.namespace, name: volume.claimName, uid: null, resourceVersion: null } } },
+      patch: {
+        metadata: { resourceVersion: kept.metadata?.resourceVersion },
+        spec: { claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: volume.namespace, name: volume.claimName, uid: null, resourceVersion: null } },
+      },
     });
     const size = kept.spec?.capacity?.storage ?? volume.size;
     await client.create(Resources.PersistentVolumeClaim, newClaim(volume, { size, storageClassName: kept.spec?.storageClassName ?? '', volumeName: keptName }));
     return 'reattached';
   } catch (error) {
-    // Another replica made it first.
-    if (isAlreadyExists(error)) return 'pending';
+    // Another replica made it first, or changed the kept volume since this look: the next look sees what it did.
+    if (isAlreadyExists(error) || isConflict(error)) return 'pending';
     throw error;
   }
 }
