@@ -1,5 +1,5 @@
-// npm run release -- --version X [--registry R] [--out DIR]: each operator's install.yaml (and its monitoring and
-// network-policy options) and Helm chart, generated from deploy/ with the release's images.
+// npm run release -- --version X [--registry R] [--out DIR] [--push | --digests FILE]: each operator's install.yaml
+// (and its monitoring and network-policy options) and Helm chart, generated from deploy/ with the release's images.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -8,9 +8,16 @@ import { attestReleaseImage } from './attest/attest-image.ts';
 import { pushedReference } from './attest/image-sbom.ts';
 import { sourceState } from './attest/provenance.ts';
 import { pushReleaseImages } from './push-images.ts';
-import { parseReleaseOptions, USAGE } from './release-options.ts';
+import { parseReleaseOptions, readImageDigests, USAGE, type ReleaseOptions } from './release-options.ts';
 import { releaseImageNames, writeRelease } from './release.ts';
 import { offlineCosignFlags, signFile, signImage } from './sign-release.ts';
+
+/** The digests the manifests pin: the ones this run's push returned, the ones --digests names, or none (tags only). */
+async function releaseDigests(options: ReleaseOptions, images: readonly string[], say: (line: string) => void): Promise<Record<string, string> | undefined> {
+  if (options.push) return pushReleaseImages(images, options.registry, options.version, say);
+  if (options.digestsFile !== undefined) return readImageDigests(options.digestsFile, images);
+  return undefined;
+}
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
@@ -34,7 +41,7 @@ try {
   const startedOn = new Date();
   // What the provenance says the images were built from: the tree as it is when their build starts.
   const source = options.signKey === undefined ? undefined : await sourceState();
-  const digests = options.push ? await pushReleaseImages(images, options.registry, options.version, say) : undefined;
+  const digests = await releaseDigests(options, images, say);
   const finishedOn = new Date();
   const released = await writeRelease(kubectl, { registry: options.registry, version: options.version, ...(digests === undefined ? {} : { digests }) }, options.outDir);
   if (options.signKey !== undefined && digests !== undefined && source !== undefined) {
