@@ -35,7 +35,7 @@ const volumeOf = async (name: string): Promise<{ phase?: string; policy?: string
   const pv = await client.get(PersistentVolumes, { name });
   return { phase: pv?.status?.phase, policy: pv?.spec?.persistentVolumeReclaimPolicy, labels: pv?.metadata?.labels, claim: pv?.spec?.claimRef?.name };
 };
-const quietLogger = { info: (): void => undefined, error: (_fields: object, message: string): void => { throw new Error(message); } };
+const quietLogger = { info: (): void => undefined, error: (fields: object, message: string): void => { throw new Error(`${message} ${JSON.stringify(fields)}`); } };
 
 test('made when missing, its volume kept once bound, and bound again to that volume after an uninstall deleted the claim and its namespace', async () => {
   const volume: BackupVolume = { namespace: 'pg-system', claimName: 'pg-backups', size: '2Gi', storageClassName: 'manual' };
@@ -113,6 +113,31 @@ test('two replicas reattaching at once: the one that looked first does not take 
   expect(pv?.spec?.claimRef).toMatchObject({ namespace: volume.namespace, name: volume.claimName, uid: bound?.metadata?.uid });
   expect(await ensureBackupVolume(client, volume)).toBe('kept');
 }, 120_000);
+
+test('a claim that race left Lost gets its volume back; any other Lost claim is said once, with what to do', async () => {
+  // The first test's race, as the operator before the fix left it: the volume names the claim without its uid.
+  const volume: BackupVolume = { namespace: 'pg-race', claimName: 'pg-backups', size: '1Gi', storageClassName: 'race' };
+  const claimKey = { namespace: volume.namespace, name: volume.claimName };
+  const claimPhase = async (): Promise<string | undefined> => (await client.get(Resources.PersistentVolumeClaim, claimKey))?.status?.phase;
+  await client.patch(PersistentVolumes, { name: 'race-disk' }, { type: 'merge', patch: { spec: { claimRef: { uid: null } } } });
+  await waitFor(async () => (await claimPhase()) === 'Lost', { what: 'kube-controller-manager to mark the claim Lost', timeoutMs: 90_000 });
+
+  expect(await keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 450 })).toBe('kept');
+  const claim = await client.get(Resources.PersistentVolumeClaim, claimKey);
+  expect(claim?.status?.phase).toBe('Bound');
+  expect((await client.get(PersistentVolumes, { name: 'race-disk' }))?.spec?.claimRef?.uid).toBe(claim?.metadata?.uid);
+
+  // A volume bound to another claim is not taken back: a person must look, and is told once.
+  await client.patch(PersistentVolumes, { name: 'race-disk' }, { type: 'merge', patch: { spec: { claimRef: { name: 'another-claim', uid: '0b9a3c1e-5d4f-4e2a-9c8b-7a6f5e4d3c2b' } } } });
+  await waitFor(async () => (await claimPhase()) === 'Lost', { what: 'kube-controller-manager to mark the claim Lost', timeoutMs: 90_000 });
+  const errors: string[] = [];
+  const said = { info: (): void => undefined, error: (_fields: object, message: string): void => { errors.push(message); } };
+  expect(await keepBackupVolume(client, volume, said, { intervalMs: 1, attempts: 3 })).toBe('lost');
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toContain('claim is Lost');
+  expect(errors[0]).toContain('delete the claim');
+  expect((await client.get(PersistentVolumes, { name: 'race-disk' }))?.spec?.claimRef).toMatchObject({ name: 'another-claim' });
+}, 240_000);
 
 /** Tries three times with a client whose first read fails with `error`; returns what was logged. */
 async function loggedWhenReadFails(error: Error): Promise<string[]> {

@@ -25,9 +25,10 @@ export interface BackupVolume {
 
 /**
  * What the last look found: a claim was just made (`created`), bound to the volume an earlier install kept
- * (`reattached`), is waiting to be bound (`pending`), or is bound to a volume that outlives it (`kept`).
+ * (`reattached`), is waiting to be bound (`pending`), is bound to a volume that outlives it (`kept`), or is `Lost`
+ * with a volume the operator cannot give back to it (`lost`: a person must look).
  */
-export type BackupVolumeState = 'created' | 'reattached' | 'pending' | 'kept';
+export type BackupVolumeState = 'created' | 'reattached' | 'pending' | 'kept' | 'lost';
 
 type PersistentVolume = Plain<V1PersistentVolume>;
 type PersistentVolumeClaim = Plain<V1PersistentVolumeClaim>;
@@ -73,6 +74,7 @@ export async function ensureBackupVolume(client: VolumeClient, volume: BackupVol
   const claim = await client.get(Resources.PersistentVolumeClaim, key);
   if (claim === undefined) return makeClaim(client, volume);
   const volumeName = claim.spec?.volumeName;
+  if (claim.status?.phase === 'Lost') return giveVolumeBack(client, volume, claim);
   if (claim.status?.phase !== 'Bound' || volumeName === undefined || volumeName === '') return 'pending';
   const bound = await client.get(PersistentVolumes, { name: volumeName });
   if (bound === undefined) return 'pending';
@@ -82,6 +84,29 @@ export async function ensureBackupVolume(client: VolumeClient, volume: BackupVol
     await client.patch(PersistentVolumes, { name: volumeName }, { type: 'merge', patch: { metadata: { labels }, spec: { persistentVolumeReclaimPolicy: 'Retain' } } });
   }
   return 'kept';
+}
+
+/**
+ * A claim kube-controller-manager marked `Lost` because its volume names it without its uid, as two replicas racing
+ * to reattach a kept volume left it before 2026-11-29 (makeClaim's precondition): the volume gets the claim's uid back,
+ * and kube-controller-manager binds them again. Any other `Lost` claim is a person's to look at.
+ */
+async function giveVolumeBack(client: VolumeClient, volume: BackupVolume, claim: PersistentVolumeClaim): Promise<BackupVolumeState> {
+  const volumeName = claim.spec?.volumeName;
+  const bound = volumeName === undefined || volumeName === '' ? undefined : await client.get(PersistentVolumes, { name: volumeName });
+  const ref = bound?.spec?.claimRef;
+  const labelled = Object.entries(backupVolumeLabels(volume)).every(([name, value]) => bound?.metadata?.labels?.[name] === value);
+  if (bound === undefined || volumeName === undefined || !labelled || ref?.namespace !== volume.namespace || ref.name !== volume.claimName) return 'lost';
+  // Given back already: kube-controller-manager marks the claim Bound at its next look (every 15 s by default).
+  if (ref.uid !== undefined && ref.uid !== '' && ref.uid === claim.metadata?.uid) return 'pending';
+  if ((ref.uid ?? '') !== '') return 'lost';
+  try {
+    await client.patch(PersistentVolumes, { name: volumeName }, { type: 'merge', patch: { metadata: { resourceVersion: bound.metadata?.resourceVersion }, spec: { claimRef: { uid: claim.metadata?.uid } } } });
+  } catch (error) {
+    if (isConflict(error)) return 'pending';
+    throw error;
+  }
+  return 'pending';
 }
 
 async function makeClaim(client: VolumeClient, volume: BackupVolume): Promise<BackupVolumeState> {
@@ -119,11 +144,6 @@ interface VolumeLogger {
   error(fields: object, message: string): void;
 }
 
-/**
- * Looks at the backup volume until its claim is bound to a kept volume (with WaitForFirstConsumer, binding waits for
- * the backup store's Pod, which waits for the claim): every `intervalMs`, at most `attempts` times. Each step and each
- * refusal (missing RBAC says which) goes to the log. Resolves with the last state.
- */
 /** The log line for a failed attempt, for the person on call: RBAC to fix, an API server to wait for, or the error. */
 function whyNotKept(error: unknown): string {
   if (apiDidNotAnswer(error)) return 'cannot keep the backup volume yet: the API server did not answer; trying again';
@@ -131,6 +151,11 @@ function whyNotKept(error: unknown): string {
   return 'cannot keep the backup volume; trying again';
 }
 
+/**
+ * Looks at the backup volume until its claim is bound to a kept volume (with WaitForFirstConsumer, binding waits for
+ * the backup store's Pod, which waits for the claim): every `intervalMs`, at most `attempts` times. Each step and each
+ * refusal (missing RBAC says which) goes to the log. Resolves with the last state.
+ */
 export async function keepBackupVolume(
   client: VolumeClient,
   volume: BackupVolume,
@@ -144,6 +169,10 @@ export async function keepBackupVolume(
       const state = await ensureBackupVolume(client, volume);
       if (state === 'created') logger.info({ claim, size: volume.size, storageClass: volume.storageClassName || '(default)' }, 'backup volume claim created');
       if (state === 'reattached') logger.info({ claim }, 'backup volume kept by an earlier install found: its backups are back');
+      // Said once, not at every look: nothing changes until a person acts.
+      if (state === 'lost' && last !== 'lost') {
+        logger.error({ claim }, 'the backup volume claim is Lost (its volume is gone or bound to another claim), so the backup store cannot start: look at it with kubectl describe pvc, then delete the claim; the operator makes it again, bound to the volume labelled for it if one is kept');
+      }
       last = state;
       if (state === 'kept') {
         logger.info({ claim }, 'backup volume bound; its reclaim policy is Retain, so it outlives the claim and the operator');
