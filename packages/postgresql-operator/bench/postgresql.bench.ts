@@ -1,4 +1,4 @@
-// npm run bench -- postgresql [--scale 68] [--rounds 9] [--store volume|s3] [--job] [--encrypt]: a generated database of about 1 GB (pgbench scale 68) on a
+// npm run bench -- postgresql [--scale 68] [--rounds 9] [--store volume|s3] [--job] [--encrypt] [--drill]: a generated database of about 1 GB (pgbench scale 68) on a
 // real PostgreSQL, then, on the same data, backups and restores through the operator's own pipeline against plain
 // `pg_dump -Fc` and `pg_restore` of the same dump. The operator's backup streams pg_dump into the store (SHA-256 on the
 // way, fsync + rename) while pg_restore decodes the same stream in full, then reads the stored dump back for its
@@ -17,6 +17,10 @@
 // backup against plain pg_dump, and the Job's start overhead, everything else from the create to the Job's Complete.
 // --encrypt also takes each round's operator backup encrypted with age (spec.backup.encryption) right before or after
 // the plain one, and reports their ratio: what encryption costs against the backup's own time.
+// --drill also runs, each round, a restore drill (spec.backup.verify) of that round's operator backup as the operator
+// does: a scratch PostgreSQL pod started until it is ready, the backup restored into it and read back (restoreAndRead's
+// two steps, timed apart: restoreBackup, then readRestoredDatabase counting every table's rows), the pod deleted; its
+// time against the operator restore's.
 // Prints figures; the last line is one JSON object.
 import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -35,10 +39,11 @@ import { startPostgresPod } from '../test/postgres-pod.ts';
 import { runBackupJob, type BenchJobTarget, type JobTiming } from './backup-job-run.ts';
 import { parseAgeRecipients } from '../src/encryption/age-keys.ts';
 import { newKeyPair } from '../test/age-streams.ts';
+import { readRestoredDatabase } from '../src/restore/restore-check.ts';
 import { plainDumpToBucket } from './plain-to-bucket.ts';
 
 const { values } = parseArgs({
-  options: { scale: { type: 'string', default: '68' }, rounds: { type: 'string', default: '9' }, store: { type: 'string', default: 'volume' }, job: { type: 'boolean', default: false }, encrypt: { type: 'boolean', default: false } },
+  options: { scale: { type: 'string', default: '68' }, rounds: { type: 'string', default: '9' }, store: { type: 'string', default: 'volume' }, job: { type: 'boolean', default: false }, encrypt: { type: 'boolean', default: false }, drill: { type: 'boolean', default: false } },
 });
 const scale = Number(values.scale);
 const rounds = Number(values.rounds);
@@ -122,7 +127,7 @@ try {
   }
   const count = async (database: string): Promise<number> => Number((await sql<{ n: string }>(pgClientConfig(forDatabase(connection, database)), 'SELECT count(*) AS n FROM pgbench_accounts'))[0]?.n ?? 0);
   const originalRows = await count('appdb');
-  const seconds = { plainBackup: [] as number[], plainToBucket: [] as number[], operatorBackup: [] as number[], encryptedBackup: [] as number[], jobBackup: [] as number[], plainRestore: [] as number[], operatorRestore: [] as number[] };
+  const seconds = { plainBackup: [] as number[], plainToBucket: [] as number[], operatorBackup: [] as number[], encryptedBackup: [] as number[], jobBackup: [] as number[], plainRestore: [] as number[], operatorRestore: [] as number[], drillStart: [] as number[], drillRestore: [] as number[], drillRead: [] as number[], drill: [] as number[] };
   // --encrypt: each round also takes the operator's backup encrypted to two age recipients (spec.backup.encryption, as
   // during a key rotation), next to the unencrypted one, so encryption is measured against the backup's own time.
   const recipients = values.encrypt ? parseAgeRecipients((await Promise.all([newKeyPair(), newKeyPair()])).map((pair) => pair.recipient)) : undefined;
@@ -205,9 +210,30 @@ try {
         return (performance.now() - started) / 1000;
       }));
     };
+    const drill = async (): Promise<void> => {
+      const backup = manifest;
+      if (!values.drill) return;
+      if (backup === undefined) throw new Error('the operator backup of this round is missing');
+      const name = `drill-${String(round)}`;
+      const started = performance.now();
+      const scratch = await startPostgresPod(cluster, { name, user: 'app', password: 'drill-password', database: 'appdb' });
+      const ready = performance.now();
+      await restoreBackup({ store, backup, connection: scratch, role: 'app' });
+      const restored = performance.now();
+      const answers = await readRestoredDatabase(scratch, undefined);
+      const read = performance.now();
+      seconds.drillStart.push((ready - started) / 1000);
+      seconds.drillRestore.push((restored - ready) / 1000);
+      seconds.drillRead.push((read - restored) / 1000);
+      seconds.drill.push((read - ready) / 1000);
+      await cluster.kubectl(['delete', 'pod', name, '--wait=true']);
+      await cluster.kubectl(['delete', 'secret', `${name}-password`]);
+      const accounts = answers.tables.find((t) => t.table === 'public.pgbench_accounts')?.rows;
+      if (accounts !== originalRows) throw new Error(`round ${String(round)}: the drill counted ${String(accounts)} rows in pgbench_accounts, not ${String(originalRows)}`);
+    };
     // Alternating the order keeps a slow or fast stretch of the machine from always falling on the same side.
     const plainFirst = round % 2 === 1;
-    for (const step of plainFirst ? [plainBackup, plainToBucket, operatorBackup, encryptedBackup, jobBackup, plainRestore, operatorRestore] : [jobBackup, encryptedBackup, operatorBackup, plainToBucket, plainBackup, operatorRestore, plainRestore]) await step();
+    for (const step of plainFirst ? [plainBackup, plainToBucket, operatorBackup, encryptedBackup, jobBackup, plainRestore, operatorRestore, drill] : [jobBackup, encryptedBackup, operatorBackup, plainToBucket, plainBackup, drill, operatorRestore, plainRestore]) await step();
 
     dumpBytes = manifest?.size ?? 0;
     const at = (list: number[]): string => (list.at(-1) ?? 0).toFixed(2);
@@ -218,7 +244,8 @@ try {
         `operator ${at(seconds.operatorBackup)} s (${ratioAt(seconds.operatorBackup, seconds.plainBackup)}); ` +
         (recipients === undefined ? '' : `encrypted ${at(seconds.encryptedBackup)} s (${ratioAt(seconds.encryptedBackup, seconds.operatorBackup)} of the operator's); `) +
         (jobTarget === undefined ? '' : `Job ${at(seconds.jobBackup)} s (${ratioAt(seconds.jobBackup, seconds.plainBackup)}); `) +
-        `restore plain ${at(seconds.plainRestore)} s, operator ${at(seconds.operatorRestore)} s (${ratioAt(seconds.operatorRestore, seconds.plainRestore)})`,
+        `restore plain ${at(seconds.plainRestore)} s, operator ${at(seconds.operatorRestore)} s (${ratioAt(seconds.operatorRestore, seconds.plainRestore)})` +
+        (values.drill ? `; drill: scratch server ${at(seconds.drillStart)} s, restore ${at(seconds.drillRestore)} s + read ${at(seconds.drillRead)} s (${ratioAt(seconds.drill, seconds.operatorRestore)} of the operator restore's)` : ''),
     );
   }
 
@@ -263,6 +290,12 @@ try {
   if (serviceCpuSeconds.length > 0) console.log(`  backup store service CPU per Job: ${median(serviceCpuSeconds).toFixed(2)} s (${range(serviceCpuSeconds)}), on this machine`);
   console.log(`  plain pg_restore -1 + ANALYZE:  ${plainRestoreSeconds.toFixed(2)} s (${range(seconds.plainRestore)})`);
   console.log(`  operator restore (checked):     ${operatorRestoreSeconds.toFixed(2)} s (${range(seconds.operatorRestore)})`);
+  const drillRatios = ratiosOf(seconds.drill, seconds.operatorRestore);
+  if (values.drill) {
+    console.log(`  restore drill, scratch server:  ${median(seconds.drillStart).toFixed(2)} s (${range(seconds.drillStart)}) from the pod's create to ready`);
+    console.log(`  restore drill, restore + read:  ${median(seconds.drill).toFixed(2)} s (${range(seconds.drill)}), against the operator restore: ratio ${median(drillRatios).toFixed(2)} (${range(drillRatios)})`);
+    console.log(`    of which the restore ${median(seconds.drillRestore).toFixed(2)} s (${range(seconds.drillRestore)}), counting every table's rows ${median(seconds.drillRead).toFixed(2)} s (${range(seconds.drillRead)})`);
+  }
   console.log(`  ratio of the medians:           backup ${backupRatioOfMedians.toFixed(2)}, restore ${restoreRatioOfMedians.toFixed(2)}`);
   console.log(`  median of the rounds' ratios:   backup ${median(backupRatios).toFixed(2)} (${range(backupRatios)}), restore ${median(restoreRatios).toFixed(2)} (${range(restoreRatios)})`);
 
@@ -281,6 +314,10 @@ try {
     ...(recipients === undefined ? {} : {
       encrypted_backup_seconds: round(median(seconds.encryptedBackup)), encryption_ratio: Math.round(median(encryptionRatios) * 1000) / 1000,
       encryption_added_cpu_seconds: Math.round(median(encryptionCpu) * 1000) / 1000,
+    }),
+    ...(!values.drill ? {} : {
+      drill_scratch_start_seconds: round(median(seconds.drillStart)), drill_seconds: round(median(seconds.drill)),
+      drill_restore_seconds: round(median(seconds.drillRestore)), drill_read_seconds: round(median(seconds.drillRead)), drill_ratio_to_operator_restore: round(median(drillRatios)),
     }),
     ...(storeCpuSeconds.length === 0 ? {} : { store_cpu_seconds_per_backup: round(median(storeCpuSeconds)) }),
     ...(serviceCpuSeconds.length === 0 ? {} : { backup_store_service_cpu_seconds_per_job: round(median(serviceCpuSeconds)) }),
