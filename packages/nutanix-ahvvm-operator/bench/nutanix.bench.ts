@@ -37,12 +37,14 @@ interface Flags {
 /** What each AhvVm asks for: sizes only (the seed's sample), or with the references a real VM has, by name. */
 const BENCH_SPECS: Record<Flags['spec'], AhvVmSpec> = {
   seed: { num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048 },
-  // The simulator's default inventory (prism-simulator's inventory.ts), as the samples name it.
+  // The simulator's default inventory (prism-simulator's inventory.ts), as the samples name it. The subnet is the DHCP
+  // one: an IPAM subnet's /24 holds 253 addresses, and VM 254's create task fails with "No free IP address left", as
+  // on a real Prism Central.
   references: {
     num_sockets: 2, num_vcpus_per_socket: 1, memory_size_mib: 2048,
     cluster: { name: 'sim-cluster-01' },
     disks: [{ image: { name: 'ubuntu-24.04-server-cloudimg' }, size_mib: 20480 }],
-    nics: [{ subnet: { name: 'vlan10-ipam' } }],
+    nics: [{ subnet: { name: 'vlan20-dhcp' } }],
   },
 };
 
