@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ApiError, KubeClient, Resources } from '@k8s-operators/controller-core';
 import { ControlPlane, waitFor } from '@k8s-operators/testkit';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { backupVolumeLabels, ensureBackupVolume, keepBackupVolume, PersistentVolumes, type BackupVolume } from '../src/store-service/backup-volume.ts';
+import { backupVolumeLabels, backupVolumeSelector, ensureBackupVolume, keepBackupVolume, PersistentVolumes, type BackupVolume } from '../src/store-service/backup-volume.ts';
 
 let dir: string;
 let controlPlane: ControlPlane;
@@ -36,6 +36,14 @@ const volumeOf = async (name: string): Promise<{ phase?: string; policy?: string
   return { phase: pv?.status?.phase, policy: pv?.spec?.persistentVolumeReclaimPolicy, labels: pv?.metadata?.labels, claim: pv?.spec?.claimRef?.name };
 };
 const quietLogger = { info: (): void => undefined, error: (fields: object, message: string): void => { throw new Error(`${message} ${JSON.stringify(fields)}`); } };
+/** Until the claim is bound: kube-controller-manager binds within seconds. */
+const keptSoon = (volume: BackupVolume): Promise<unknown> => keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 100 });
+/** What kubectl delete -k does: the operator's namespace goes, and the claim with it; the volume stays, Released. */
+async function uninstall(volume: BackupVolume, disk: string): Promise<void> {
+  await client.delete(Resources.Namespace, { name: volume.namespace });
+  await waitFor(async () => (await client.get(Resources.Namespace, { name: volume.namespace })) === undefined, { what: 'the namespace to be deleted', timeoutMs: 60_000 });
+  await waitFor(async () => (await volumeOf(disk)).phase === 'Released', { what: 'the volume to be Released', timeoutMs: 30_000 });
+}
 
 test('made when missing, its volume kept once bound, and bound again to that volume after an uninstall deleted the claim and its namespace', async () => {
   const volume: BackupVolume = { namespace: 'pg-system', claimName: 'pg-backups', size: '2Gi', storageClassName: 'manual' };
@@ -50,20 +58,17 @@ test('made when missing, its volume kept once bound, and bound again to that vol
   expect(claim?.metadata?.ownerReferences).toBeUndefined();
 
   // Bound by kube-controller-manager within seconds; until then there is nothing to keep.
-  expect(await keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
+  expect(await keptSoon(volume)).toBe('kept');
   expect(await volumeOf('backups-disk')).toEqual({ phase: 'Bound', policy: 'Retain', labels: backupVolumeLabels(volume), claim: 'pg-backups' });
   expect(await ensureBackupVolume(client, volume)).toBe('kept');
 
-  // What kubectl delete -k does: the operator's namespace goes, and the claim with it. The volume stays, Released.
-  await client.delete(Resources.Namespace, { name: volume.namespace });
-  await waitFor(async () => (await client.get(Resources.Namespace, { name: volume.namespace })) === undefined, { what: 'the namespace to be deleted', timeoutMs: 60_000 });
-  await waitFor(async () => (await volumeOf('backups-disk')).phase === 'Released', { what: 'the volume to be Released', timeoutMs: 30_000 });
+  await uninstall(volume, 'backups-disk');
   expect((await volumeOf('backups-disk')).policy).toBe('Retain');
 
   // Installed again: a new claim of the same name, bound to the same volume (even if the size asked for now is bigger).
   await namespace(volume.namespace);
   expect(await ensureBackupVolume(client, { ...volume, size: '20Gi' })).toBe('reattached');
-  expect(await keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
+  expect(await keptSoon(volume)).toBe('kept');
   const again = await client.get(Resources.PersistentVolumeClaim, { namespace: volume.namespace, name: volume.claimName });
   expect(again?.spec).toMatchObject({ volumeName: 'backups-disk', storageClassName: 'manual', resources: { requests: { storage: '5Gi' } } });
   expect(await volumeOf('backups-disk')).toMatchObject({ phase: 'Bound', policy: 'Retain', claim: 'pg-backups' });
@@ -75,7 +80,7 @@ test('another install\'s kept volume is not taken: only the one labelled for thi
   await staticVolume('spare-disk', 'spare');
   // backups-disk (the first test's, labelled for pg-system) is Bound; a Released one of another claim would not match either.
   expect(await ensureBackupVolume(client, other)).toBe('created');
-  expect(await keepBackupVolume(client, other, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
+  expect(await keptSoon(other)).toBe('kept');
   expect((await client.get(Resources.PersistentVolumeClaim, { namespace: other.namespace, name: other.claimName }))?.spec?.volumeName).toBe('spare-disk');
 }, 60_000);
 
@@ -87,20 +92,18 @@ test('two replicas reattaching at once: the one that looked first does not take 
   await namespace(volume.namespace);
   await staticVolume('race-disk', 'race');
   expect(await ensureBackupVolume(client, volume)).toBe('created');
-  expect(await keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
-  await client.delete(Resources.Namespace, { name: volume.namespace });
-  await waitFor(async () => (await client.get(Resources.Namespace, { name: volume.namespace })) === undefined, { what: 'the namespace to be deleted', timeoutMs: 60_000 });
-  await waitFor(async () => (await volumeOf('race-disk')).phase === 'Released', { what: 'the volume to be Released', timeoutMs: 30_000 });
+  expect(await keptSoon(volume)).toBe('kept');
+  await uninstall(volume, 'race-disk');
   await namespace(volume.namespace);
 
   // The slower replica's look, taken from the API server before the other replica acts: no claim, the volume Released.
   const claimKey = { namespace: volume.namespace, name: volume.claimName };
   expect(await client.get(Resources.PersistentVolumeClaim, claimKey)).toBeUndefined();
-  const earlierVolumes = await client.list(PersistentVolumes, { labelSelector: Object.entries(backupVolumeLabels(volume)).map(([k, v]) => `${k}=${v}`).join(',') });
+  const earlierVolumes = await client.list(PersistentVolumes, { labelSelector: backupVolumeSelector(volume) });
   expect(earlierVolumes.items.map((pv) => pv.status?.phase)).toEqual(['Released']);
 
   expect(await ensureBackupVolume(client, volume)).toBe('reattached');
-  expect(await keepBackupVolume(client, volume, quietLogger, { intervalMs: 200, attempts: 100 })).toBe('kept');
+  expect(await keptSoon(volume)).toBe('kept');
   const bound = await client.get(Resources.PersistentVolumeClaim, claimKey);
 
   const slower = {

@@ -43,6 +43,30 @@ export function backupVolumeLabels(volume: BackupVolume): Record<string, string>
   return { [NAMESPACE_LABEL]: volume.namespace, [CLAIM_LABEL]: volume.claimName };
 }
 
+/** The label selector that finds the volume kept for this claim. */
+export function backupVolumeSelector(volume: BackupVolume): string {
+  return Object.entries(backupVolumeLabels(volume)).map(([name, value]) => `${name}=${value}`).join(',');
+}
+
+function labelledFor(pv: PersistentVolume, volume: BackupVolume): boolean {
+  return Object.entries(backupVolumeLabels(volume)).every(([name, value]) => pv.metadata?.labels?.[name] === value);
+}
+
+/**
+ * Changes the volume only as `seen` last read it (its resourceVersion is the precondition): every replica looks at
+ * the backup volume at start, and one acting on an older look must not undo what another just did. A Conflict is
+ * `pending`: the next look sees what changed.
+ */
+async function patchVolumeAsSeen(client: VolumeClient, seen: PersistentVolume, spec: object): Promise<'done' | 'pending'> {
+  try {
+    await client.patch(PersistentVolumes, { name: seen.metadata?.name ?? '' }, { type: 'merge', patch: { metadata: { resourceVersion: seen.metadata?.resourceVersion }, spec } });
+    return 'done';
+  } catch (error) {
+    if (isConflict(error)) return 'pending';
+    throw error;
+  }
+}
+
 const CLAIM_METADATA_LABELS = { 'app.kubernetes.io/component': 'backup-store', 'app.kubernetes.io/managed-by': 'postgresql-operator' };
 
 function newClaim(volume: BackupVolume, spec: { size: string; storageClassName: string; volumeName?: string }): PersistentVolumeClaim {
@@ -73,15 +97,13 @@ export async function ensureBackupVolume(client: VolumeClient, volume: BackupVol
   const key = { namespace: volume.namespace, name: volume.claimName };
   const claim = await client.get(Resources.PersistentVolumeClaim, key);
   if (claim === undefined) return makeClaim(client, volume);
-  const volumeName = claim.spec?.volumeName;
-  if (claim.status?.phase === 'Lost') return giveVolumeBack(client, volume, claim);
-  if (claim.status?.phase !== 'Bound' || volumeName === undefined || volumeName === '') return 'pending';
-  const bound = await client.get(PersistentVolumes, { name: volumeName });
+  const phase = claim.status?.phase;
+  const volumeName = claim.spec?.volumeName ?? '';
+  const bound = (phase === 'Bound' || phase === 'Lost') && volumeName !== '' ? await client.get(PersistentVolumes, { name: volumeName }) : undefined;
+  if (phase === 'Lost') return bound === undefined ? 'lost' : giveVolumeBack(client, volume, claim, bound);
   if (bound === undefined) return 'pending';
-  const labels = backupVolumeLabels(volume);
-  const labelled = Object.entries(labels).every(([name, value]) => bound.metadata?.labels?.[name] === value);
-  if (bound.spec?.persistentVolumeReclaimPolicy !== 'Retain' || !labelled) {
-    await client.patch(PersistentVolumes, { name: volumeName }, { type: 'merge', patch: { metadata: { labels }, spec: { persistentVolumeReclaimPolicy: 'Retain' } } });
+  if (bound.spec?.persistentVolumeReclaimPolicy !== 'Retain' || !labelledFor(bound, volume)) {
+    await client.patch(PersistentVolumes, { name: volumeName }, { type: 'merge', patch: { metadata: { labels: backupVolumeLabels(volume) }, spec: { persistentVolumeReclaimPolicy: 'Retain' } } });
   }
   return 'kept';
 }
@@ -91,27 +113,19 @@ export async function ensureBackupVolume(client: VolumeClient, volume: BackupVol
  * to reattach a kept volume left it before 2026-11-29 (makeClaim's precondition): the volume gets the claim's uid back,
  * and kube-controller-manager binds them again. Any other `Lost` claim is a person's to look at.
  */
-async function giveVolumeBack(client: VolumeClient, volume: BackupVolume, claim: PersistentVolumeClaim): Promise<BackupVolumeState> {
-  const volumeName = claim.spec?.volumeName;
-  const bound = volumeName === undefined || volumeName === '' ? undefined : await client.get(PersistentVolumes, { name: volumeName });
-  const ref = bound?.spec?.claimRef;
-  const labelled = Object.entries(backupVolumeLabels(volume)).every(([name, value]) => bound?.metadata?.labels?.[name] === value);
-  if (bound === undefined || volumeName === undefined || !labelled || ref?.namespace !== volume.namespace || ref.name !== volume.claimName) return 'lost';
+async function giveVolumeBack(client: VolumeClient, volume: BackupVolume, claim: PersistentVolumeClaim, bound: PersistentVolume): Promise<BackupVolumeState> {
+  const ref = bound.spec?.claimRef;
+  if (!labelledFor(bound, volume) || ref?.namespace !== volume.namespace || ref.name !== volume.claimName) return 'lost';
+  const uid = ref.uid ?? '';
   // Given back already: kube-controller-manager marks the claim Bound at its next look (every 15 s by default).
-  if (ref.uid !== undefined && ref.uid !== '' && ref.uid === claim.metadata?.uid) return 'pending';
-  if ((ref.uid ?? '') !== '') return 'lost';
-  try {
-    await client.patch(PersistentVolumes, { name: volumeName }, { type: 'merge', patch: { metadata: { resourceVersion: bound.metadata?.resourceVersion }, spec: { claimRef: { uid: claim.metadata?.uid } } } });
-  } catch (error) {
-    if (isConflict(error)) return 'pending';
-    throw error;
-  }
+  if (uid === claim.metadata?.uid) return 'pending';
+  if (uid !== '') return 'lost';
+  await patchVolumeAsSeen(client, bound, { claimRef: { uid: claim.metadata?.uid } });
   return 'pending';
 }
 
 async function makeClaim(client: VolumeClient, volume: BackupVolume): Promise<BackupVolumeState> {
-  const selector = Object.entries(backupVolumeLabels(volume)).map(([name, value]) => `${name}=${value}`).join(',');
-  const kept = keptFor((await client.list(PersistentVolumes, { labelSelector: selector })).items);
+  const kept = keptFor((await client.list(PersistentVolumes, { labelSelector: backupVolumeSelector(volume) })).items);
   const keptName = kept?.metadata?.name;
   try {
     if (kept === undefined || keptName === undefined) {
@@ -119,22 +133,16 @@ async function makeClaim(client: VolumeClient, volume: BackupVolume): Promise<Ba
       return 'created';
     }
     // The volume still names the deleted claim (its uid): naming the claim without a uid lets it bind to the new one.
-    // Only the volume as listed is changed (its resourceVersion is the precondition): every replica does this at start,
-    // and one with an older look would otherwise take the uid off the claim another replica's claim was just bound to,
-    // and kube-controller-manager marks that claim Lost for good.
-    await client.patch(PersistentVolumes, { name: keptName }, {
-      type: 'merge',
-      patch: {
-        metadata: { resourceVersion: kept.metadata?.resourceVersion },
-        spec: { claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: volume.namespace, name: volume.claimName, uid: null, resourceVersion: null } },
-      },
-    });
+    // Only as listed: a replica with an older look would otherwise take the uid off the claim another replica's new
+    // claim was just bound with, and kube-controller-manager marks that claim Lost for good.
+    const claimRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: volume.namespace, name: volume.claimName, uid: null, resourceVersion: null };
+    if ((await patchVolumeAsSeen(client, kept, { claimRef })) === 'pending') return 'pending';
     const size = kept.spec?.capacity?.storage ?? volume.size;
     await client.create(Resources.PersistentVolumeClaim, newClaim(volume, { size, storageClassName: kept.spec?.storageClassName ?? '', volumeName: keptName }));
     return 'reattached';
   } catch (error) {
-    // Another replica made it first, or changed the kept volume since this look: the next look sees what it did.
-    if (isAlreadyExists(error) || isConflict(error)) return 'pending';
+    // Another replica made it first.
+    if (isAlreadyExists(error)) return 'pending';
     throw error;
   }
 }
