@@ -161,7 +161,16 @@ export interface EndpointSample {
 
 // ---- Every operator ---------------------------------------------------------------------------------------------
 
-export interface ProcessSample { operator: OperatorName; pod: string; at: number; rssMiB: number; openFds: number; sockets: number }
+export interface ProcessSample {
+  operator: OperatorName;
+  pod: string;
+  /** The container's ID as the Pod's status gives it: a new one, and a new process, each time the container restarts. */
+  container: string;
+  at: number;
+  rssMiB: number;
+  openFds: number;
+  sockets: number;
+}
 
 /** A container that ended when nothing was injected to end it, or a process that logged an unhandled error. */
 export interface CrashRecord {

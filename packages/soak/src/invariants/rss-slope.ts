@@ -1,10 +1,11 @@
 // operators.memoryLeak, from each operator's resident memory over the run.
 //
 // Only samples after the warm-up count: caches fill and V8 sizes its heap while the workload ramps up. And only one
-// pod's samples: faults kill operator pods, and a restarted process's RSS starts over, so a slope is meaningful only
-// within one process's life. Of an operator's pods, the one sampled over the longest span is used. Its slope is the
-// least-squares fit of rssMiB against time, which a garbage collector's sawtooth moves far less than the first and
-// last samples alone would.
+// process's samples: faults kill operator containers, and a restarted process's RSS starts over (and warms up again),
+// so a slope is meaningful only within one process's life. A killed container is restarted in the same Pod, so a
+// process is told by its container's ID, not by its Pod. Of an operator's processes, the one sampled over the longest
+// span is used. Its slope is the least-squares fit of rssMiB against time, which a garbage collector's sawtooth moves
+// far less than the first and last samples alone would.
 import { OPERATORS, type InvariantResult, type OperatorName, type ProcessSample, type SoakTimeline } from '../timeline.ts';
 import { durationText, timeText } from './evidence-text.ts';
 import { invariantResult } from './invariant-result.ts';
@@ -24,7 +25,8 @@ const MS_PER_HOUR = 60 * MS_PER_MINUTE;
 
 export interface RssSlope {
   operator: OperatorName;
-  /** The pod whose samples after the warm-up span longest. */
+  /** The process (container) whose samples after the warm-up span longest, and its Pod. */
+  container: string;
   pod: string;
   /** When its first sample after the warm-up was taken. */
   startAt: number;
@@ -41,13 +43,14 @@ export interface RssSlope {
 export function rssSlopes(timeline: SoakTimeline): RssSlope[] {
   const afterWarmup = timeline.processSamples.filter((sample) => sample.at >= timeline.warmupEndsAt);
   return OPERATORS.flatMap((operator) => {
-    const samples = longestLivedPodSamples(afterWarmup.filter((sample) => sample.operator === operator));
+    const samples = longestLivedProcessSamples(afterWarmup.filter((sample) => sample.operator === operator));
     const first = samples[0];
     const last = samples.at(-1);
     if (!first || !last) return [];
     const spanMinutes = (last.at - first.at) / MS_PER_MINUTE;
     return [{
       operator,
+      container: first.container,
       pod: first.pod,
       startAt: first.at,
       startMiB: first.rssMiB,
@@ -65,18 +68,18 @@ export function checkMemoryLeak(timeline: SoakTimeline): InvariantResult {
     .filter((slope) => slope.judged && slope.slopeMiBPerHour > LEAK_SLOPE_MIB_PER_HOUR)
     .map((slope) => ({
       at: slope.startAt,
-      evidence: `${slope.operator} pod ${slope.pod} grew ${slope.slopeMiBPerHour.toFixed(1)} MiB/h by least squares (more than `
+      evidence: `${slope.operator} pod ${slope.pod} (container ${slope.container}) grew ${slope.slopeMiBPerHour.toFixed(1)} MiB/h by least squares (more than `
         + `${LEAK_SLOPE_MIB_PER_HOUR} MiB/h is a leak): from ${slope.startMiB.toFixed(1)} MiB at ${timeText(slope.startAt)} `
         + `to ${slope.endMiB.toFixed(1)} MiB ${durationText(slope.spanMinutes * MS_PER_MINUTE)} later`,
     })));
 }
 
-/** The samples of the pod sampled over the longest span, in time order. */
-function longestLivedPodSamples(samples: readonly ProcessSample[]): ProcessSample[] {
+/** The samples of the process sampled over the longest span, in time order. */
+function longestLivedProcessSamples(samples: readonly ProcessSample[]): ProcessSample[] {
   let longest: ProcessSample[] = [];
   let longestSpan = -1;
-  for (const podSamples of Map.groupBy(samples, (sample) => sample.pod).values()) {
-    const sorted = podSamples.toSorted((a, b) => a.at - b.at);
+  for (const processSamples of Map.groupBy(samples, (sample) => sample.container).values()) {
+    const sorted = processSamples.toSorted((a, b) => a.at - b.at);
     const span = (sorted.at(-1)?.at ?? 0) - (sorted[0]?.at ?? 0);
     if (span > longestSpan) {
       longest = sorted;

@@ -60,7 +60,7 @@ export function observeOperators(cluster: SoakCluster, recorder: Recorder, injec
       if (pod.metadata.labels?.['control-plane'] !== 'controller-manager' || container.state?.running === undefined || container.containerID === undefined) continue;
       const pid = await cluster.containerPid(container.containerID);
       const figures = pid === undefined ? undefined : await processFigures(pid);
-      if (figures) recorder.processSamples.push({ operator, pod: pod.metadata.name, at, ...figures });
+      if (figures) recorder.processSamples.push({ operator, pod: pod.metadata.name, container: container.containerID, at, ...figures });
     }
   }
 

@@ -9,7 +9,8 @@ export interface RssTrend {
   slopeMiBPerHour: number;
   /** Whether the slope was held against the leak threshold (a span too short to tell a trend is not). */
   judged: boolean;
-  /** The Pod whose samples the slope was fitted to. */
+  /** The process (its container's ID) whose samples the slope was fitted to, and its Pod. */
+  container: string;
   pod: string;
   /** How long the fitted samples span. */
   spanMinutes: number;

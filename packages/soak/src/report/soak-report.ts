@@ -32,7 +32,7 @@ export interface SoakReport {
   /** Alerts that fired, with the ids of the faults beside each. */
   alerts: { alert: string; labels: Record<string, string>; firstSeenAt: string; lastSeenAt: string; faults: string[] }[];
   rssLeakThresholdMiBPerHour: number;
-  rssMiB: Partial<Record<OperatorName, { start: number; end: number; slopePerHour: number; judged: boolean; pod: string; spanMinutes: number }>>;
+  rssMiB: Partial<Record<OperatorName, { start: number; end: number; slopePerHour: number; judged: boolean; pod: string; container: string; spanMinutes: number }>>;
   switchLatencyMs: { duringFaults: LatencySummary; withoutFaults: LatencySummary };
   /** The machine the run shared with the cluster; null when it was not sampled. */
   machineLoad: MachineLoadSummary | null;
@@ -64,7 +64,7 @@ export function buildSoakReport(input: SoakReportInput): SoakReport {
   const rssMiB: SoakReport['rssMiB'] = {};
   for (const operator of OPERATORS) {
     const trend = input.rss[operator];
-    if (trend) rssMiB[operator] = { start: trend.startMiB, end: trend.endMiB, slopePerHour: trend.slopeMiBPerHour, judged: trend.judged, pod: trend.pod, spanMinutes: trend.spanMinutes };
+    if (trend) rssMiB[operator] = { start: trend.startMiB, end: trend.endMiB, slopePerHour: trend.slopeMiBPerHour, judged: trend.judged, pod: trend.pod, container: trend.container, spanMinutes: trend.spanMinutes };
   }
   return {
     seed: input.seed,

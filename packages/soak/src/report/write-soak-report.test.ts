@@ -41,12 +41,12 @@ function runInput(overrides: Partial<SoakReportInput> = {}): SoakReportInput {
       { invariant: 'no-orphan-vms', violations: [] },
     ],
     rss: {
-      'maintpage-operator': { startMiB: 61.25, endMiB: 64.5, slopeMiBPerHour: 0.75, judged: true, pod: 'maintpage-operator-7c9f', spanMinutes: 30 },
-      'postgresql-operator': { startMiB: 80, endMiB: 95, slopeMiBPerHour: 22.5, judged: false, pod: 'postgresql-operator-55d1', spanMinutes: 4 },
+      'maintpage-operator': { startMiB: 61.25, endMiB: 64.5, slopeMiBPerHour: 0.75, judged: true, pod: 'maintpage-operator-7c9f', container: 'docker://mp1', spanMinutes: 30 },
+      'postgresql-operator': { startMiB: 80, endMiB: 95, slopeMiBPerHour: 22.5, judged: false, pod: 'postgresql-operator-55d1', container: 'docker://pg1', spanMinutes: 4 },
     },
     processSamples: [0, 10, 20, 30, 40].flatMap((minute) => [
-      { operator: 'maintpage-operator' as const, pod: 'maintpage-operator-7c9f', at: minutes(minute), rssMiB: 61 + minute / 10, openFds: 20, sockets: 4 },
-      { operator: 'postgresql-operator' as const, pod: 'postgresql-operator-55d1', at: minutes(minute), rssMiB: 80 + minute / 3, openFds: 30, sockets: 6 },
+      { operator: 'maintpage-operator' as const, pod: 'maintpage-operator-7c9f', container: 'docker://mp1', at: minutes(minute), rssMiB: 61 + minute / 10, openFds: 20, sockets: 4 },
+      { operator: 'postgresql-operator' as const, pod: 'postgresql-operator-55d1', container: 'docker://pg1', at: minutes(minute), rssMiB: 80 + minute / 3, openFds: 30, sockets: 6 },
     ]),
     machineLoad,
     queueDepth: [0, 5, 6, 20, 21, 40].map((minute) => ({ operator: 'nutanix-ahvvm-operator' as const, at: minutes(minute), depth: minute === 21 ? 7 : 0 })),
@@ -93,8 +93,8 @@ describe('a run that broke invariants', () => {
     expect(json.alerts).toEqual([{ alert: 'PrismUnreachable', labels: { severity: 'warning' }, firstSeenAt: '2025-03-01T09:21:00.000Z', lastSeenAt: '2025-03-01T09:24:00.000Z', faults: ['f2'] }]);
     expect(json.rssLeakThresholdMiBPerHour).toBe(5);
     expect(json.rssMiB).toEqual({
-      'maintpage-operator': { start: 61.25, end: 64.5, slopePerHour: 0.75, judged: true, pod: 'maintpage-operator-7c9f', spanMinutes: 30 },
-      'postgresql-operator': { start: 80, end: 95, slopePerHour: 22.5, judged: false, pod: 'postgresql-operator-55d1', spanMinutes: 4 },
+      'maintpage-operator': { start: 61.25, end: 64.5, slopePerHour: 0.75, judged: true, pod: 'maintpage-operator-7c9f', container: 'docker://mp1', spanMinutes: 30 },
+      'postgresql-operator': { start: 80, end: 95, slopePerHour: 22.5, judged: false, pod: 'postgresql-operator-55d1', container: 'docker://pg1', spanMinutes: 4 },
     });
     expect(json.switchLatencyMs).toEqual({ duringFaults: { p50: 1200, p99: 4100, count: 3 }, withoutFaults: { p50: 290, p99: 330, count: 4 } });
     expect(json.workload).toEqual({ 'maintpage toggles': 12, 'databases created': 2 });
