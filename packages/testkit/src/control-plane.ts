@@ -1,6 +1,7 @@
 import { request } from 'node:https';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AUDIT_POLICY_FILE, parseAuditLog, type AuditedRequest } from './audit-log.ts';
 import { findBinaries, type BinaryPaths } from './binaries.ts';
 import { freePorts } from './free-port.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
@@ -13,28 +14,6 @@ export interface ControlPlaneOptions {
   binaries?: BinaryPaths;
   /** How long to wait for the API server and controllers (default 60 s; typically ready in a few seconds). */
   startTimeoutMs?: number;
-}
-
-const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived]
-rules:
-  - level: Metadata
-    userGroups: ["system:serviceaccounts"]
-  - level: None
-`;
-
-/** One request of the audit log: who asked for what, and the answer's status code. */
-export interface AuditedRequest {
-  user: string;
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string | undefined;
-  namespace: string | undefined;
-  /** The object's name, for requests on one object (get, patch, delete ...). */
-  name: string | undefined;
-  code: number;
 }
 
 /** The service CIDR; no kube-proxy runs, so ClusterIPs are allocated but not routed (clients use EndpointSlices). */
@@ -91,10 +70,8 @@ export class ControlPlane {
       server: url, caPem: pki.caPem, user: 'testkit-admin', credentials: { kind: 'certificate', certFile: admin.cert, keyFile: admin.key },
     });
     // Requests of ServiceAccounts (the operators) are audited, so tests can compare RBAC with what code really calls.
-    const auditPolicy = join(options.dir, 'audit-policy.yaml');
-    await writeFile(auditPolicy, AUDIT_POLICY);
     const apiServerArgs = [
-      `--audit-policy-file=${auditPolicy}`,
+      `--audit-policy-file=${AUDIT_POLICY_FILE}`,
       `--audit-log-path=${join(options.dir, 'logs', 'audit.log')}`,
       '--audit-log-format=json',
       `--etcd-servers=${etcdUrl}`,
@@ -224,13 +201,7 @@ export class ControlPlane {
   /** Requests ServiceAccounts made so far (the audit log), optionally of one user only. */
   async auditedRequests(user?: string): Promise<AuditedRequest[]> {
     const text = await readFile(join(this.logDir, 'audit.log'), 'utf8').catch(() => '');
-    interface Line { user?: { username?: string }; verb?: string; objectRef?: { apiGroup?: string; resource?: string; subresource?: string; namespace?: string; name?: string }; responseStatus?: { code?: number } }
-    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
-      .filter((e) => e.objectRef?.resource !== undefined && (user === undefined || e.user?.username === user))
-      .map((e) => ({
-        user: e.user?.username ?? '', verb: e.verb ?? '', group: e.objectRef?.apiGroup ?? '', resource: e.objectRef?.resource ?? '',
-        subresource: e.objectRef?.subresource, namespace: e.objectRef?.namespace, name: e.objectRef?.name, code: e.responseStatus?.code ?? 0,
-      }));
+    return parseAuditLog(text, user);
   }
 
   /** A GET as the admin user, for readiness checks and tests that need the raw API. */

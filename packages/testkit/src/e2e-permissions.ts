@@ -1,5 +1,5 @@
 import { parseAllDocuments } from 'yaml';
-import type { AuditedRequest } from './control-plane.ts';
+import type { AuditedRequest } from './audit-log.ts';
 import type { E2eCluster } from './e2e.ts';
 import type { PolicyRule } from './rbac-usage.ts';
 
@@ -13,7 +13,7 @@ export interface OperatorPermissions {
 /**
  * What an installed operator may do and what it did, for least-privilege checks. The names follow the kustomizations'
  * convention: namespace `<operator>-system`, names prefixed `<operator>-`, ServiceAccount `controller-manager`.
- * Only the local cluster keeps an audit log: returns undefined on any other.
+ * Returns undefined on a cluster whose audit log cannot be read here (E2eCluster.auditedRequests).
  */
 export async function operatorPermissions(cluster: E2eCluster, operator: string): Promise<OperatorPermissions | undefined> {
   if (!cluster.auditedRequests) return undefined;

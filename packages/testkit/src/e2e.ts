@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestCluster, type KubectlResult } from './cluster.ts';
-import type { AuditedRequest } from './control-plane.ts';
+import { readAuditLogDir, type AuditedRequest } from './audit-log.ts';
 import { engineAvailable, projectImageMode } from './node/runners/index.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -34,7 +34,12 @@ export interface E2eCluster {
    * the Pod subnet to the node (E2E_POD_NETWORK_ROUTED=1). A Prometheus started here can only scrape Pods then.
    */
   podNetworkFromHost: boolean;
-  /** Requests a user made, from the API server's audit log; only on the local cluster (undefined on kind). */
+  /**
+   * Requests a user made, from the API server's audit log: the local cluster's, or on kind the directory its API
+   * server writes to (E2E_AUDIT_LOG_DIR, set by kind/e2e.sh where the cluster is built here), which holds every request
+   * since the cluster was made (kind/e2e.sh runs every spec of a run on one new cluster). Undefined where there is no
+   * audit log to read (a kind cluster made from kindest/node).
+   */
   auditedRequests: ((user: string) => Promise<AuditedRequest[]>) | undefined;
   /** What `kubectl apply -k` installs: `deploy/<operator>`, or the overlay kind/e2e.sh made (E2E_KUSTOMIZE_DIR). */
   installDir(operator: string): string;
@@ -135,7 +140,10 @@ export async function openE2eCluster(env: NodeJS.ProcessEnv = process.env): Prom
     specNamespaces.push(name);
   };
   const plane = local?.controlPlane;
-  const auditedRequests = plane ? (user: string): Promise<AuditedRequest[]> => plane.auditedRequests(user) : undefined;
+  const auditLogDir = external ? env.E2E_AUDIT_LOG_DIR : undefined;
+  const auditedRequests = plane ? (user: string): Promise<AuditedRequest[]> => plane.auditedRequests(user)
+    : auditLogDir ? (user: string): Promise<AuditedRequest[]> => readAuditLogDir(auditLogDir, user)
+      : undefined;
   return {
     kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, curlInCluster, installDir, imageRuntime, containerRuntimes,
     auditedRequests, podNetworkFromHost,

@@ -1,6 +1,7 @@
 export { findBinaries, provideBinaries, CONTROL_PLANE_BINARIES, type BinaryPaths, type ResolveOptions } from './binaries.ts';
 export { TestCluster, type TestClusterOptions, type KubectlResult } from './cluster.ts';
-export { ControlPlane, type AuditedRequest, type ControlPlaneOptions, SERVICE_ACCOUNT_ISSUER, SERVICE_CLUSTER_IP_RANGE } from './control-plane.ts';
+export { ControlPlane, type ControlPlaneOptions, SERVICE_ACCOUNT_ISSUER, SERVICE_CLUSTER_IP_RANGE } from './control-plane.ts';
+export { type AuditedRequest } from './audit-log.ts';
 export { KubeApi, KubeApiError, type WatchEvent } from './kube-api.ts';
 export { writeKubeconfig } from './kubeconfig.ts';
 export { freePort, freePorts } from './free-port.ts';

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import type { AuditedRequest } from './control-plane.ts';
+import type { AuditedRequest } from './audit-log.ts';
 import { grantedPermissions, unusedPermissions } from './rbac-usage.ts';
 
 const request = (verb: string, group: string, resource: string, code = 200, subresource?: string): AuditedRequest =>

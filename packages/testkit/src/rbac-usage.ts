@@ -1,4 +1,4 @@
-import type { AuditedRequest } from './control-plane.ts';
+import type { AuditedRequest } from './audit-log.ts';
 
 export interface PolicyRule {
   apiGroups?: string[];
