@@ -6,9 +6,10 @@ import { parseAuditLog, readAuditLogDir } from './audit-log.ts';
 
 const operator = 'system:serviceaccount:maintpage-operator-system:maintpage-operator-controller-manager';
 /** One event as kube-apiserver writes it with --audit-log-format=json (Metadata level, the fields read here). */
-const event = (user: string, verb: string, resource: string | undefined, code: number, extra: Record<string, string> = {}): string => JSON.stringify({
+const event = (user: string, verb: string, resource: string | undefined, code: number, extra: Record<string, string> = {}, decision = code === 403 ? 'forbid' : 'allow'): string => JSON.stringify({
   kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', stage: 'ResponseComplete', verb,
   user: { username: user, groups: ['system:serviceaccounts'] },
+  annotations: { 'authorization.k8s.io/decision': decision, 'authorization.k8s.io/reason': '' },
   ...(resource === undefined ? { requestURI: '/healthz' } : { objectRef: { resource, ...extra } }),
   responseStatus: { code },
 });
@@ -26,9 +27,11 @@ test('parseAuditLog reads requests on resources, of one user or all, with group,
     event('system:serviceaccount:kube-system:default', 'list', 'pods', 403),
   ].join('\n');
   expect(parseAuditLog(text, operator)).toEqual([
-    { user: operator, verb: 'patch', group: 'maintpage.k8s-operators.dev', resource: 'maintpages', subresource: 'status', namespace: 'shop', name: 'front', code: 200 },
+    { user: operator, verb: 'patch', group: 'maintpage.k8s-operators.dev', resource: 'maintpages', subresource: 'status', namespace: 'shop', name: 'front', code: 200, authorization: 'allow' },
   ]);
-  expect(parseAuditLog(text).map((r) => `${r.verb} ${r.resource} ${String(r.code)}`)).toEqual(['patch maintpages 200', 'list pods 403']);
+  expect(parseAuditLog(text).map((r) => `${r.verb} ${r.resource} ${String(r.code)} ${String(r.authorization)}`)).toEqual(['patch maintpages 200 allow', 'list pods 403 forbid']);
+  // Admission's refusal after RBAC allowed it, as a namespace being deleted answers.
+  expect(parseAuditLog(event(operator, 'create', 'events', 403, {}, 'allow'))).toMatchObject([{ code: 403, authorization: 'allow' }]);
 });
 
 test('readAuditLogDir reads the rotated files oldest first, then audit.log, leaving a line still being written', async () => {

@@ -18,6 +18,11 @@ export interface AuditedRequest {
   /** The object's name, for requests on one object (get, patch, delete ...). */
   name: string | undefined;
   code: number;
+  /**
+   * What the authorizer (RBAC) decided, from the event's `authorization.k8s.io/decision` annotation. A 403 the
+   * authorizer allowed was refused after it, by admission: content created in a namespace being deleted, for one.
+   */
+  authorization: 'allow' | 'forbid' | undefined;
 }
 
 
@@ -26,6 +31,12 @@ interface AuditLine {
   verb?: string;
   objectRef?: { apiGroup?: string; resource?: string; subresource?: string; namespace?: string; name?: string };
   responseStatus?: { code?: number };
+  annotations?: Record<string, string>;
+}
+
+function authorizationOf(line: AuditLine): AuditedRequest['authorization'] {
+  const decision = line.annotations?.['authorization.k8s.io/decision'];
+  return decision === 'allow' || decision === 'forbid' ? decision : undefined;
 }
 
 /** The requests on resources in `text` (one JSON event per line), of one user or of all. */
@@ -35,6 +46,7 @@ export function parseAuditLog(text: string, user?: string): AuditedRequest[] {
     .map((e) => ({
       user: e.user?.username ?? '', verb: e.verb ?? '', group: e.objectRef?.apiGroup ?? '', resource: e.objectRef?.resource ?? '',
       subresource: e.objectRef?.subresource, namespace: e.objectRef?.namespace, name: e.objectRef?.name, code: e.responseStatus?.code ?? 0,
+      authorization: authorizationOf(e),
     }));
 }
 

@@ -33,6 +33,14 @@ export function usedPermissions(requests: readonly AuditedRequest[]): Set<Permis
 }
 
 /**
+ * Requests RBAC refused: a 403 that the authorizer did not allow. (One it allowed was refused by admission after it,
+ * such as an Event for an object being finalized in a namespace being deleted: no permission was missing.)
+ */
+export function refusedByRbac(requests: readonly AuditedRequest[]): AuditedRequest[] {
+  return requests.filter((r) => r.code === 403 && r.authorization !== 'allow');
+}
+
+/**
  * Permissions the rules grant that the code never used, less those `allowed` with a reason: least privilege means
  * this is empty after a run that exercises the operator.
  */

@@ -41,7 +41,7 @@ test('the API server audits a ServiceAccount\'s requests, refused ones included,
       const found = await plane.auditedRequests(user);
       return found.length > 0 ? found : undefined;
     }, { what: 'the reader\'s request in the audit log' });
-    expect(requests).toEqual([{ user, verb: 'get', group: '', resource: 'configmaps', subresource: undefined, namespace: 'default', name: 'settings', code: 403 }]);
+    expect(requests).toEqual([{ user, verb: 'get', group: '', resource: 'configmaps', subresource: undefined, namespace: 'default', name: 'settings', code: 403, authorization: 'forbid' }]);
     expect((await plane.auditedRequests()).filter((r) => !r.user.startsWith('system:serviceaccount:'))).toEqual([]);
   } finally {
     await plane.stop();
