@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # npm run kind -- <command>:
-#   node-image                   build (or find) the kind node image for machines where kindest/node cannot be pulled
-#   e2e <operator|all>           run operators' e2e specs on the kind cluster (npm run e2e:kind -- <operator|all>)
+#   node-image [MINOR]           build (or find) the kind node image for machines where kindest/node cannot be pulled,
+#                                of the project's Kubernetes or of MINOR (1.34: one pinned under kind/node-image/kubernetes/)
+#   e2e <operator|all> [--kubernetes MINOR]
+#                                run operators' e2e specs on the kind cluster (npm run e2e:kind -- <operator|all>); with
+#                                a MINOR, on a cluster of that Kubernetes (where the node image is built here)
 #   delete                       delete the e2e cluster (and the local registry kind/e2e.sh may have started)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 operators=(maintpage-operator postgresql-operator nutanix-ahvvm-operator)
-usage() { sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 case "${1:-}" in
-  node-image) exec bash "$repo/kind/node-image.sh" ;;
+  node-image) exec bash "$repo/kind/node-image.sh" "${@:2}" ;;
   e2e)
     target="${2:-}"
     [[ -n "$target" ]] || usage
+    if [[ $# -gt 2 ]]; then
+      [[ "${3:-}" == --kubernetes && $# -eq 4 ]] || usage
+      # Refused here, with the minors that are pinned, before any cluster is touched.
+      (source "$repo/kind/node-image/kubernetes-minor.sh" && load_node_image_versions "$4")
+      export KIND_KUBERNETES_MINOR="$4"
+    fi
     if [[ "$target" != all ]]; then exec bash "$repo/kind/e2e.sh" "$target"; fi
     failed=() summary=()
     for operator in "${operators[@]}"; do

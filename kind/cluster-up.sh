@@ -1,11 +1,13 @@
 # Sourced by kind/e2e.sh and kind/soak-cluster.sh: a kind cluster ready for what the project runs on it.
 #   kind_cluster_up CLUSTER                 creates CLUSTER (or keeps it when its node is whole), routes its Pod subnet to
 #                                           its node, and sets: kind, local_cluster, kubeconfig, node_ip, pod_cidr,
-#                                           pod_network_routed, gateway (and puts the project's kubectl first on PATH
-#                                           where the cluster is built here)
+#                                           pod_network_routed, gateway, audit_log_dir. Where the cluster is built
+#                                           here, audit_log_dir holds its API server's audit log, and the kubectl of
+#                                           the node's Kubernetes goes first on PATH.
 #   kind_load_images CLUSTER TAG IMAGE...   builds the project's IMAGEs as npm run images does, tagged TAG, into CLUSTER
 #   kind_overlay DIR OPERATOR TAG           writes a kustomization in DIR installing deploy/OPERATOR with the TAG images
-#   kind_cluster_down CLUSTER               deletes CLUSTER and the routes kind_cluster_up added to its node
+#   kind_cluster_down CLUSTER               deletes CLUSTER, the routes kind_cluster_up added to its node and its
+#                                           audit log
 # Where the node image pinned in kind/cluster.yaml cannot be pulled (no registry answers), the cluster is made from what
 # this machine can build, and only then (kind/local-cluster.sh): a node image built from source, the docker network
 # "kind" without masquerading, and a local registry serving stand-ins for the third-party images.
@@ -32,15 +34,34 @@ kind_cluster_up() {
   kind="$(kind_command)"
   config="$cluster_up_repo/kind/cluster.yaml"
   local_cluster=""
+  audit_log_dir=""
   if ! kind_node_image_available "$config"; then
     local_cluster=1
-    config="$(local_cluster_config "$config")"
+    audit_log_dir="$local_cache/audit/$cluster"
+    config="$(local_cluster_config "$config" "$audit_log_dir")"
+  elif [[ -n "${KIND_KUBERNETES_MINOR:-}" ]]; then
+    echo "kind: KIND_KUBERNETES_MINOR (--kubernetes) picks a node image built here, but $config's can be pulled: on this" >&2
+    echo "      machine, create the cluster from kind's published node image of that minor (as the e2e workflow's matrix does)" >&2
+    return 1
   fi
   if "$kind" get clusters 2>/dev/null | grep -qx "$cluster" && ! kind_node_whole "$cluster-control-plane"; then
     echo "kind: the node of $cluster stopped or was restarted since it was created; deleting the cluster to create it again" >&2
     "$kind" delete cluster --name "$cluster"
   fi
+  if [[ -n "$local_cluster" ]] && "$kind" get clusters 2>/dev/null | grep -qx "$cluster"; then
+    # A node image built here is named by its Kubernetes version and inputs: a cluster of another one (another minor,
+    # KIND_KUBERNETES_MINOR, or changed pins) is not the cluster asked for.
+    local wanted running
+    wanted="$(awk '$1 == "image:" {print $2; exit}' "$config")"
+    running="$(docker inspect -f '{{.Config.Image}}' "$cluster-control-plane")"
+    if [[ "$running" != "$wanted" ]]; then
+      echo "kind: $cluster runs $running, not $wanted; deleting the cluster to create it again" >&2
+      "$kind" delete cluster --name "$cluster"
+    fi
+  fi
   if ! "$kind" get clusters 2>/dev/null | grep -qx "$cluster"; then
+    # A new cluster's audit log starts empty: every request in it is this cluster's.
+    if [[ -n "$audit_log_dir" ]]; then rm -rf "$audit_log_dir" && mkdir -p "$audit_log_dir"; fi
     "$kind" create cluster --name "$cluster" --config "$config" --wait 120s
   fi
   if [[ -n "$local_cluster" ]]; then local_cluster_registry "$kind" "$cluster"; fi
@@ -120,4 +141,6 @@ kind_cluster_down() {
       ip route del "$subnet" 2>/dev/null || sudo -n ip route del "$subnet" 2>/dev/null || true
     done
   fi
+  # And its API server's audit log (written as root, so removed as root where needed).
+  rm -rf "$local_cache/audit/$cluster" 2>/dev/null || sudo -n rm -rf "$local_cache/audit/$cluster" 2>/dev/null || true
 }

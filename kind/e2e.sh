@@ -47,6 +47,9 @@ collect() {
 trap collect EXIT
 
 env_vars=(E2E_KUBECONFIG="$kubeconfig" E2E_KUSTOMIZE_DIR="$overlay" E2E_POD_NETWORK_ROUTED="$pod_network_routed" E2E_HOST_ADDRESS="$gateway")
+# The API server's audit log, for the least-privilege checks: kept in a directory of this machine where the cluster is
+# built here (the API server writes it as root); elsewhere those checks skip.
+if [[ -n "$audit_log_dir" && -r "$audit_log_dir/audit.log" ]]; then env_vars+=(E2E_AUDIT_LOG_DIR="$audit_log_dir"); fi
 # A Prism Central simulator serving only the API $1 (v3 or v4), seeded as the spec expects (the e2e's
 # prism-simulator.json: GPUs and storage containers); its CA goes to $ca.
 start_simulator() {

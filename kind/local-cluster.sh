@@ -2,9 +2,10 @@
 # where kind/cluster.yaml's node image can be pulled (GitHub's runners).
 #   kind_command                     kind on PATH, else the one kind/node-image/build-binaries.sh builds from source
 #   kind_node_image_available CONFIG the node image CONFIG pins is here or can be pulled
-#   local_cluster_config CONFIG      prints the path of CONFIG adapted to a node image built here
+#   local_cluster_config CONFIG AUDIT_DIR  prints the path of CONFIG adapted to a node image built here, its API server
+#                                    writing its audit log into AUDIT_DIR (a directory of this machine)
 #   local_cluster_registry KIND CLUSTER  serves the stand-in images from a registry beside CLUSTER, points its nodes at it
-#   local_kubectl_dir                the directory of the kubectl built with the node image (the project's version)
+#   local_kubectl_dir                the directory of the kubectl built with the node image (its Kubernetes minor)
 local_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 local_cache="${XDG_CACHE_HOME:-$HOME/.cache}/operators-kind"
 # The docker network kind puts its nodes on, made here with a subnet we choose and no masquerading: the nodes and
@@ -13,17 +14,18 @@ KIND_SUBNET="${KIND_SUBNET:-172.30.0.0/24}"
 local_registry_name=kind-registry
 local_registry_port=5001
 
+# shellcheck source=node-image/kubernetes-minor.sh
+source "$local_repo/kind/node-image/kubernetes-minor.sh"
+
 kind_command() {
   if command -v kind >/dev/null 2>&1; then command -v kind; return; fi
-  # shellcheck source=node-image/versions.env
-  source "$local_repo/kind/node-image/versions.env"
+  load_node_image_versions
   bash "$local_repo/kind/node-image/build-binaries.sh" "$local_cache/bin" kind >&2
   echo "$local_cache/bin/kind-$KIND_VERSION/kind"
 }
 
 local_kubectl_dir() {
-  # shellcheck source=node-image/versions.env
-  source "$local_repo/kind/node-image/versions.env"
+  load_node_image_versions
   echo "$local_cache/bin/k8s-$KUBERNETES_VERSION"
 }
 
@@ -38,7 +40,7 @@ kind_node_image_available() {
 }
 
 local_cluster_config() {
-  local pinned="$1" image config
+  local pinned="$1" audit_dir="$2" image config
   if ! engine_runs_privileged; then
     echo "kind: this machine lacks CAP_SYS_RESOURCE, so kind's privileged nodes cannot start on this dockerd. Stop dockerd and let" >&2
     echo "      tools/images/engine.sh start it (npm run images does), which adds the runtime wrapper that drops that capability." >&2
@@ -51,7 +53,22 @@ local_cluster_config() {
       -o com.docker.network.driver.mtu=1500 >/dev/null
   fi
   config="$(mktemp "${TMPDIR:-/tmp}/kind-config.XXXXXX")"
-  sed "s#^\( *image:\).*#\1 $image#" "$pinned" > "$config"
+  # The API server keeps an audit log of the ServiceAccounts' requests, with testkit's local cluster's policy, in a
+  # directory of this machine: the e2e specs' least-privilege checks compare it with the operators' RBAC.
+  awk -v image="$image" -v audit_dir="$audit_dir" -v policy="$local_repo/packages/testkit/src/audit-policy.yaml" '
+    $1 == "image:" && !done {
+      sub(/image:.*/, "image: " image)
+      print
+      print "    extraMounts:"
+      print "      - hostPath: " audit_dir
+      print "        containerPath: /var/log/kubernetes/audit"
+      print "      - hostPath: " policy
+      print "        containerPath: /etc/kubernetes/audit-policy.yaml"
+      print "        readOnly: true"
+      done = 1
+      next
+    }
+    { print }' "$pinned" > "$config"
   # The nodes pull the stand-ins through the local registry (local_cluster_registry writes the hosts files).
   cat >> "$config" <<'EOF'
 containerdConfigPatches:
@@ -69,11 +86,35 @@ EOF
       restrict_oom_score_adj = true
 EOF
   fi
+  # Rotated at 200 MiB, two kept: an hour's soak on such a cluster writes a few hundred MiB. The arguments as a map,
+  # kubeadm v1beta3's form: kind writes v1beta3 before Kubernetes 1.36 and v1beta4 (a list) from it, and turns a map given
+  # without an apiVersion into v1beta4's list itself.
+  cat >> "$config" <<'EOF'
+kubeadmConfigPatches:
+  - |
+    kind: ClusterConfiguration
+    apiServer:
+      extraArgs:
+        audit-policy-file: /etc/kubernetes/audit-policy.yaml
+        audit-log-path: /var/log/kubernetes/audit/audit.log
+        audit-log-format: json
+        audit-log-maxsize: "200"
+        audit-log-maxbackup: "2"
+      extraVolumes:
+        - name: audit-policy
+          hostPath: /etc/kubernetes/audit-policy.yaml
+          mountPath: /etc/kubernetes/audit-policy.yaml
+          readOnly: true
+          pathType: File
+        - name: audit-log
+          hostPath: /var/log/kubernetes/audit
+          mountPath: /var/log/kubernetes/audit
+          pathType: DirectoryOrCreate
+EOF
   if [[ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]]; then
     # Kubernetes 1.35+ refuses to run on cgroup v1 unless told otherwise; such hosts still exist (this one is).
     echo "kind: this host uses cgroup v1; the kubelet is told to accept it (failCgroupV1: false)" >&2
     cat >> "$config" <<'EOF'
-kubeadmConfigPatches:
   - |
     kind: KubeletConfiguration
     failCgroupV1: false
@@ -104,8 +145,7 @@ stand_in() {
 local_cluster_registry() {
   local kind="$1" cluster="$2"
   source "$local_repo/tools/progress.sh"
-  # shellcheck source=node-image/versions.env
-  source "$local_repo/kind/node-image/versions.env"
+  load_node_image_versions
   local_base="k8s-operators.local/debian:bookworm"
   bash "$local_repo/tools/images/local-bases.sh" >/dev/null
   if ! docker inspect "$local_registry_name" >/dev/null 2>&1; then

@@ -10,21 +10,31 @@
 # Binaries are kept under ~/.cache/operators-kind by component and version; the image is tagged by a digest of every
 # input, so a rerun with nothing changed is immediate and a changed pin builds a new image.
 #
-# Usage: kind/node-image.sh [--print-image]   (also: npm run kind -- node-image)
-#   prints the image's name on stdout; progress goes to stderr.
+# Usage: kind/node-image.sh [--print-image] [MINOR]   (also: npm run kind -- node-image [MINOR])
+#   MINOR (such as 1.34; default $KIND_KUBERNETES_MINOR, else the project's own) is one pinned under
+#   kind/node-image/kubernetes/ by pin-kubernetes-minor.sh: that release with the etcd and CoreDNS its kubeadm deploys.
+#   Prints the image's name on stdout; progress goes to stderr.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 here="$repo/kind/node-image"
-# shellcheck source=node-image/versions.env
-source "$here/versions.env"
+print_only=""
+if [[ "${1:-}" == "--print-image" ]]; then print_only=1; shift; fi
+# shellcheck source=node-image/kubernetes-minor.sh
+source "$here/kubernetes-minor.sh"
+load_node_image_versions "${1:-}"
+# build-binaries.sh, run below, builds the same minor.
+[[ -z "${1:-}" ]] || export KIND_KUBERNETES_MINOR="$1"
 source "$repo/tools/progress.sh"
 source "$repo/tools/images/engine.sh"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/operators-kind"
 
-fingerprint="$(cd "$here" && find . -type f ! -name '*.log' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum \
+# Every input of this minor's image: what all minors share, and the minor's own pins (not the other minors').
+fingerprint="$(cd "$here" && { find . -path ./kubernetes -prune -o -type f ! -name '*.log' -print0
+  [[ -z "$node_image_minor_dir" ]] || find "./kubernetes/$(basename "$node_image_minor_dir")" -type f -print0; } \
+  | LC_ALL=C sort -z | xargs -0 sha256sum \
   | cat - "$repo/kind/node-image.sh" "$repo/tools/kubernetes-version-ldflags.sh" | sha256sum | cut -c1-12)"
 image="k8s-operators.local/kind-node:${KUBERNETES_VERSION}-${fingerprint}"
-if [[ "${1:-}" == "--print-image" ]]; then echo "$image"; exit 0; fi
+if [[ -n "$print_only" ]]; then echo "$image"; exit 0; fi
 
 ensure_engine
 if docker image inspect "$image" >/dev/null 2>&1; then echo "$image"; exit 0; fi

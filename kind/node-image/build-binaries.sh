@@ -2,13 +2,16 @@
 # Builds every program a kind node image carries from the Go module proxy, pinned by versions.env and the
 # go.sum files under modules/, into OUT (one directory per component and version, kept between runs).
 # Usage: build-binaries.sh OUT [COMPONENT...]   (components: the directories under modules/; default all)
+# KIND_KUBERNETES_MINOR=1.34 builds Kubernetes, etcd and CoreDNS as kubernetes/1.34/ pins them.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${1:?usage: build-binaries.sh OUT [COMPONENT...]}"
 shift
 only=("$@")
-# shellcheck source=versions.env
-source "$here/versions.env"
+# The versions of the Kubernetes minor asked for ($KIND_KUBERNETES_MINOR; the project's own when unset).
+# shellcheck source=kubernetes-minor.sh
+source "$here/kubernetes-minor.sh"
+load_node_image_versions
 source "$here/../../tools/progress.sh"
 
 # -mod=readonly: a module whose hash is not in the committed go.sum is refused, so what is built is what was
@@ -32,7 +35,7 @@ go_build() {
     mkdir -p "$dir"
     with_progress "kind node image: go build $name $version ($step of $total)" "$work/$name.log" \
       env CGO_ENABLED="$cgo" bash -c 'cd "$1" && go build -trimpath -tags "$2" -ldflags "$3" -o "$4" "$5"' _ \
-      "$here/modules/$component" "$tags" "$ldflags" "$dir/.$name.tmp" "${spec#*=}"
+      "$(node_image_module_dir "$component")" "$tags" "$ldflags" "$dir/.$name.tmp" "${spec#*=}"
     mv "$dir/.$name.tmp" "$dir/$name"
   done
 }

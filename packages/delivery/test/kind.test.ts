@@ -60,6 +60,60 @@ test('the node image is built at the Kubernetes version the rest of the project 
   expect(pinned(versions)).toBe(pinned(testkit));
 });
 
+describe('node images of the other supported Kubernetes minors', () => {
+  const minorsDir = 'kind/node-image/kubernetes';
+  const env = (text: string, name: string): string => new RegExp(`^${name}=(\\S+)`, 'm').exec(text)?.[1] ?? '';
+  const required = (goMod: string, module: string): string => new RegExp(`^require ${module.replace(/\./g, '\\.')} (v\\S+)$`, 'm').exec(goMod)?.[1] ?? '';
+
+  test('each pinned minor builds what its versions.env says: the release, its staging modules and its kubeadm\'s etcd and CoreDNS, each in go.sum', async () => {
+    const minors = await readdir(join(REPOSITORY_ROOT, minorsDir));
+    expect(minors.length).toBeGreaterThanOrEqual(3);
+    for (const minor of minors) {
+      const versions = await read(join(minorsDir, minor, 'versions.env'));
+      const kubernetes = env(versions, 'KUBERNETES_VERSION');
+      expect(kubernetes, minor).toMatch(new RegExp(`^v${minor.replace('.', '\\.')}\\.\\d+$`));
+      const staging = kubernetes.replace(/^v1\./, 'v0.');
+      const k8s = await read(join(minorsDir, minor, 'modules/k8s/go.mod'));
+      expect(required(k8s, 'k8s.io/kubernetes'), minor).toBe(kubernetes);
+      const replaced = [...k8s.matchAll(/^replace (k8s\.io\/\S+) => (\S+) (v\S+)$/gm)];
+      expect(replaced.length, minor).toBeGreaterThan(25);
+      for (const [, from, to, version] of replaced) expect(`${String(from)} ${String(version)}`, minor).toBe(`${String(to)} ${staging}`);
+      const etcd = env(versions, 'ETCD_VERSION');
+      expect(env(versions, 'ETCD_IMAGE_TAG'), minor).toMatch(new RegExp(`^${etcd.slice(1).replace(/\./g, '\\.')}-\\d+$`));
+      const modules: [string, string, string][] = [
+        ['k8s', 'k8s.io/kubernetes', kubernetes],
+        ['etcd', 'go.etcd.io/etcd/server/v3', etcd],
+        ['coredns', 'github.com/coredns/coredns', env(versions, 'COREDNS_VERSION')],
+      ];
+      for (const [dir, module, version] of modules) {
+        expect(required(await read(join(minorsDir, minor, 'modules', dir, 'go.mod')), module), `${minor} ${dir}`).toBe(version);
+        const sum = await read(join(minorsDir, minor, 'modules', dir, 'go.sum'));
+        expect(sum, `${minor} ${dir}`).toContain(`${module} ${version} h1:`);
+        expect(sum, `${minor} ${dir}`).toContain(`${module} ${version}/go.mod h1:`);
+      }
+    }
+  });
+
+  test('the minors pinned here, with the project\'s own, are the e2e workflow\'s matrix', async () => {
+    const own = /^KUBERNETES_VERSION=v(1\.\d+)\./m.exec(await read('kind/node-image/versions.env'))?.[1];
+    const workflow = [...(await read('.github/workflows/e2e.yml')).matchAll(/^\s*- minor: '(1\.\d+)'$/gm)].map((m) => m[1]);
+    expect(workflow.length).toBeGreaterThanOrEqual(4);
+    expect([own, ...await readdir(join(REPOSITORY_ROOT, minorsDir))].sort()).toEqual([...workflow].sort());
+  });
+
+  test('node-image.sh names an image per minor, and refuses one not pinned with the ones that are', async () => {
+    const image = async (...args: string[]): Promise<string> => (await run('bash', ['kind/node-image.sh', '--print-image', ...args], { cwd: REPOSITORY_ROOT })).stdout.trim();
+    const own = await image();
+    const older = await image('1.34');
+    expect(older).toMatch(/^k8s-operators\.local\/kind-node:v1\.34\.\d+-[0-9a-f]{12}$/);
+    expect(await run('bash', ['kind/node-image.sh', '--print-image'], { cwd: REPOSITORY_ROOT, env: { ...process.env, KIND_KUBERNETES_MINOR: '1.34' } }).then((r) => r.stdout.trim())).toBe(older);
+    expect(own).not.toBe(older);
+    const refused = await run('bash', ['kind/node-image.sh', '--print-image', '1.20'], { cwd: REPOSITORY_ROOT }).then(() => '', (error: unknown) => (error as { stderr: string }).stderr);
+    expect(refused).toContain('no pins for Kubernetes 1.20; pinned here: 1.34 1.35');
+    expect(refused).toContain('pin-kubernetes-minor.sh v1.20.<patch>');
+  });
+});
+
 describe('runc-without-sys-resource', () => {
   let dir: string;
   const wrapper = join(REPOSITORY_ROOT, 'tools/images/runc-without-sys-resource');

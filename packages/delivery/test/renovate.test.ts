@@ -11,7 +11,7 @@ import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
 const run = promisify(execFile);
 
 interface CustomManager { customType: string; managerFilePatterns: string[]; matchStrings: string[]; datasourceTemplate?: string }
-interface PackageRule { matchPackageNames?: string[]; matchDatasources?: string[]; groupName?: string }
+interface PackageRule { matchPackageNames?: string[]; matchDatasources?: string[]; matchFileNames?: string[]; groupName?: string; enabled?: boolean }
 interface RenovateConfig { customManagers: CustomManager[]; packageRules: PackageRule[] }
 interface Pin { file: string; datasource: string; depName: string; currentValue: string; currentDigest?: string }
 
@@ -107,4 +107,19 @@ test("a tool's script pin and its module's go.mod move in one PR; so do all of K
   for (const pin of kubernetes) expect(groupOf(packageRules, pin.depName, pin.datasource), `${pin.file} ${pin.depName}`).toBe('Kubernetes');
   // And a rule must be able to fail: an unrelated module is not pulled into Kubernetes.
   expect(groupOf(packageRules, 'filippo.io/age', 'go')).toBe('Go-built tools');
+});
+
+test('the older Kubernetes minors of the kind e2e are left to pin-kubernetes-minor.sh: found, and not moved one by one', async () => {
+  const { packageRules } = await config();
+  const disabled = (file: string): boolean => packageRules.some((rule) => rule.enabled === false && rule.matchFileNames?.some((p) => glob(file, p)) === true);
+  const pins = (await extractedPins()).filter((p) => p.file.startsWith('kind/node-image/kubernetes/'));
+  // KUBERNETES_VERSION, ETCD_VERSION and COREDNS_VERSION of each pinned minor.
+  expect(pins.length).toBeGreaterThanOrEqual(9);
+  for (const pin of pins) expect(disabled(pin.file), pin.file).toBe(true);
+  // The gomod manager reads the same minors' modules; the project's own minor keeps moving.
+  const files = await trackedFiles();
+  const minorModules = files.filter((f) => /^kind\/node-image\/kubernetes\/[^/]+\/modules\/[^/]+\/go\.mod$/.test(f));
+  expect(minorModules.length).toBeGreaterThanOrEqual(9);
+  for (const file of minorModules) expect(disabled(file), file).toBe(true);
+  for (const file of ['kind/node-image/versions.env', 'kind/node-image/modules/k8s/go.mod', 'packages/testkit/scripts/build-control-plane.sh']) expect(disabled(file), file).toBe(false);
 });

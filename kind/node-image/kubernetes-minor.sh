@@ -1,0 +1,38 @@
+# Sourced: the versions a kind node image is built from, for one Kubernetes minor.
+#   load_node_image_versions [MINOR]   sources versions.env (the project's Kubernetes and everything the node carries),
+#                                      then, for another minor (1.34, or $KIND_KUBERNETES_MINOR when none is given), that
+#                                      minor's kubernetes/<minor>/versions.env: its Kubernetes and the etcd and CoreDNS its
+#                                      kubeadm deploys. Sets node_image_minor_dir (empty for the project's own minor).
+#   node_image_module_dir COMPONENT    the Go module COMPONENT is built from: the minor's own (k8s, etcd, coredns) where
+#                                      it has one, else the shared one under modules/
+# A minor's directory is written by kind/node-image/pin-kubernetes-minor.sh; the project's minor lives at the top.
+node_image_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+load_node_image_versions() {
+  local minor="${1:-${KIND_KUBERNETES_MINOR:-}}"
+  # shellcheck source=versions.env
+  source "$node_image_dir/versions.env"
+  node_image_minor_dir=""
+  local own="${KUBERNETES_VERSION#v}"
+  own="${own%.*}"
+  [[ -z "$minor" || "$minor" == "$own" ]] && return 0
+  if [[ ! -f "$node_image_dir/kubernetes/$minor/versions.env" ]]; then
+    local known=("$own")
+    local dir
+    for dir in "$node_image_dir"/kubernetes/*/; do [[ -f "$dir/versions.env" ]] && known+=("$(basename "$dir")"); done
+    echo "kind node image: no pins for Kubernetes $minor; pinned here: $(printf '%s\n' "${known[@]}" | sort -V | paste -sd' ')." >&2
+    echo "  To add a minor: bash kind/node-image/pin-kubernetes-minor.sh v$minor.<patch>" >&2
+    return 1
+  fi
+  node_image_minor_dir="$node_image_dir/kubernetes/$minor"
+  # shellcheck source=/dev/null
+  source "$node_image_minor_dir/versions.env"
+}
+
+node_image_module_dir() {
+  if [[ -n "$node_image_minor_dir" && -d "$node_image_minor_dir/modules/$1" ]]; then
+    echo "$node_image_minor_dir/modules/$1"
+  else
+    echo "$node_image_dir/modules/$1"
+  fi
+}

@@ -1,0 +1,1 @@
+../../../../modules/coredns/tools.go

@@ -1,0 +1,1 @@
+../../../../modules/etcd/tools.go
