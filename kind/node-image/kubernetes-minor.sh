@@ -3,18 +3,24 @@
 #                                      then, for another minor (1.34, or $KIND_KUBERNETES_MINOR when none is given), that
 #                                      minor's kubernetes/<minor>/versions.env: its Kubernetes and the etcd and CoreDNS its
 #                                      kubeadm deploys. Sets node_image_minor_dir (empty for the project's own minor).
+#   project_kubernetes_minor           the project's own minor (1.36), from versions.env
 #   node_image_module_dir COMPONENT    the Go module COMPONENT is built from: the minor's own (k8s, etcd, coredns) where
 #                                      it has one, else the shared one under modules/
 # A minor's directory is written by kind/node-image/pin-kubernetes-minor.sh; the project's minor lives at the top.
 node_image_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
+project_kubernetes_minor() {
+  local version
+  version="$(sed -n 's/^KUBERNETES_VERSION=v//p' "$node_image_dir/versions.env")"
+  echo "${version%.*}"
+}
+
 load_node_image_versions() {
-  local minor="${1:-${KIND_KUBERNETES_MINOR:-}}"
+  local minor="${1:-${KIND_KUBERNETES_MINOR:-}}" own
   # shellcheck source=versions.env
   source "$node_image_dir/versions.env"
   node_image_minor_dir=""
-  local own="${KUBERNETES_VERSION#v}"
-  own="${own%.*}"
+  own="$(project_kubernetes_minor)"
   [[ -z "$minor" || "$minor" == "$own" ]] && return 0
   if [[ ! -f "$node_image_dir/kubernetes/$minor/versions.env" ]]; then
     local known=("$own")

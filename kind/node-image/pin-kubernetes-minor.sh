@@ -18,9 +18,9 @@ if [[ ! "$version" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]]; then
 fi
 minor="1.${BASH_REMATCH[1]}"
 staging="v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
-# shellcheck source=versions.env
-own="$(source "$here/versions.env"; v="${KUBERNETES_VERSION#v}"; echo "${v%.*}")"
-if [[ "$minor" == "$own" ]]; then
+# shellcheck source=kubernetes-minor.sh
+source "$here/kubernetes-minor.sh"
+if [[ "$minor" == "$(project_kubernetes_minor)" ]]; then
   echo "kind node image: $minor is the project's own minor, pinned in kind/node-image/versions.env and modules/; change it there" >&2
   exit 2
 fi
