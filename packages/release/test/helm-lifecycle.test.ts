@@ -5,8 +5,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ControlPlane, REPOSITORY_ROOT } from '@k8s-operators/testkit';
-import { runCommand, useRelease, type CommandResult } from './release-fixture.ts';
+import { ControlPlane, REPOSITORY_ROOT, runCommand, type CommandResult } from '@k8s-operators/testkit';
+import { useRelease } from './release-fixture.ts';
 
 const release = useRelease('release-helm-', { helm: true });
 const operator = 'postgresql-operator';

@@ -5,9 +5,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ControlPlane } from '@k8s-operators/testkit';
+import { ControlPlane, runCommand, type CommandResult } from '@k8s-operators/testkit';
 import { RELEASED_OPERATORS } from '../src/released-operators.ts';
-import { RELEASE, runCommand, useRelease, type CommandResult } from './release-fixture.ts';
+import { RELEASE, useRelease } from './release-fixture.ts';
 
 const release = useRelease('release-bundle-', { helm: false });
 let controlPlane: ControlPlane | undefined;

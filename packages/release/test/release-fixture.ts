@@ -1,29 +1,18 @@
 // What the release tests share: a release written once per test file into a scratch directory, the project's
 // kubectl, the pinned helm (`npm run provision` builds both), and helm run with its own scratch home so that a test
 // never reads or writes the user's Helm configuration.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { findProvisionedTool } from '@k8s-operators/testkit';
+import { findProvisionedTool, runCommand, type CommandResult } from '@k8s-operators/testkit';
+
 import { isK8sObject, type K8sObject } from '../src/k8s-object.ts';
 import { writeRelease } from '../src/release.ts';
 import type { ImageRelease } from '../src/release-images.ts';
 
 export const RELEASE: ImageRelease = { registry: 'ghcr.io/k8s-operators', version: '0.2.0' };
-
-export interface CommandResult { code: number; stdout: string; stderr: string }
-
-export function runCommand(command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CommandResult> {
-  return new Promise((resolve) => {
-    const child = execFile(command, [...args], { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-    if (input !== undefined) child.stdin?.end(input);
-  });
-}
 
 export function parseObjects(text: string): K8sObject[] {
   return parseAllDocuments(text).map((d) => d.toJSON() as unknown).filter((o) => o !== null).map((o) => {

@@ -10,14 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { engineAvailable, findProvisionedTool, projectImageMode, REPOSITORY_ROOT } from '@k8s-operators/testkit';
+import { engineAvailable, findProvisionedTool, projectImageMode, REPOSITORY_ROOT, runCommand, type CommandResult } from '@k8s-operators/testkit';
 import { BUILD_TYPE, LOCAL_BUILDER } from '../src/attest/provenance.ts';
 import { developmentImage } from '../src/release-images.ts';
 import { releaseImageNames } from '../src/release.ts';
 import { RELEASED_OPERATORS } from '../src/released-operators.ts';
 import { offlineCosignFlags } from '../src/sign-release.ts';
 import { startLocalRegistry, type LocalRegistry } from './local-registry.ts';
-import { parseObjects, runCommand, type CommandResult } from './release-fixture.ts';
+import { parseObjects } from './release-fixture.ts';
 
 const run = promisify(execFile);
 // The images are built and pushed with Docker's engine, as everywhere the project's images are used.

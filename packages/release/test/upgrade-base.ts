@@ -6,8 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { REPOSITORY_ROOT } from '@k8s-operators/testkit';
-import { runCommand } from './release-fixture.ts';
+import { REPOSITORY_ROOT, runCommand } from '@k8s-operators/testkit';
 
 /**
  * 81e4bc4 ("The e2e specs run the images users install") is the first commit whose three operator images ran in e2e:

@@ -10,11 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { startPrismSimulator, type PrismSimulator } from '@k8s-operators/prism-simulator';
-import {
-  engineAvailable, findProvisionedTool, openE2eCluster, prepareScrapeAccess, REPOSITORY_ROOT, scrapePodMetrics, waitFor, waitForCrdsEstablished, type E2eCluster,
-} from '@k8s-operators/testkit';
+import { engineAvailable, findProvisionedTool, openE2eCluster, prepareScrapeAccess, REPOSITORY_ROOT, scrapePodMetrics, waitFor, waitForCrdsEstablished, runCommand, type E2eCluster } from '@k8s-operators/testkit';
 import { writeRelease } from '../src/release.ts';
-import { runCommand } from './release-fixture.ts';
 import { buildBaseImages, OPERATORS, writeBaseInstall, type Operator } from './upgrade-base.ts';
 
 const NS = 'upgrade-e2e';
