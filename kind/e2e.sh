@@ -5,12 +5,23 @@
 # deploy/<operator> with that tag (kubectl apply -k, done by the spec), runs the spec with the kind kubeconfig,
 # and collects logs and events when it fails. Needs docker and kubectl; kind is built from source when not installed.
 #
+# E2E_INSTALL=manifest or chart (npm run e2e:kind -- <operator|all> --install WAY) installs from a release instead, as its
+# users do: `npm run release -- --push` builds the images, pushes them to the local registry beside the cluster and pins
+# the digests it returned in install.yaml and the chart, so the cluster pulls each image by digest; the spec then applies
+# install.yaml server-side, or installs the chart with helm (testkit's e2e-install.ts). Each way has a cluster of its own
+# (k8s-operators-e2e-manifest, -chart): one way's install cannot take over another's objects (helm adopts none).
+#
 # Where the node image pinned in kind/cluster.yaml cannot be pulled (no registry answers), the cluster is made from
 # what this machine can build (kind/cluster-up.sh says how).
 set -euo pipefail
 operator="${1:?usage: kind/e2e.sh <operator>}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cluster="${KIND_CLUSTER:-k8s-operators-e2e}"
+install_way="${E2E_INSTALL:-kustomize}"
+case "$install_way" in
+  kustomize) cluster="${KIND_CLUSTER:-k8s-operators-e2e}" ;;
+  manifest|chart) cluster="${KIND_CLUSTER:-k8s-operators-e2e-$install_way}" ;;
+  *) echo "kind/e2e.sh: E2E_INSTALL=$install_way is not a way to install: kustomize, manifest or chart" >&2; exit 2 ;;
+esac
 tag="${E2E_IMAGE_TAG:-e2e-$(git -C "$repo" rev-parse --short HEAD)}"
 artifacts="${E2E_ARTIFACTS:-$repo/kind/artifacts/$operator}"
 
@@ -25,9 +36,23 @@ mkdir -p "$(dirname "$artifacts")"
 # shellcheck source=cluster-up.sh
 source "$repo/kind/cluster-up.sh"
 kind_cluster_up "$cluster"
-kind_load_images "$cluster" "$tag" "${images[@]}"
-overlay="$repo/kind/.overlays/$operator"
-kind_overlay "$overlay" "$operator" "$tag"
+install_env=()
+if [[ "$install_way" == kustomize ]]; then
+  kind_load_images "$cluster" "$tag" "${images[@]}"
+  overlay="$repo/kind/.overlays/$operator"
+  kind_overlay "$overlay" "$operator" "$tag"
+  install_env=(E2E_KUSTOMIZE_DIR="$overlay")
+else
+  if [[ -z "$local_cluster" ]]; then
+    echo "kind/e2e.sh: --install $install_way pushes the release to the local registry kind/e2e.sh runs beside a cluster built" >&2
+    echo "            here; this cluster runs kindest/node, which pulls from real registries: use the default way here" >&2
+    exit 2
+  fi
+  release_dir="$repo/kind/.release"
+  kind_push_release "$release_dir" "0.0.0-$tag"
+  [[ "$install_way" != chart ]] || (cd "$repo" && npm run -s provision -- helm)
+  install_env=(E2E_INSTALL="$install_way" E2E_RELEASE_DIR="$release_dir")
+fi
 
 simulator_pid=""
 collect() {
@@ -46,7 +71,7 @@ collect() {
 }
 trap collect EXIT
 
-env_vars=(E2E_KUBECONFIG="$kubeconfig" E2E_KUSTOMIZE_DIR="$overlay" E2E_POD_NETWORK_ROUTED="$pod_network_routed" E2E_HOST_ADDRESS="$gateway")
+env_vars=(E2E_KUBECONFIG="$kubeconfig" "${install_env[@]}" E2E_POD_NETWORK_ROUTED="$pod_network_routed" E2E_HOST_ADDRESS="$gateway")
 # The API server's audit log, for the least-privilege checks: kept in a directory of this machine where the cluster is
 # built here (the API server writes it as root); elsewhere those checks skip.
 if [[ -n "$audit_log_dir" && -r "$audit_log_dir/audit.log" ]]; then env_vars+=(E2E_AUDIT_LOG_DIR="$audit_log_dir"); fi

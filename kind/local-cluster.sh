@@ -5,6 +5,8 @@
 #   local_cluster_config CONFIG AUDIT_DIR  prints the path of CONFIG adapted to a node image built here, its API server
 #                                    writing its audit log into AUDIT_DIR (a directory of this machine)
 #   local_cluster_registry KIND CLUSTER  serves the stand-in images from a registry beside CLUSTER, points its nodes at it
+#                                    (and at it for localhost:5001, where kind_push_release pushes)
+#   kind_push_release DIR VERSION    writes this tree's release into DIR, its images pushed to that registry by digest
 #   local_kubectl_dir                the directory of the kubectl built with the node image (its Kubernetes minor)
 local_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 local_cache="${XDG_CACHE_HOME:-$HOME/.cache}/operators-kind"
@@ -172,6 +174,13 @@ local_cluster_registry() {
   stand_in quay.io/daein/maintpage:latest page.Dockerfile "BODY=Maintenance Page !"
   local node host server
   for node in $("$kind" get nodes --name "$cluster"); do
+    # What kind/e2e.sh --install pushes to this machine's localhost:$local_registry_port is the same registry, which the
+    # nodes reach by its name on the kind network.
+    docker exec -i "$node" bash -c "mkdir -p /etc/containerd/certs.d/localhost:$local_registry_port && cat > /etc/containerd/certs.d/localhost:$local_registry_port/hosts.toml" <<EOF
+# Written by kind/local-cluster.sh: localhost:$local_registry_port is the local registry beside the cluster.
+[host."http://$local_registry_name:5000"]
+  capabilities = ["pull", "resolve"]
+EOF
     for host in "${!local_registry_hosts[@]}"; do
       server="https://$host"
       [[ "$host" == docker.io ]] && server="https://registry-1.docker.io"
@@ -184,4 +193,13 @@ server = "$server"
 EOF
     done
   done
+}
+
+# kind_push_release DIR VERSION: this tree's release (npm run release -- --push) in DIR, its four images pushed to the
+# local registry as localhost:<port>/k8s-operators/<image>:VERSION and pinned in install.yaml and the charts by the
+# digests the pushes returned.
+kind_push_release() {
+  local dir="$1" version="$2"
+  rm -rf "$dir"
+  (cd "$local_repo" && npm run -s release -- --version "$version" --registry "localhost:$local_registry_port/k8s-operators" --push --out "$dir")
 }

@@ -114,6 +114,18 @@ describe('node images of the other supported Kubernetes minors', () => {
   });
 });
 
+describe('the install ways of the kind e2e (--install)', () => {
+  const refusal = (script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> =>
+    run('bash', [script, ...args], { cwd: REPOSITORY_ROOT, env: { ...process.env, ...env } })
+      .then(() => ({ code: 0, stderr: '' }), (error: unknown) => ({ code: (error as { code: number }).code, stderr: (error as { stderr: string }).stderr }));
+
+  test('a way that does not exist is refused, with the ways there are, before any cluster is touched', async () => {
+    expect(await refusal('kind/cli.sh', ['e2e', 'all', '--install', 'helm'])).toEqual({ code: 2, stderr: 'kind: --install helm: the ways are kustomize, manifest and chart\n' });
+    expect(await refusal('kind/e2e.sh', ['maintpage-operator'], { E2E_INSTALL: 'helm' }))
+      .toEqual({ code: 2, stderr: 'kind/e2e.sh: E2E_INSTALL=helm is not a way to install: kustomize, manifest or chart\n' });
+  });
+});
+
 describe('runc-without-sys-resource', () => {
   let dir: string;
   const wrapper = join(REPOSITORY_ROOT, 'tools/images/runc-without-sys-resource');

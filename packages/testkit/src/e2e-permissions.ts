@@ -4,7 +4,7 @@ import type { E2eCluster } from './e2e.ts';
 import type { PolicyRule } from './rbac-usage.ts';
 
 export interface OperatorPermissions {
-  /** The rules of the operator's manager and leader-election roles, as `kubectl apply -k deploy/<operator>` installs them. */
+  /** The rules of the operator's manager and leader-election roles, as the install (E2E_INSTALL) made them. */
   rules: PolicyRule[];
   /** Every request the operator's ServiceAccount made, from the API server's audit log. */
   requests: AuditedRequest[];
@@ -17,12 +17,12 @@ export interface OperatorPermissions {
  */
 export async function operatorPermissions(cluster: E2eCluster, operator: string): Promise<OperatorPermissions | undefined> {
   if (!cluster.auditedRequests) return undefined;
-  const built = await cluster.kubectlOk(['kustomize', cluster.installDir(operator)]);
+  const built = await cluster.installer.installedObjects(operator);
   const roleNames = [`${operator}-manager-role`, `${operator}-leader-election-role`];
   const roles = parseAllDocuments(built)
     .map((document) => document.toJSON() as { metadata?: { name?: string }; rules?: PolicyRule[] })
     .filter((object) => roleNames.includes(object.metadata?.name ?? ''));
-  if (roles.length !== roleNames.length) throw new Error(`deploy/${operator} should define the roles ${roleNames.join(' and ')}`);
+  if (roles.length !== roleNames.length) throw new Error(`the ${cluster.installer.way} install of ${operator} should define the roles ${roleNames.join(' and ')}`);
   const requests = await cluster.auditedRequests(`system:serviceaccount:${operator}-system:${operator}-controller-manager`);
   return { rules: roles.flatMap((role) => role.rules ?? []), requests };
 }

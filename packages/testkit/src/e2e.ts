@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestCluster, type KubectlResult } from './cluster.ts';
 import { readAuditLogDir, type AuditedRequest } from './audit-log.ts';
+import { operatorInstaller, type OperatorInstaller } from './e2e-install.ts';
 import { engineAvailable, projectImageMode } from './node/runners/index.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -41,8 +41,11 @@ export interface E2eCluster {
    * audit log to read (a kind cluster made from kindest/node).
    */
   auditedRequests: ((user: string) => Promise<AuditedRequest[]>) | undefined;
-  /** What `kubectl apply -k` installs: `deploy/<operator>`, or the overlay kind/e2e.sh made (E2E_KUSTOMIZE_DIR). */
-  installDir(operator: string): string;
+  /**
+   * Installs, removes and lists an operator the way E2E_INSTALL says: `kubectl apply -k` of `deploy/<operator>` or the
+   * overlay kind/e2e.sh made (the default), a release's `install.yaml`, or its Helm chart.
+   */
+  installer: OperatorInstaller;
   /**
    * How the project's images run here, as the scheme of a Pod's `containerID`: `docker` (the local node, through the
    * container engine), `containerd` (kind), or `testkit` (the local node's processes: TESTKIT_IMAGES=process, or no
@@ -119,7 +122,11 @@ export async function openE2eCluster(env: NodeJS.ProcessEnv = process.env): Prom
       body: rest.join('\n\n'),
     };
   };
-  const installDir = (operator: string): string => env.E2E_KUSTOMIZE_DIR ?? join(REPOSITORY_ROOT, 'deploy', operator);
+  // A wrong E2E_INSTALL stops the local cluster it would otherwise leave running.
+  const installer = await operatorInstaller(env, kubectlOk, kubeconfig, REPOSITORY_ROOT).catch(async (error: unknown) => {
+    await local?.stop();
+    throw error;
+  });
   const mode = projectImageMode(env);
   const imageRuntime = external ? 'containerd' : mode === 'engine' || (mode === 'auto' && (await engineAvailable())) ? 'docker' : 'testkit';
   const containerRuntimes = async (namespace: string, selector: string): Promise<string[]> => {
@@ -145,7 +152,7 @@ export async function openE2eCluster(env: NodeJS.ProcessEnv = process.env): Prom
     : auditLogDir ? (user: string): Promise<AuditedRequest[]> => readAuditLogDir(auditLogDir, user)
       : undefined;
   return {
-    kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, curlInCluster, installDir, imageRuntime, containerRuntimes,
+    kind: local ? 'local' : 'external', kubeconfig, kubectl, kubectlOk, httpGet, curlInCluster, installer, imageRuntime, containerRuntimes,
     auditedRequests, podNetworkFromHost,
     freshNamespace,
     close: async () => {

@@ -12,6 +12,7 @@ export { waitForCrdsEstablished, type KubectlOk } from './crd-established.ts';
 export { isProcessRunning } from './process-running.ts';
 export { packagesLoadedBy } from './loaded-packages.ts';
 export { runCommand, type CommandResult } from './run-command.ts';
+export { INSTALL_WAYS, operatorInstaller, type InstallWay, type OperatorInstaller } from './e2e-install.ts';
 export { openE2eCluster, REPOSITORY_ROOT, type E2eCluster, type HttpAnswer } from './e2e.ts';
 export { operatorPermissions, type OperatorPermissions } from './e2e-permissions.ts';
 export { describeOperatorChecks, type OperatorChecks } from './e2e-operator-checks.ts';

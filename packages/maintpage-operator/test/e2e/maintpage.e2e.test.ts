@@ -14,7 +14,7 @@ interface Condition { type: string; status: string; reason: string; message: str
 
 beforeAll(async () => {
   cluster = await openE2eCluster();
-  await cluster.kubectlOk(['apply', '-k', cluster.installDir('maintpage-operator')]);
+  await cluster.installer.install('maintpage-operator');
   await waitForCrdsEstablished((args) => cluster.kubectlOk(args), ['maintpages.maintpage.example.com']);
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', 'deployment/maintpage-operator-controller-manager', '--timeout=180s']);
   await cluster.freshNamespace(NS);

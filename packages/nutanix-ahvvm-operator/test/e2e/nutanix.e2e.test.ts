@@ -31,7 +31,7 @@ beforeAll(async () => {
   // Replaced, not applied over an earlier run's (kind): apply keeps a data key that this run's stringData leaves out.
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'delete', 'secret', 'prism-central', '--ignore-not-found']);
   await cluster.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(secret) });
-  await cluster.kubectlOk(['apply', '-k', cluster.installDir('nutanix-ahvvm-operator')]);
+  await cluster.installer.install('nutanix-ahvvm-operator');
   await waitForCrdsEstablished((args) => cluster.kubectlOk(args), ['ahvvms.nutanix.com']);
   // On a cluster an earlier run installed into (kind), the operator still runs with that run's Secret: restart it.
   if (cluster.kind === 'external') await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'restart', DEPLOYMENT]);

@@ -39,7 +39,7 @@ beforeAll(async () => {
     keys[name] = { file, recipient: (await run(join(ageDir, 'age-keygen'), ['-y', file])).stdout.trim() };
   }
   cluster = await openE2eCluster();
-  await cluster.kubectlOk(['apply', '-k', cluster.installDir('postgresql-operator')]);
+  await cluster.installer.install('postgresql-operator');
   await waitForCrdsEstablished((args) => cluster.kubectlOk(args), ['postgresqls.exp.wheel.jp', 'postgresqlbackups.exp.wheel.jp']);
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', 'deployment/postgresql-operator-controller-manager', '--timeout=180s']);
   await cluster.freshNamespace(NS);

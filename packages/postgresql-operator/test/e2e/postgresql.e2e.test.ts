@@ -27,7 +27,7 @@ const SEED_LOGIN: DatabaseLogin = { database: 'foo', user: 'foo', password: 'myp
 
 beforeAll(async () => {
   cluster = await openE2eCluster();
-  await cluster.kubectlOk(['apply', '-k', cluster.installDir('postgresql-operator')]);
+  await cluster.installer.install('postgresql-operator');
   await waitForCrdsEstablished((args) => cluster.kubectlOk(args), ['postgresqls.exp.wheel.jp', 'postgresqlbackups.exp.wheel.jp']);
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', OPERATOR, '--timeout=180s']);
   await cluster.freshNamespace(NS);

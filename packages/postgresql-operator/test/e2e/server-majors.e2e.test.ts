@@ -90,7 +90,7 @@ async function notes(regarding: string, reason: string): Promise<string[]> {
 describe('a PostgreSQL 17 server, backed up and restored only with PostgreSQL 17\'s client tools', () => {
   beforeAll(async () => {
     cluster = await openE2eCluster();
-    await cluster.kubectlOk(['apply', '-k', cluster.installDir('postgresql-operator')]);
+    await cluster.installer.install('postgresql-operator');
     await waitForCrdsEstablished((args) => cluster.kubectlOk(args), ['postgresqls.exp.wheel.jp', 'postgresqlbackups.exp.wheel.jp']);
     await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', 'deployment/postgresql-operator-controller-manager', '--timeout=180s']);
     await cluster.freshNamespace(NS);

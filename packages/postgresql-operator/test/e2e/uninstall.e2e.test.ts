@@ -1,9 +1,13 @@
-// End to end, the operator removed the way a user of deploy/ removes it, `kubectl delete -k deploy/postgresql-operator`
-// (install.yaml is the same objects), with a PostgreSQL and a completed volume backup present. That deletes the CRDs
-// (and every object of their kinds), the operator's namespace and everything in it, the backup volume's claim
-// included. The backups must not go with it: the install lists no claim; the operator made it and set its volume to
-// Retain, so the volume and the dump on it stay; installed again, the operator binds a new claim to that volume, and a
-// PostgreSQL of the same name restores its data from the kept dump.
+// End to end, the operator removed the way a user of its install removes it (E2E_INSTALL, see testkit's e2e-install.ts),
+// with a PostgreSQL and a completed volume backup present.
+// - `kubectl delete -k deploy/postgresql-operator`, or `kubectl delete -f install.yaml` (the same objects): that deletes
+//   the CRDs (and every object of their kinds), the operator's namespace and everything in it, the backup volume's
+//   claim included. The backups must not go with it: the install lists no claim; the operator made it and set its
+//   volume to Retain, so the volume and the dump on it stay; installed again, the operator binds a new claim to that
+//   volume, and a PostgreSQL of the same name restores its data from the kept dump.
+// - `helm uninstall`: the chart keeps its CRDs, and the namespace and the claim are not the chart's, so everything
+//   stays; the database serves on without the operator, and the operator installed again takes it over as it is,
+//   without restoring anything.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
@@ -32,7 +36,7 @@ function diagnoseOnFailure(): void {
 const apply = (manifest: unknown): Promise<string> => cluster.kubectlOk(['-n', NS, 'apply', '-f', '-'], { input: JSON.stringify(manifest) });
 
 async function install(): Promise<void> {
-  await cluster.kubectlOk(['apply', '-k', cluster.installDir('postgresql-operator')]);
+  await cluster.installer.install('postgresql-operator');
   await waitForCrdsEstablished((args) => cluster.kubectlOk(args), CRDS);
   await cluster.kubectlOk(['-n', OPERATOR_NS, 'rollout', 'status', 'deployment/postgresql-operator-controller-manager', '--timeout=180s']);
   // The backup store's Pod waits for the claim the operator makes.
@@ -61,7 +65,9 @@ async function servingPod(): Promise<PodAddress> {
   }, { what: 'a serving pod of kept', timeoutMs: 180_000 });
 }
 
-describe('kubectl delete -k deploy/postgresql-operator with a PostgreSQL and its volume backup present', () => {
+const REMOVAL = { kustomize: 'kubectl delete -k deploy/postgresql-operator', manifest: 'kubectl delete -f install.yaml', chart: 'helm uninstall' };
+
+describe(`${REMOVAL[(process.env.E2E_INSTALL ?? 'kustomize') as keyof typeof REMOVAL]} with a PostgreSQL and its volume backup present`, () => {
   beforeAll(async () => {
     cluster = await openE2eCluster();
     await install();
@@ -88,9 +94,13 @@ describe('kubectl delete -k deploy/postgresql-operator with a PostgreSQL and its
     await waitFor(async () => (await cluster.kubectlOk(['-n', NS, 'get', 'postgresqlbackup', 'kept-1', '-o', 'jsonpath={.status.phase}'])) === 'Completed',
       { what: 'backup kept-1 to complete', timeoutMs: 180_000 });
 
+    if (cluster.installer.way === 'chart') {
+      await removedByHelmEverythingStays(pod, volume);
+      return;
+    }
     // The uninstall: everything deploy/ lists, the namespace with the claim in it, the CRDs with both objects.
     const started = Date.now();
-    await cluster.kubectlOk(['delete', '-k', cluster.installDir('postgresql-operator'), '--wait=false']);
+    await cluster.installer.uninstall('postgresql-operator');
     await waitFor(async () => (await cluster.kubectl(['get', 'namespace', OPERATOR_NS])).code !== 0, { what: `namespace ${OPERATOR_NS} to be deleted`, timeoutMs: 180_000 });
     console.log(`namespace ${OPERATOR_NS} deleted in ${String(Date.now() - started)} ms`);
     const after = await waitFor(async () => {
@@ -129,3 +139,31 @@ describe('kubectl delete -k deploy/postgresql-operator with a PostgreSQL and its
     expect(rows).toEqual([{ note: 'before uninstall', count: '42' }]);
   }, 900_000);
 });
+
+/** `helm uninstall`, then the chart installed again: the operator goes, and nothing of the user's goes with it. */
+async function removedByHelmEverythingStays(servedBefore: PodAddress, volume: Volume): Promise<void> {
+  await cluster.installer.uninstall('postgresql-operator');
+  await waitFor(async () => (await cluster.kubectl(['-n', OPERATOR_NS, 'get', 'deployment', 'postgresql-operator-controller-manager'])).code !== 0,
+    { what: 'helm uninstall to delete the operator\'s Deployment', timeoutMs: 60_000 });
+  const alive = (resource: string, name: string, namespace?: string): Promise<string> =>
+    cluster.kubectlOk([...(namespace === undefined ? [] : ['-n', namespace]), 'get', resource, name, '-o', 'jsonpath={.metadata.name} {.metadata.deletionTimestamp}']);
+  for (const crd of CRDS) expect(await alive('crd', crd)).toBe(`${crd} `);
+  expect(await alive('postgresql', 'kept', NS)).toBe('kept ');
+  expect(await alive('postgresqlbackup', 'kept-1', NS)).toBe('kept-1 ');
+  expect(await cluster.kubectlOk(['-n', NS, 'get', 'postgresqlbackup', 'kept-1', '-o', 'jsonpath={.status.phase}'])).toBe('Completed');
+  expect(await cluster.kubectlOk(['-n', OPERATOR_NS, 'get', 'pvc', CLAIM, '-o', 'jsonpath={.status.phase} {.spec.volumeName}'])).toBe(`Bound ${volume.metadata.name}`);
+  // Without its operator, the database serves on: the operator runs none of its Pods' processes.
+  const rows = async (pod: PodAddress): Promise<unknown> => queryPod(cluster, pod, LOGIN, 'SELECT note, count(*)::text AS count FROM orders GROUP BY note');
+  expect(await rows(servedBefore)).toEqual([{ note: 'before uninstall', count: '42' }]);
+
+  // Installed again: it takes over what is there. The same Pod serves the same rows: nothing was restored over them.
+  await install();
+  expect(await cluster.kubectlOk(['-n', OPERATOR_NS, 'get', 'pvc', CLAIM, '-o', 'jsonpath={.spec.volumeName}'])).toBe(volume.metadata.name);
+  // And works: a backup of the database it took over, onto the volume it took back.
+  await apply({ apiVersion: 'exp.wheel.jp/v1', kind: 'PostgreSQLBackup', metadata: { name: 'kept-2' }, spec: { postgresql: 'kept' } });
+  await waitFor(async () => (await cluster.kubectlOk(['-n', NS, 'get', 'postgresqlbackup', 'kept-2', '-o', 'jsonpath={.status.phase}'])) === 'Completed',
+    { what: 'backup kept-2, taken by the operator installed again, to complete', timeoutMs: 180_000 });
+  const serving = await servingPod();
+  expect(serving.name).toBe(servedBefore.name);
+  expect(await rows(serving)).toEqual([{ note: 'before uninstall', count: '42' }]);
+}
