@@ -100,17 +100,20 @@ function machineLoadSection(report: SoakReport): string[] {
   ];
 }
 
+/** A container's ID as `docker ps` and `crictl ps` show it: the first 12 characters after the runtime's scheme. */
+const shortContainerId = (id: string): string => (id.split('://')[1] ?? id).slice(0, 12);
+
 function rssSection(report: SoakReport): string[] {
   const rows = OPERATORS.flatMap((operator) => {
     const rss = report.rssMiB[operator];
-    return rss ? [[operator, rss.pod, rss.start.toFixed(1), rss.end.toFixed(1), rss.slopePerHour.toFixed(2), rss.spanMinutes.toFixed(0), rss.judged ? 'yes' : 'no']] : [];
+    return rss ? [[operator, rss.pod, shortContainerId(rss.container), rss.start.toFixed(1), rss.end.toFixed(1), rss.slopePerHour.toFixed(2), rss.spanMinutes.toFixed(0), rss.judged ? 'yes' : 'no']] : [];
   });
   return [
     '## Memory (RSS)',
     '',
-    `Each slope is a least-squares fit of one Pod's samples after the warm-up; one above ${report.rssLeakThresholdMiBPerHour} MiB/hour counts as a leak where it was judged, and it is not judged over a span too short, where a heap growing towards its next garbage collection outweighs any trend.`,
+    `Each slope is a least-squares fit of one process's samples after the warm-up: the longest-lived container of the operator's Pods, as a restart starts a new process from its first megabytes. One above ${report.rssLeakThresholdMiBPerHour} MiB/hour counts as a leak where it was judged, and it is not judged over a span too short, where a heap growing towards its next garbage collection outweighs any trend.`,
     '',
-    ...(rows.length === 0 ? ['No RSS was measured.'] : table(['operator', 'pod', 'start MiB', 'end MiB', 'slope MiB/hour', 'span minutes', 'judged'], rows)),
+    ...(rows.length === 0 ? ['No RSS was measured.'] : table(['operator', 'pod', 'container', 'start MiB', 'end MiB', 'slope MiB/hour', 'span minutes', 'judged'], rows)),
   ];
 }
 

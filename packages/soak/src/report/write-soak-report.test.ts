@@ -123,7 +123,7 @@ describe('a run that broke invariants', () => {
 
   test('soak-report.md: RSS with the threshold, switch latencies, alerts with the faults beside them, workload, retained objects and the charts', () => {
     expect(markdown).toContain('above 5 MiB/hour counts as a leak where it was judged');
-    expect(markdown).toContain('| postgresql-operator | postgresql-operator-55d1 | 80.0 | 95.0 | 22.50 | 4 | no |');
+    expect(markdown).toContain('| postgresql-operator | postgresql-operator-55d1 | pg1 | 80.0 | 95.0 | 22.50 | 4 | no |');
     expect(markdown).toContain('| during faults | 3 | 1200 | 4100 |');
     expect(markdown).toContain('| without faults | 4 | 290 | 330 |');
     expect(markdown).toContain('| PrismUnreachable | severity=warning | 21:00 | 24:00 | prism-outage f2 at 20:00 |');
