@@ -60,16 +60,19 @@ const jsonpath = (resource: string, path: string): Promise<string> => cluster.ku
 const patchSpec = (name: string, spec: Record<string, unknown>): Promise<string> =>
   cluster.kubectlOk(['-n', NS, 'patch', 'ahvvm', name, '--type=merge', '-p', JSON.stringify({ spec })]);
 
-/** Waits until the AhvVm has caught up with its spec and its Ready condition has `status` (and `reason`). */
+/** Whether the AhvVm has caught up with its spec and its Ready condition has `status` (and `reason`). */
+async function readyNow(name: string, status: 'True' | 'False' = 'True', reason?: string): Promise<boolean> {
+  const avm = JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'ahvvm', name, '-o', 'json'])) as {
+    metadata: { generation: number };
+    status?: { observedGeneration?: number; conditions?: { type: string; status: string; reason: string }[] };
+  };
+  const ready = avm.status?.conditions?.find((c) => c.type === 'Ready');
+  return avm.status?.observedGeneration === avm.metadata.generation && ready?.status === status && (reason === undefined || ready.reason === reason);
+}
+
+/** Waits until readyNow. */
 async function waitForReady(name: string, status: 'True' | 'False' = 'True', reason?: string, timeoutMs = 120_000): Promise<void> {
-  await waitFor(async () => {
-    const avm = JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'ahvvm', name, '-o', 'json'])) as {
-      metadata: { generation: number };
-      status?: { observedGeneration?: number; conditions?: { type: string; status: string; reason: string }[] };
-    };
-    const ready = avm.status?.conditions?.find((c) => c.type === 'Ready');
-    return avm.status?.observedGeneration === avm.metadata.generation && ready?.status === status && (reason === undefined || ready.reason === reason);
-  }, { what: `AhvVm ${name} Ready=${status}${reason === undefined ? '' : ` (${reason})`}`, timeoutMs, intervalMs: 250 });
+  await waitFor(() => readyNow(name, status, reason), { what: `AhvVm ${name} Ready=${status}${reason === undefined ? '' : ` (${reason})`}`, timeoutMs, intervalMs: 250 });
 }
 
 async function vmsNamed(name: string): Promise<InspectedVm[]> {
@@ -352,14 +355,7 @@ async function weatherStorm(what: string, done: () => Promise<boolean>): Promise
 }
 
 async function allReady(names: readonly string[]): Promise<boolean> {
-  for (const name of names) {
-    const avm = JSON.parse(await cluster.kubectlOk(['-n', NS, 'get', 'ahvvm', name, '-o', 'json'])) as {
-      metadata: { generation: number };
-      status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] };
-    };
-    const ready = avm.status?.conditions?.find((c) => c.type === 'Ready');
-    if (avm.status?.observedGeneration !== avm.metadata.generation || ready?.status !== 'True') return false;
-  }
+  for (const name of names) if (!(await readyNow(name))) return false;
   return true;
 }
 
