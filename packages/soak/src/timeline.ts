@@ -167,6 +167,8 @@ export interface ProcessSample {
   /** The container's ID as the Pod's status gives it: a new one, and a new process, each time the container restarts. */
   container: string;
   at: number;
+  /** Whether the process held its operator's Lease: it took the lead when this turns true. */
+  leader: boolean;
   rssMiB: number;
   openFds: number;
   sockets: number;

@@ -1,11 +1,13 @@
 // operators.memoryLeak, from each operator's resident memory over the run.
 //
-// Only samples after the warm-up count: caches fill and V8 sizes its heap while the workload ramps up. And only one
-// process's samples: faults kill operator containers, and a restarted process's RSS starts over (and warms up again),
-// so a slope is meaningful only within one process's life. A killed container is restarted in the same Pod, so a
-// process is told by its container's ID, not by its Pod. Of an operator's processes, the one sampled over the longest
-// span is used. Its slope is the least-squares fit of rssMiB against time, which a garbage collector's sawtooth moves
-// far less than the first and last samples alone would.
+// Only one process's samples: faults kill operator containers, and a restarted process's RSS starts over, so a slope
+// is meaningful only within one process's life. A killed container is restarted in the same Pod, so a process is told
+// by its container's ID, not by its Pod. And only its samples after its warm-up, as long as the run's: caches fill
+// and V8 sizes its heap after the process starts, and again after it takes the lead (a follower watches nothing; the
+// PostgreSQL operator's RSS steps up some 20 MiB when it takes over), and a step drawn into a line reads as a leak.
+// Of an operator's processes, the one whose warm samples span longest is used. Its slope is the least-squares fit of
+// rssMiB against time, which a garbage collector's sawtooth moves far less than the first and last samples alone
+// would.
 import { OPERATORS, type InvariantResult, type OperatorName, type ProcessSample, type SoakTimeline } from '../timeline.ts';
 import { durationText, timeText } from './evidence-text.ts';
 import { invariantResult } from './invariant-result.ts';
@@ -25,12 +27,12 @@ const MS_PER_HOUR = 60 * MS_PER_MINUTE;
 
 export interface RssSlope {
   operator: OperatorName;
-  /** The process (container) whose samples after the warm-up span longest, and its Pod. */
+  /** The process (container) whose samples after its warm-up span longest, and its Pod. */
   container: string;
   pod: string;
-  /** When its first sample after the warm-up was taken. */
+  /** When its first sample after its warm-up was taken. */
   startAt: number;
-  /** Its first and last sample after the warm-up. */
+  /** Its first and last sample after its warm-up. */
   startMiB: number;
   endMiB: number;
   slopeMiBPerHour: number;
@@ -39,11 +41,10 @@ export interface RssSlope {
   judged: boolean;
 }
 
-/** One slope per operator that has samples after the warm-up, in OPERATORS order. */
+/** One slope per operator with a process sampled after its warm-up, in OPERATORS order. */
 export function rssSlopes(timeline: SoakTimeline): RssSlope[] {
-  const afterWarmup = timeline.processSamples.filter((sample) => sample.at >= timeline.warmupEndsAt);
   return OPERATORS.flatMap((operator) => {
-    const samples = longestLivedProcessSamples(afterWarmup.filter((sample) => sample.operator === operator));
+    const samples = longestWarmProcessSamples(timeline.processSamples.filter((sample) => sample.operator === operator), timeline);
     const first = samples[0];
     const last = samples.at(-1);
     if (!first || !last) return [];
@@ -74,19 +75,31 @@ export function checkMemoryLeak(timeline: SoakTimeline): InvariantResult {
     })));
 }
 
-/** The samples of the process sampled over the longest span, in time order. */
-function longestLivedProcessSamples(samples: readonly ProcessSample[]): ProcessSample[] {
+/** Of the processes' samples after each one's warm-up, the longest-spanning set, in time order. */
+function longestWarmProcessSamples(samples: readonly ProcessSample[], timeline: Pick<SoakTimeline, 'startedAt' | 'warmupEndsAt'>): ProcessSample[] {
   let longest: ProcessSample[] = [];
   let longestSpan = -1;
   for (const processSamples of Map.groupBy(samples, (sample) => sample.container).values()) {
-    const sorted = processSamples.toSorted((a, b) => a.at - b.at);
-    const span = (sorted.at(-1)?.at ?? 0) - (sorted[0]?.at ?? 0);
-    if (span > longestSpan) {
-      longest = sorted;
+    const warm = samplesAfterWarmup(processSamples.toSorted((a, b) => a.at - b.at), timeline);
+    const span = (warm.at(-1)?.at ?? 0) - (warm[0]?.at ?? 0);
+    if (warm.length > 0 && span > longestSpan) {
+      longest = warm;
       longestSpan = span;
     }
   }
   return longest;
+}
+
+/**
+ * One process's samples (in time order) from the later of the run's warm-up end and a warm-up's length after the
+ * process was first sampled, or first sampled leading.
+ */
+function samplesAfterWarmup(samples: readonly ProcessSample[], { startedAt, warmupEndsAt }: Pick<SoakTimeline, 'startedAt' | 'warmupEndsAt'>): ProcessSample[] {
+  const warmupMs = warmupEndsAt - startedAt;
+  const firstAt = samples[0]?.at ?? 0;
+  const tookLeadAt = samples.find((sample) => sample.leader)?.at ?? firstAt;
+  const warmFrom = Math.max(warmupEndsAt, firstAt + warmupMs, tookLeadAt + warmupMs);
+  return samples.filter((sample) => sample.at >= warmFrom);
 }
 
 /** The slope of the least-squares line through the points; 0 when they all share one x. */

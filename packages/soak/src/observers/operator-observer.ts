@@ -1,5 +1,6 @@
 // Each operator's processes, every 10 s: resident memory, open file descriptors and sockets (from /proc of the
-// container's main process), and every container restart, told apart from the kills the fault injector made. A
+// container's main process), whether the process leads (a leader's caches hold the cluster's objects, a follower's
+// do not), and every container restart, told apart from the kills the fault injector made. A
 // restart nothing injected keeps the ended container's last log lines, so that the report says why it ended.
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import type { SoakCluster } from '../cluster/soak-cluster.ts';
@@ -8,11 +9,12 @@ import { repeat } from '../loop.ts';
 import type { Recorder } from '../recorder.ts';
 import { OPERATORS, type CrashRecord, type OperatorName } from '../timeline.ts';
 import { crashLogExcerpt, unreadableReason } from './crash-log.ts';
+import { holdsLease, type LeaseRecord } from './lease-holder.ts';
 
 /** How many of the ended container's last log lines are read for its excerpt. */
 const LOG_TAIL_LINES = 40;
 
-interface ContainerStatus { name: string; containerID?: string; restartCount: number; state?: { running?: unknown }; lastState?: { terminated?: { exitCode?: number; reason?: string } } }
+interface ContainerStatus { name: string; containerID?: string; restartCount: number; state?: { running?: { startedAt?: string } }; lastState?: { terminated?: { exitCode?: number; reason?: string } } }
 interface Pod { metadata: { name: string; labels?: Record<string, string> }; status?: { containerStatuses?: ContainerStatus[] } }
 
 async function processFigures(pid: number): Promise<{ rssMiB: number; openFds: number; sockets: number } | undefined> {
@@ -35,12 +37,14 @@ export function observeOperators(cluster: SoakCluster, recorder: Recorder, injec
   const restarts = new Map<string, number>();
   return repeat(signal, 10_000, async () => {
     for (const operator of OPERATORS) {
-      const pods = (JSON.parse(await cluster.kubectlOk(['-n', operatorNamespace(operator), 'get', 'pods', '-o', 'json'])) as { items: Pod[] }).items;
-      for (const pod of pods) await observePod(operator, pod);
+      const namespace = operatorNamespace(operator);
+      const leases = (JSON.parse(await cluster.kubectlOk(['-n', namespace, 'get', 'leases', '-o', 'json'])) as { items: LeaseRecord[] }).items;
+      const pods = (JSON.parse(await cluster.kubectlOk(['-n', namespace, 'get', 'pods', '-o', 'json'])) as { items: Pod[] }).items;
+      for (const pod of pods) await observePod(operator, pod, leases);
     }
   }, (error) => { onError('sampling the operators\' processes', error); });
 
-  async function observePod(operator: OperatorName, pod: Pod): Promise<void> {
+  async function observePod(operator: OperatorName, pod: Pod, leases: readonly LeaseRecord[]): Promise<void> {
     const at = Date.now();
     for (const container of pod.status?.containerStatuses ?? []) {
       const key = `${pod.metadata.name}/${container.name}`;
@@ -60,7 +64,10 @@ export function observeOperators(cluster: SoakCluster, recorder: Recorder, injec
       if (pod.metadata.labels?.['control-plane'] !== 'controller-manager' || container.state?.running === undefined || container.containerID === undefined) continue;
       const pid = await cluster.containerPid(container.containerID);
       const figures = pid === undefined ? undefined : await processFigures(pid);
-      if (figures) recorder.processSamples.push({ operator, pod: pod.metadata.name, container: container.containerID, at, ...figures });
+      if (figures) {
+        const leader = holdsLease(leases, pod.metadata.name, container.state.running.startedAt);
+        recorder.processSamples.push({ operator, pod: pod.metadata.name, container: container.containerID, at, leader, ...figures });
+      }
     }
   }
 

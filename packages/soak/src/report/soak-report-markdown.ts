@@ -111,7 +111,7 @@ function rssSection(report: SoakReport): string[] {
   return [
     '## Memory (RSS)',
     '',
-    `Each slope is a least-squares fit of one process's samples after the warm-up: the longest-lived container of the operator's Pods, as a restart starts a new process from its first megabytes. One above ${report.rssLeakThresholdMiBPerHour} MiB/hour counts as a leak where it was judged, and it is not judged over a span too short, where a heap growing towards its next garbage collection outweighs any trend.`,
+    `Each slope is a least-squares fit of one process's samples after its warm-up: the container of the operator's Pods that lived longest after its own, as a restart starts a new process from its first megabytes. A process warms up as long as the run did, from when it started and again from when it first led (a leader's caches hold what a follower's do not). One above ${report.rssLeakThresholdMiBPerHour} MiB/hour counts as a leak where it was judged, and it is not judged over a span too short, where a heap growing towards its next garbage collection outweighs any trend.`,
     '',
     ...(rows.length === 0 ? ['No RSS was measured.'] : table(['operator', 'pod', 'container', 'start MiB', 'end MiB', 'slope MiB/hour', 'span minutes', 'judged'], rows)),
   ];

@@ -45,8 +45,8 @@ function runInput(overrides: Partial<SoakReportInput> = {}): SoakReportInput {
       'postgresql-operator': { startMiB: 80, endMiB: 95, slopeMiBPerHour: 22.5, judged: false, pod: 'postgresql-operator-55d1', container: 'docker://pg1', spanMinutes: 4 },
     },
     processSamples: [0, 10, 20, 30, 40].flatMap((minute) => [
-      { operator: 'maintpage-operator' as const, pod: 'maintpage-operator-7c9f', container: 'docker://mp1', at: minutes(minute), rssMiB: 61 + minute / 10, openFds: 20, sockets: 4 },
-      { operator: 'postgresql-operator' as const, pod: 'postgresql-operator-55d1', container: 'docker://pg1', at: minutes(minute), rssMiB: 80 + minute / 3, openFds: 30, sockets: 6 },
+      { operator: 'maintpage-operator' as const, pod: 'maintpage-operator-7c9f', container: 'docker://mp1', at: minutes(minute), leader: true, rssMiB: 61 + minute / 10, openFds: 20, sockets: 4 },
+      { operator: 'postgresql-operator' as const, pod: 'postgresql-operator-55d1', container: 'docker://pg1', at: minutes(minute), leader: true, rssMiB: 80 + minute / 3, openFds: 30, sockets: 6 },
     ]),
     machineLoad,
     queueDepth: [0, 5, 6, 20, 21, 40].map((minute) => ({ operator: 'nutanix-ahvvm-operator' as const, at: minutes(minute), depth: minute === 21 ? 7 : 0 })),
