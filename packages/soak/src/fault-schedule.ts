@@ -1,9 +1,15 @@
 // When each fault strikes and for how long, drawn from the seed before the run starts, so the schedule goes in the
 // report and the same seed repeats it. Every kind is injected in every round (a round is about 20 minutes, or the
-// whole run when shorter); within a round the faults are shuffled into slots that never overlap, so the report can
+// whole run when shorter), but for the sparing below; within a round the faults are shuffled into slots that never overlap, so the report can
 // tell which fault an alert or a violation follows. A lasting fault gets a slot long enough to hold it and the
 // recovery after it.
-import type { FaultKind, OperatorName } from './timeline.ts';
+//
+// A leak shows only over one process's life, and with every operator's Pods killed once a round a process seldom
+// lives the 20 minutes a memory slope needs after its own warm-up. So in a run of three rounds or more each operator
+// is spared one round: nothing kills or deletes its Pods in that round, its kills in the round before come first in
+// that round and those in the round after come last. Its processes then live about two rounds, and every operator's
+// memory is judged in every hour. The first round is never the spared one, since the run's own warm-up eats into it.
+import { OPERATORS, type FaultKind, type OperatorName } from './timeline.ts';
 import type { Random } from './random.ts';
 
 export interface PlannedFault {
@@ -37,15 +43,32 @@ function lasting(kind: FaultKind, roundMs: number): number {
   }
 }
 
-/** One round's faults: every kind, the leader of each operator killed, and one operator's leader deleted gracefully. */
-function roundFaults(random: Random): Omit<PlannedFault, 'atMs' | 'holdMs'>[] {
+/** The kinds that end an operator's process: a SIGKILL or a Pod delete. */
+const PROCESS_ENDING: ReadonlySet<FaultKind> = new Set(['leader-kill', 'leader-delete', 'follower-kill']);
+
+/** Runs of fewer rounds keep every operator in every round: sparing one would leave its leader killed once or never. */
+const MIN_ROUNDS_TO_SPARE = 3;
+
+/**
+ * The round each operator is spared in, or none for a short run: the second, third, … round in turn (never the
+ * first), so that two operators share a spared round only when there are fewer rounds than operators plus one.
+ */
+export function sparedRounds(rounds: number): Map<OperatorName, number> {
+  if (rounds < MIN_ROUNDS_TO_SPARE) return new Map();
+  return new Map(OPERATORS.map((operator, index) => [operator, 1 + (index % (rounds - 1))]));
+}
+
+/**
+ * One round's faults: every kind, the leader of each operator killed, and one operator's leader deleted gracefully;
+ * the operators spared this round are left out of all three.
+ */
+function roundFaults(random: Random, spared: ReadonlySet<OperatorName>): Omit<PlannedFault, 'atMs' | 'holdMs'>[] {
+  const exposed = OPERATORS.filter((operator) => !spared.has(operator));
   return [
-    { kind: 'leader-kill', operator: 'maintpage-operator' },
-    { kind: 'leader-kill', operator: 'postgresql-operator' },
-    { kind: 'leader-kill', operator: 'nutanix-ahvvm-operator' },
-    { kind: 'leader-delete', operator: random.pick(['maintpage-operator', 'postgresql-operator', 'nutanix-ahvvm-operator'] as const) },
+    ...exposed.map((operator) => ({ kind: 'leader-kill' as const, operator })),
+    { kind: 'leader-delete', operator: random.pick(exposed) },
     // Only the PostgreSQL operator runs two replicas as deployed.
-    { kind: 'follower-kill', operator: 'postgresql-operator' },
+    ...(spared.has('postgresql-operator') ? [] : [{ kind: 'follower-kill' as const, operator: 'postgresql-operator' as const }]),
     { kind: 'apiserver-restart' },
     { kind: 'etcd-restart' },
     { kind: 'db-pod-delete-during-backup' },
@@ -56,6 +79,19 @@ function roundFaults(random: Random): Omit<PlannedFault, 'atMs' | 'holdMs'>[] {
     { kind: 'prism-slow-tasks' },
     { kind: 'prism-failed-tasks' },
     { kind: 'prism-outage' },
+  ];
+}
+
+/**
+ * The round's shuffled faults with the process-ending ones of `first` moved to the front and those of `last` to the
+ * back, each group keeping its shuffled order: around a spared round the kills keep their distance from it.
+ */
+function placeAroundSparedRounds<T extends { kind: FaultKind; operator?: OperatorName }>(faults: T[], first: ReadonlySet<OperatorName>, last: ReadonlySet<OperatorName>): T[] {
+  const endsProcessOf = (fault: T, operators: ReadonlySet<OperatorName>): boolean => PROCESS_ENDING.has(fault.kind) && fault.operator !== undefined && operators.has(fault.operator);
+  return [
+    ...faults.filter((fault) => endsProcessOf(fault, first)),
+    ...faults.filter((fault) => !endsProcessOf(fault, first) && !endsProcessOf(fault, last)),
+    ...faults.filter((fault) => endsProcessOf(fault, last)),
   ];
 }
 
@@ -72,9 +108,11 @@ export function planFaults(durationMs: number, random: Random): PlannedFault[] {
   if (faultTime <= 0) return [];
   const rounds = Math.max(1, Math.round(faultTime / ROUND_MS));
   const roundMs = faultTime / rounds;
+  const spared = sparedRounds(rounds);
+  const sparedIn = (round: number): Set<OperatorName> => new Set(OPERATORS.filter((operator) => spared.get(operator) === round));
   const planned: PlannedFault[] = [];
   for (let round = 0; round < rounds; round++) {
-    const faults = shuffle(roundFaults(random), random);
+    const faults = placeAroundSparedRounds(shuffle(roundFaults(random, sparedIn(round)), random), sparedIn(round + 1), sparedIn(round - 1));
     // Slot weights: an instant fault 1, a lasting one 1 more per RECOVERY_MS it holds.
     const weights = faults.map((f) => 1 + lasting(f.kind, roundMs) / RECOVERY_MS);
     const unitMs = roundMs / weights.reduce((a, b) => a + b, 0);
