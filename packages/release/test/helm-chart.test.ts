@@ -1,8 +1,10 @@
 // The generated charts, run through the real helm: they lint, their default render is exactly deploy/'s kustomize
 // build (the chart can never drift from deploy/, which stays the one source), every value does what values.yaml says,
 // and a wrong value is refused with a message that names it.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { OLDEST_SUPPORTED_KUBERNETES_MINOR } from '../src/chart/write-chart.ts';
 import type { K8sObject } from '../src/k8s-object.ts';
 import { renderOperator } from '../src/release.ts';
 import { RELEASED_OPERATORS, type ReleasedOperator } from '../src/released-operators.ts';
@@ -57,6 +59,13 @@ describe.each(RELEASED_OPERATORS)('%s chart', (operator) => {
   test("the default render is deploy/'s kustomize build, CRDs kept on uninstall", async () => {
     const built = await renderOperator(release.kubectl, operator, RELEASE);
     expect(withoutKeepPolicy(await render(operator))).toEqual(withoutNamespace(built.install));
+  });
+
+  test(`a cluster older than Kubernetes ${OLDEST_SUPPORTED_KUBERNETES_MINOR} is refused, naming both versions; ${OLDEST_SUPPORTED_KUBERNETES_MINOR} and a provider's build of it are not`, async () => {
+    expect(await refusal(operator, ['--kube-version', '1.33.7'])).toContain(`chart requires kubeVersion: >=${OLDEST_SUPPORTED_KUBERNETES_MINOR}.0-0 which is incompatible with Kubernetes v1.33.7`);
+    for (const version of [`${OLDEST_SUPPORTED_KUBERNETES_MINOR}.0`, `${OLDEST_SUPPORTED_KUBERNETES_MINOR}.2-eks-113cf36`]) {
+      expect(withoutKeepPolicy(await render(operator, ['--kube-version', version])), version).not.toEqual([]);
+    }
   });
 
   test('with metrics and network policies on, it is the build with both options', async () => {
@@ -134,4 +143,11 @@ test('nutanix: the Prism Central Secret is named by a value', async () => {
   expect(env).toContain('"name":"prism-prod"');
   expect(env).not.toContain('prism-central');
   expect(await refusal('nutanix-ahvvm-operator', ['--set', 'prism.secretName=Prism_Prod'])).toMatch(/secretName/);
+});
+
+test('the chart\'s oldest Kubernetes is the oldest minor the e2e workflow runs every spec on', async () => {
+  const workflow = await readFile(new URL('../../../.github/workflows/e2e.yml', import.meta.url), 'utf8');
+  const minors = [...workflow.matchAll(/^\s*- minor: '(1\.\d+)'$/gm)].map((match) => Number(match[1]?.split('.')[1]));
+  expect(minors.length).toBeGreaterThan(0);
+  expect(OLDEST_SUPPORTED_KUBERNETES_MINOR).toBe(`1.${String(Math.min(...minors))}`);
 });

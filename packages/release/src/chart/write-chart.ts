@@ -106,6 +106,13 @@ function notes(release: ChartRelease): string {
   ].join('\n');
 }
 
+/**
+ * The oldest Kubernetes minor of the supported range, the one every e2e spec passed on (the e2e workflow's first
+ * matrix entry). The chart's kubeVersion makes Helm refuse an older cluster with a message naming both versions,
+ * rather than install what nothing here has run there.
+ */
+export const OLDEST_SUPPORTED_KUBERNETES_MINOR = '1.34';
+
 /** Writes the chart into `dir` (which becomes the chart's root) and returns the files written. */
 export async function writeChart(dir: string, release: ChartRelease, rendered: RenderedOperator): Promise<string[]> {
   const namespace = `${release.operator}-system`;
@@ -123,6 +130,8 @@ export async function writeChart(dir: string, release: ChartRelease, rendered: R
   files.set('Chart.yaml', new Document({
     apiVersion: 'v2', name: release.operator, description: release.description, type: 'application',
     version: release.version, appVersion: release.version,
+    // The -0 lets a provider's pre-release suffix (v1.34.2-eks-…) count as 1.34: Helm's semver otherwise ranks it lower.
+    kubeVersion: `>=${OLDEST_SUPPORTED_KUBERNETES_MINOR}.0-0`,
   }).toString({ lineWidth: 0 }));
   files.set('values.yaml', valuesYaml(release, defaultValues(release, rendered)));
   files.set('values.schema.json', `${JSON.stringify(valuesSchema(release.operator), null, 2)}\n`);
