@@ -1,15 +1,19 @@
 import { describe, expect, test } from 'vitest';
-import { FAULT_FREE_START_MS, planFaults, sparedRounds, type PlannedFault } from './fault-schedule.ts';
+import { FAULT_FREE_START_MS, nutanixSwitchAtMs, planFaults, sparedRounds, type PlannedFault } from './fault-schedule.ts';
 import { seededRandom } from './random.ts';
 import { FAULT_KINDS, OPERATORS, type OperatorName } from './timeline.ts';
 
 const MINUTE = 60_000;
 
-/** The longest time in the run during which no planned fault kills or deletes one of the operator's Pods. */
+/**
+ * The longest time in the run's workload during which nothing ends one of the operator's processes: no planned fault
+ * kills or deletes one of its Pods, and for the Nutanix operator, the switch to v4 does not restart it.
+ */
 function longestLife(plan: readonly PlannedFault[], operator: OperatorName, durationMs: number): number {
   const ends = plan
     .filter((fault) => fault.operator === operator && ['leader-kill', 'leader-delete', 'follower-kill'].includes(fault.kind))
-    .map((fault) => fault.atMs);
+    .map((fault) => fault.atMs)
+    .concat(operator === 'nutanix-ahvvm-operator' ? [nutanixSwitchAtMs(durationMs)] : []);
   const bounds = [0, ...ends.toSorted((a, b) => a - b), durationMs];
   return Math.max(...bounds.slice(1).map((end, index) => end - (bounds[index] ?? 0)));
 }
@@ -41,20 +45,22 @@ describe('the fault schedule', () => {
     for (const outage of plan.filter((f) => f.kind === 'prism-outage' || f.kind === 'seaweedfs-stop')) expect(outage.holdMs).toBeGreaterThanOrEqual(3 * 60_000);
   });
 
-  test('runs under three rounds spare nobody; longer ones spare each operator one round after the first', () => {
+  test('runs under three rounds spare nobody; longer ones spare each operator one round after the first, the Nutanix operator the last', () => {
     expect(sparedRounds(1)).toEqual(new Map());
     expect(sparedRounds(2)).toEqual(new Map());
-    expect(sparedRounds(3)).toEqual(new Map([['maintpage-operator', 1], ['postgresql-operator', 2], ['nutanix-ahvvm-operator', 1]]));
-    expect(sparedRounds(4)).toEqual(new Map([['maintpage-operator', 1], ['postgresql-operator', 2], ['nutanix-ahvvm-operator', 3]]));
+    expect(sparedRounds(3)).toEqual(new Map([['maintpage-operator', 1], ['postgresql-operator', 2], ['nutanix-ahvvm-operator', 2]]));
+    expect(sparedRounds(5)).toEqual(new Map([['maintpage-operator', 1], ['postgresql-operator', 2], ['nutanix-ahvvm-operator', 4]]));
   });
 
   // The memory check judges one process's slope from 10 minutes after it started (or took the lead) over at least 20
-  // more: an hour must give every operator a life of 30 minutes or more, whatever the seed.
-  test.each([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])('an hour (seed %i) lets a process of every operator live over 30 minutes, and still kills each one\'s leader twice', (seed) => {
+  // more: an hour's workload must give every operator a life of 30 minutes, whatever the seed (the settle after it
+  // adds its minutes to the last life). The local hour of 2026-11-30, with the Nutanix operator spared the second
+  // round, had the half-time switch cut both its long lives to 28 minutes.
+  test.each([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])('an hour (seed %i) lets a process of every operator live 30 minutes, and still kills each one\'s leader twice', (seed) => {
     const durationMs = 60 * MINUTE;
     const plan = planFaults(durationMs, seededRandom(seed));
     for (const operator of OPERATORS) {
-      expect(longestLife(plan, operator, durationMs), operator).toBeGreaterThan(30 * MINUTE);
+      expect(longestLife(plan, operator, durationMs), operator).toBeGreaterThanOrEqual(30 * MINUTE);
       expect(plan.filter((fault) => fault.kind === 'leader-kill' && fault.operator === operator), operator).toHaveLength(2);
     }
     expect(new Set(plan.map((f) => f.kind))).toEqual(new Set(FAULT_KINDS));

@@ -7,8 +7,9 @@
 // A leak shows only over one process's life, and with every operator's Pods killed once a round a process seldom
 // lives the 20 minutes a memory slope needs after its own warm-up. So in a run of three rounds or more each operator
 // is spared one round: nothing kills or deletes its Pods in that round, its kills in the round before come first in
-// that round and those in the round after come last. Its processes then live about two rounds, and every operator's
-// memory is judged in every hour. The first round is never the spared one, since the run's own warm-up eats into it.
+// that round and those in the round after come last. Its processes then live about two rounds (the Nutanix operator's
+// from the half-time switch to the end), and every operator's memory is judged in every hour. The first round is
+// never the spared one, since the run's own warm-up eats into it.
 import { OPERATORS, type FaultKind, type OperatorName } from './timeline.ts';
 import type { Random } from './random.ts';
 
@@ -50,12 +51,19 @@ const PROCESS_ENDING: ReadonlySet<FaultKind> = new Set(['leader-kill', 'leader-d
 const MIN_ROUNDS_TO_SPARE = 3;
 
 /**
- * The round each operator is spared in, or none for a short run: the second, third, … round in turn (never the
- * first), so that two operators share a spared round only when there are fewer rounds than operators plus one.
+ * When the workload restarts the Nutanix operator to switch it from Prism v3 to v4, as an upgrade would (a rolling
+ * restart): half-time. That restart ends a process as a kill does, so the schedule allows for it.
+ */
+export const nutanixSwitchAtMs = (durationMs: number): number => durationMs / 2;
+
+/**
+ * The round each operator is spared in, or none for a short run. Never the first round; the Nutanix operator the
+ * last: its kills in the round before come first, before half-time when the run has three rounds, so its process
+ * started by the switch to v4 lives to the end and the operator is judged on v4.
  */
 export function sparedRounds(rounds: number): Map<OperatorName, number> {
   if (rounds < MIN_ROUNDS_TO_SPARE) return new Map();
-  return new Map(OPERATORS.map((operator, index) => [operator, 1 + (index % (rounds - 1))]));
+  return new Map([['maintpage-operator', 1], ['postgresql-operator', 2], ['nutanix-ahvvm-operator', rounds - 1]]);
 }
 
 /**

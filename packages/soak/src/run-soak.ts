@@ -8,7 +8,7 @@ import { startKindSoakCluster } from './cluster/kind-cluster.ts';
 import { startLocalSoakCluster } from './cluster/local-cluster.ts';
 import type { SoakCluster } from './cluster/soak-cluster.ts';
 import { shippedAlertExpectations } from './alert-expectations.ts';
-import { FAULT_FREE_START_MS, planFaults, type PlannedFault } from './fault-schedule.ts';
+import { FAULT_FREE_START_MS, nutanixSwitchAtMs, planFaults, type PlannedFault } from './fault-schedule.ts';
 import { injectFault, type FaultTargets } from './faults/inject-fault.ts';
 import { install, type Installed } from './install.ts';
 import { saveClusterState } from './cluster-state.ts';
@@ -111,7 +111,7 @@ export async function runSoak(options: SoakOptions, interrupted: AbortSignal, sa
         }, (error) => { errors.onError('a workload operation', error); });
       })(),
       (async () => {
-        await sleep(options.durationMs / 2, running.signal);
+        await sleep(nutanixSwitchAtMs(options.durationMs), running.signal);
         if (aborted(running.signal)) return;
         say('soak: half-time: the nutanix operator switches from Prism v3 to v4 (Secret changed, rolling restart)');
         await nutanix.switchToV4().catch((error: unknown) => { errors.onError('switching the nutanix operator to v4', error); });

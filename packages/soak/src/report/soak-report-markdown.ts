@@ -101,7 +101,14 @@ function machineLoadSection(report: SoakReport): string[] {
 }
 
 /** A container's ID as `docker ps` and `crictl ps` show it: the first 12 characters after the runtime's scheme. */
-const shortContainerId = (id: string): string => (id.split('://')[1] ?? id).slice(0, 12);
+/**
+ * A container's ID as `docker ps` shortens it (12 hex digits) when it is a digest, as on kind; the local cluster's
+ * node names its containers instead (`k8s_manager_<pod>_<namespace>_<uid>_<attempt>`), which only whole tell apart.
+ */
+const shortContainerId = (id: string): string => {
+  const bare = id.split('://')[1] ?? id;
+  return /^[0-9a-f]{64}$/.test(bare) ? bare.slice(0, 12) : bare;
+};
 
 function rssSection(report: SoakReport): string[] {
   const rows = OPERATORS.flatMap((operator) => {

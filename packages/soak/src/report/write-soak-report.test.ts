@@ -11,6 +11,8 @@ import { writeSoakReport } from './write-soak-report.ts';
 
 const startedAt = Date.parse('2025-03-01T09:00:00.000Z');
 const minutes = (count: number): number => startedAt + count * 60_000;
+const KIND_CONTAINER = 'containerd://3f1c9a7be2d40c5e8a6b1f29d7c3e4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b';
+const LOCAL_CONTAINER = 'docker://k8s_manager_postgresql-operator-55d1_postgresql-operator-system_9715d41e_28035-113';
 
 const leaderKill: FaultRecord = { id: 'f1', kind: 'leader-kill', target: 'maintpage-operator', startAt: minutes(5), endAt: minutes(5), detail: 'SIGKILL maintpage-operator-7c9f' };
 const prismOutage: FaultRecord = { id: 'f2', kind: 'prism-outage', target: 'prism', startAt: minutes(20), endAt: minutes(23), detail: 'every Prism request refused for 3 min' };
@@ -41,12 +43,12 @@ function runInput(overrides: Partial<SoakReportInput> = {}): SoakReportInput {
       { invariant: 'no-orphan-vms', violations: [] },
     ],
     rss: {
-      'maintpage-operator': { startMiB: 61.25, endMiB: 64.5, slopeMiBPerHour: 0.75, judged: true, pod: 'maintpage-operator-7c9f', container: 'docker://mp1', spanMinutes: 30 },
-      'postgresql-operator': { startMiB: 80, endMiB: 95, slopeMiBPerHour: 22.5, judged: false, pod: 'postgresql-operator-55d1', container: 'docker://pg1', spanMinutes: 4 },
+      'maintpage-operator': { startMiB: 61.25, endMiB: 64.5, slopeMiBPerHour: 0.75, judged: true, pod: 'maintpage-operator-7c9f', container: KIND_CONTAINER, spanMinutes: 30 },
+      'postgresql-operator': { startMiB: 80, endMiB: 95, slopeMiBPerHour: 22.5, judged: false, pod: 'postgresql-operator-55d1', container: LOCAL_CONTAINER, spanMinutes: 4 },
     },
     processSamples: [0, 10, 20, 30, 40].flatMap((minute) => [
-      { operator: 'maintpage-operator' as const, pod: 'maintpage-operator-7c9f', container: 'docker://mp1', at: minutes(minute), leader: true, rssMiB: 61 + minute / 10, openFds: 20, sockets: 4 },
-      { operator: 'postgresql-operator' as const, pod: 'postgresql-operator-55d1', container: 'docker://pg1', at: minutes(minute), leader: true, rssMiB: 80 + minute / 3, openFds: 30, sockets: 6 },
+      { operator: 'maintpage-operator' as const, pod: 'maintpage-operator-7c9f', container: KIND_CONTAINER, at: minutes(minute), leader: true, rssMiB: 61 + minute / 10, openFds: 20, sockets: 4 },
+      { operator: 'postgresql-operator' as const, pod: 'postgresql-operator-55d1', container: LOCAL_CONTAINER, at: minutes(minute), leader: true, rssMiB: 80 + minute / 3, openFds: 30, sockets: 6 },
     ]),
     machineLoad,
     queueDepth: [0, 5, 6, 20, 21, 40].map((minute) => ({ operator: 'nutanix-ahvvm-operator' as const, at: minutes(minute), depth: minute === 21 ? 7 : 0 })),
@@ -93,8 +95,8 @@ describe('a run that broke invariants', () => {
     expect(json.alerts).toEqual([{ alert: 'PrismUnreachable', labels: { severity: 'warning' }, firstSeenAt: '2025-03-01T09:21:00.000Z', lastSeenAt: '2025-03-01T09:24:00.000Z', faults: ['f2'] }]);
     expect(json.rssLeakThresholdMiBPerHour).toBe(5);
     expect(json.rssMiB).toEqual({
-      'maintpage-operator': { start: 61.25, end: 64.5, slopePerHour: 0.75, judged: true, pod: 'maintpage-operator-7c9f', container: 'docker://mp1', spanMinutes: 30 },
-      'postgresql-operator': { start: 80, end: 95, slopePerHour: 22.5, judged: false, pod: 'postgresql-operator-55d1', container: 'docker://pg1', spanMinutes: 4 },
+      'maintpage-operator': { start: 61.25, end: 64.5, slopePerHour: 0.75, judged: true, pod: 'maintpage-operator-7c9f', container: KIND_CONTAINER, spanMinutes: 30 },
+      'postgresql-operator': { start: 80, end: 95, slopePerHour: 22.5, judged: false, pod: 'postgresql-operator-55d1', container: LOCAL_CONTAINER, spanMinutes: 4 },
     });
     expect(json.switchLatencyMs).toEqual({ duringFaults: { p50: 1200, p99: 4100, count: 3 }, withoutFaults: { p50: 290, p99: 330, count: 4 } });
     expect(json.workload).toEqual({ 'maintpage toggles': 12, 'databases created': 2 });
@@ -123,7 +125,9 @@ describe('a run that broke invariants', () => {
 
   test('soak-report.md: RSS with the threshold, switch latencies, alerts with the faults beside them, workload, retained objects and the charts', () => {
     expect(markdown).toContain('above 5 MiB/hour counts as a leak where it was judged');
-    expect(markdown).toContain('| postgresql-operator | postgresql-operator-55d1 | pg1 | 80.0 | 95.0 | 22.50 | 4 | no |');
+    // kind's containerd gives digests, shortened as docker ps does; the local cluster's node gives names, kept whole.
+    expect(markdown).toContain('| maintpage-operator | maintpage-operator-7c9f | 3f1c9a7be2d4 | 61.3 | 64.5 | 0.75 | 30 | yes |');
+    expect(markdown).toContain(`| postgresql-operator | postgresql-operator-55d1 | ${LOCAL_CONTAINER.slice('docker://'.length)} | 80.0 | 95.0 | 22.50 | 4 | no |`);
     expect(markdown).toContain('| during faults | 3 | 1200 | 4100 |');
     expect(markdown).toContain('| without faults | 4 | 290 | 330 |');
     expect(markdown).toContain('| PrismUnreachable | severity=warning | 21:00 | 24:00 | prism-outage f2 at 20:00 |');
