@@ -1,8 +1,8 @@
 // When each fault strikes and for how long, drawn from the seed before the run starts, so the schedule goes in the
 // report and the same seed repeats it. Every kind is injected in every round (a round is about 20 minutes, or the
-// whole run when shorter), but for the sparing below; within a round the faults are shuffled into slots that never overlap, so the report can
-// tell which fault an alert or a violation follows. A lasting fault gets a slot long enough to hold it and the
-// recovery after it.
+// whole run when shorter), but for the sparing below; within a round the faults are shuffled into slots that never
+// overlap, so the report can tell which fault an alert or a violation follows. A lasting fault gets a slot long
+// enough to hold it and the recovery after it.
 //
 // A leak shows only over one process's life, and with every operator's Pods killed once a round a process seldom
 // lives the 20 minutes a memory slope needs after its own warm-up. So in a run of three rounds or more each operator
