@@ -92,13 +92,11 @@ function longestWarmProcessSamples(samples: readonly ProcessSample[], timeline: 
 
 /**
  * One process's samples (in time order) from the later of the run's warm-up end and a warm-up's length after the
- * process was first sampled, or first sampled leading.
+ * process's first sample leading, or its first sample if it never led: a process cannot lead before it started.
  */
 function samplesAfterWarmup(samples: readonly ProcessSample[], { startedAt, warmupEndsAt }: Pick<SoakTimeline, 'startedAt' | 'warmupEndsAt'>): ProcessSample[] {
-  const warmupMs = warmupEndsAt - startedAt;
-  const firstAt = samples[0]?.at ?? 0;
-  const tookLeadAt = samples.find((sample) => sample.leader)?.at ?? firstAt;
-  const warmFrom = Math.max(warmupEndsAt, firstAt + warmupMs, tookLeadAt + warmupMs);
+  const tookLeadAt = (samples.find((sample) => sample.leader) ?? samples[0])?.at ?? 0;
+  const warmFrom = Math.max(warmupEndsAt, tookLeadAt + (warmupEndsAt - startedAt));
   return samples.filter((sample) => sample.at >= warmFrom);
 }
 
